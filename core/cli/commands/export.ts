@@ -1,0 +1,30 @@
+/**
+ * `panoptes export RUN_ID --out FILE`: a run's responses as JSONL (or CSV), one line per
+ * (model, epoch, vignette), streamed from the database.
+ * Runs on: Node (core).
+ */
+import type { Command } from 'commander';
+import { EXIT, addCommonOptions, openCliEngine, reportError, type CommonOptions } from '../common.js';
+
+export function registerExportCommand(program: Command): void {
+  addCommonOptions(
+    program
+      .command('export')
+      .description("write a run's responses to a file")
+      .argument('<run-id>', 'the run to export')
+      .requiredOption('--out <file>', 'where to write')
+      .option('--format <format>', 'jsonl or csv', 'jsonl'),
+  ).action(async (runId: string, opts: CommonOptions & { out: string; format: 'jsonl' | 'csv' }, cmd: Command) => {
+    let engine;
+    try {
+      engine = openCliEngine(opts);
+      const res = await engine.service.exportRun({ runId, outPath: opts.out, format: opts.format });
+      process.stdout.write(`wrote ${res.lines} lines to ${res.path}\n`);
+      cmd.setOptionValue('exit', EXIT.ok);
+    } catch (err) {
+      cmd.setOptionValue('exit', reportError(err));
+    } finally {
+      await engine?.close();
+    }
+  });
+}

@@ -1,0 +1,149 @@
+/**
+ * `panoptes run`: create a run and drive it to the end in this process, with live progress;
+ * print per-model calls, tokens and estimated cost (or one JSON object with --json).
+ * Runs on: Node (core).
+ */
+import type { Command } from 'commander';
+import type { Run } from '../../domain.js';
+import { responsesPath } from '../../scheduler/response-log.js';
+import type { ModelCost, RunSummary } from '../../service/contract.js';
+import type { Engine } from '../../service/engine.js';
+import { EXIT, addCommonOptions, formatInt, formatUsd, openCliEngine, parsePositiveInt, reportError, type CommonOptions } from '../common.js';
+import { createProgressReporter } from '../progress.js';
+
+interface RunCliOptions extends CommonOptions {
+  manifest: string;
+  models: string;
+  epochs: number;
+  concurrency?: number;
+  callConcurrency?: number;
+  privacy?: 'strict' | 'fallback' | 'off';
+  noStore?: boolean;
+  shareCacheAcrossEpochs?: boolean;
+  temperature?: number;
+  maxTokens?: number;
+  seed?: number;
+  json?: boolean;
+  progress: boolean;
+}
+
+/** The summary `--json` prints and `run`/`resume` share. */
+export function runSummaryJson(engine: Engine, run: Run) {
+  const usage = engine.service.stats({ runId: run.id });
+  return usage.then((s) => ({
+    run_id: run.id,
+    status: run.status,
+    job_count: run.jobCount,
+    done_count: run.doneCount,
+    failed_count: run.failedCount,
+    error: run.error,
+    responses_path: responsesPath(engine.dataDir, run.id),
+    elapsed_ms: run.finishedAt && run.startedAt ? run.finishedAt - run.startedAt : null,
+    models: s.models.map((m) => ({
+      model: m.model,
+      input_tokens: m.inputTokens,
+      output_tokens: m.outputTokens,
+      calls: m.calls,
+      est_cost_usd: m.estCostUsd,
+    })),
+    total_est_cost_usd: s.totalEstCostUsd,
+  }));
+}
+
+export function printUsageTable(models: ModelCost[], out: NodeJS.WriteStream = process.stdout): void {
+  const rows = [
+    ['model', 'calls', 'input tokens', 'output tokens', 'est. cost'],
+    ...models.map((m) => [m.model, formatInt(m.calls), formatInt(m.inputTokens), formatInt(m.outputTokens), formatUsd(m.estCostUsd)]),
+  ];
+  const total = models.reduce((s, m) => s + m.estCostUsd, 0);
+  rows.push(['total', formatInt(models.reduce((s, m) => s + m.calls, 0)), formatInt(models.reduce((s, m) => s + m.inputTokens, 0)), formatInt(models.reduce((s, m) => s + m.outputTokens, 0)), formatUsd(total)]);
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  for (const r of rows) out.write(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ') + '\n');
+}
+
+/** Prints a finished run the way a person reads it. */
+export async function printRunResult(engine: Engine, run: Run): Promise<void> {
+  const stats = await engine.service.stats({ runId: run.id });
+  const secs = run.finishedAt && run.startedAt ? ((run.finishedAt - run.startedAt) / 1000).toFixed(1) : '?';
+  process.stdout.write(`run ${run.id}: ${run.status} (${run.doneCount}/${run.jobCount} jobs, ${run.failedCount} failed) in ${secs}s\n`);
+  if (run.error) process.stdout.write(`reason: ${run.error}\n`);
+  printUsageTable(stats.models);
+  process.stdout.write(`responses: ${responsesPath(engine.dataDir, run.id)}\n`);
+}
+
+export function registerRunCommand(program: Command): void {
+  addCommonOptions(
+    program
+      .command('run')
+      .description('create a run and drive it to the end in this process')
+      .requiredOption('--manifest <file>', 'JSONL manifest: one {"id", "prompt"} per line')
+      .requiredOption('--models <list>', 'comma-separated logical model ids from the catalog')
+      .option('--epochs <n>', 'times to pose every vignette to every model', parsePositiveInt('--epochs'), 1)
+      .option('--concurrency <n>', 'jobs in flight at once (default 4)', parsePositiveInt('--concurrency'))
+      .option('--call-concurrency <n>', 'model calls in flight at once (default 8)', parsePositiveInt('--call-concurrency'))
+      .option('--privacy <mode>', 'strict | fallback | off (default strict)')
+      .option('--no-store', 'cache nothing outside the run\'s own records')
+      .option('--share-cache-across-epochs', 'let the prompt cache answer later epochs with earlier ones')
+      .option('--temperature <t>', 'sampling temperature', Number)
+      .option('--max-tokens <n>', 'maximum output tokens per call', parsePositiveInt('--max-tokens'))
+      .option('--seed <n>', 'sampling seed', Number)
+      .option('--json', 'print one JSON summary object instead of a table')
+      .option('--no-progress', 'no live progress'),
+  ).action(async (opts: RunCliOptions, cmd: Command) => {
+    cmd.setOptionValue('exit', await runCommand(opts));
+  });
+}
+
+async function runCommand(opts: RunCliOptions): Promise<number> {
+  let engine: Engine | undefined;
+  try {
+    engine = openCliEngine(opts, opts.callConcurrency === undefined ? {} : { callConcurrency: opts.callConcurrency });
+    const sampling = {
+      ...(opts.temperature === undefined ? {} : { temperature: opts.temperature }),
+      ...(opts.maxTokens === undefined ? {} : { maxTokens: opts.maxTokens }),
+      ...(opts.seed === undefined ? {} : { seed: opts.seed }),
+    };
+    const run = await engine.service.createRun({
+      manifestPath: opts.manifest,
+      models: opts.models.split(',').map((m) => m.trim()).filter(Boolean),
+      epochs: opts.epochs,
+      ...(opts.concurrency === undefined ? {} : { concurrency: opts.concurrency }),
+      ...(opts.privacy === undefined ? {} : { privacy: opts.privacy }),
+      ...(opts.noStore === false ? { noStore: true } : {}),
+      ...(opts.shareCacheAcrossEpochs ? { shareCacheAcrossEpochs: true } : {}),
+      ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
+    });
+    if (!opts.json) process.stderr.write(`run ${run.id}: ${run.jobCount} jobs, ${run.vignetteCount * run.jobCount} calls\n`);
+    const final = await driveRun(engine, run.id, opts.progress && !opts.json);
+    if (opts.json) process.stdout.write(JSON.stringify(await runSummaryJson(engine, final)) + '\n');
+    else await printRunResult(engine, final);
+    return final.status === 'done' ? EXIT.ok : EXIT.failed;
+  } catch (err) {
+    return reportError(err);
+  } finally {
+    await engine?.close();
+  }
+}
+
+/** Drives one run to its end, showing progress; Ctrl-C leaves it for `panoptes resume`. */
+export async function driveRun(engine: Engine, runId: string, showProgress: boolean): Promise<Run> {
+  const reporter = showProgress ? createProgressReporter() : undefined;
+  const unsubscribe = engine.service.subscribe((e) => {
+    if (e.type === 'run' && e.run.id === runId) reporter?.update(e.run as RunSummary);
+  });
+  const onSignal = () => {
+    reporter?.stop();
+    process.stderr.write(`\ninterrupted: run ${runId} is kept; \`panoptes resume\` finishes it\n`);
+    void engine.scheduler.stop().then(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  try {
+    const run = await engine.scheduler.runToCompletion(runId);
+    engine.service.events.flush();
+    return run;
+  } finally {
+    reporter?.stop();
+    unsubscribe();
+    process.off('SIGINT', onSignal);
+  }
+}

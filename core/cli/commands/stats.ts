@@ -1,0 +1,46 @@
+/**
+ * `panoptes stats`: tokens, calls and estimated cost per model, across every run or one.
+ * Runs on: Node (core).
+ */
+import type { Command } from 'commander';
+import { EXIT, addCommonOptions, openCliEngine, reportError, type CommonOptions } from '../common.js';
+import { printUsageTable } from './run.js';
+
+export function registerStatsCommand(program: Command): void {
+  addCommonOptions(
+    program
+      .command('stats')
+      .description('tokens, calls and estimated cost per model')
+      .option('--run <run-id>', 'one run only')
+      .option('--json', 'print the /stats JSON shape'),
+  ).action(async (opts: CommonOptions & { run?: string; json?: boolean }, cmd: Command) => {
+    let engine;
+    try {
+      engine = openCliEngine(opts);
+      const stats = await engine.service.stats(opts.run === undefined ? {} : { runId: opts.run });
+      if (opts.json) {
+        process.stdout.write(
+          JSON.stringify({
+            models: stats.models.map((m) => ({
+              model: m.model,
+              input_tokens: m.inputTokens,
+              output_tokens: m.outputTokens,
+              calls: m.calls,
+              est_cost_usd: m.estCostUsd,
+            })),
+            total_est_cost_usd: stats.totalEstCostUsd,
+          }) + '\n',
+        );
+      } else if (stats.models.length === 0) {
+        process.stdout.write('no responses recorded yet\n');
+      } else {
+        printUsageTable(stats.models);
+      }
+      cmd.setOptionValue('exit', EXIT.ok);
+    } catch (err) {
+      cmd.setOptionValue('exit', reportError(err));
+    } finally {
+      await engine?.close();
+    }
+  });
+}

@@ -1,0 +1,58 @@
+/**
+ * What every CLI command shares: the data-dir option, opening the engine, printing errors.
+ * Runs on: Node (core).
+ */
+import type { Command } from 'commander';
+import { PanoptesError } from '../domain.js';
+import { defaultDataDir } from '../paths.js';
+import { openEngine, type Engine, type EngineOptions } from '../service/engine.js';
+import { initTelemetry } from '../telemetry.js';
+
+export interface CommonOptions {
+  dataDir?: string;
+  catalog?: string[];
+}
+
+export function addCommonOptions(cmd: Command): Command {
+  return cmd
+    .option('--data-dir <dir>', 'where runs are kept (default: $PANOPTES_DATA_DIR or the user data folder)')
+    .option('--catalog <file...>', 'catalog files layered over the embedded default');
+}
+
+export function dataDirOf(opts: CommonOptions): string {
+  return opts.dataDir ?? defaultDataDir();
+}
+
+export function openCliEngine(opts: CommonOptions, extra: Partial<EngineOptions> = {}): Engine {
+  // Commands print their own results; logs stay quiet unless PANOPTES_LOG asks.
+  initTelemetry({ defaultLevel: 'warn' });
+  return openEngine({ dataDir: dataDirOf(opts), catalogPaths: opts.catalog ?? [], ...extra });
+}
+
+/** Exit statuses: 0 done, 1 the work failed, 2 the request was invalid. */
+export const EXIT = { ok: 0, failed: 1, invalid: 2 } as const;
+
+export function reportError(err: unknown): number {
+  if (err instanceof PanoptesError) {
+    process.stderr.write(`panoptes: ${err.message}\n`);
+    return err.code === 'invalid_input' || err.code === 'manifest_invalid' || err.code === 'not_found' ? EXIT.invalid : EXIT.failed;
+  }
+  process.stderr.write(`panoptes: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  return EXIT.failed;
+}
+
+export function parsePositiveInt(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 1) throw new PanoptesError('invalid_input', `${name} must be a whole number >= 1, got "${value}"`, { where: name });
+    return n;
+  };
+}
+
+export function formatUsd(n: number): string {
+  return n >= 1 ? `$${n.toFixed(2)}` : `$${n.toFixed(4)}`;
+}
+
+export function formatInt(n: number): string {
+  return n.toLocaleString('en-US');
+}

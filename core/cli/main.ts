@@ -1,0 +1,39 @@
+/**
+ * The `panoptes` command line: each subcommand registers itself from its own file.
+ * Runs on: Node (core).
+ */
+import { Command, CommanderError } from 'commander';
+import { packageVersion } from '../service/engine.js';
+import { EXIT, reportError } from './common.js';
+import { registerExportCommand } from './commands/export.js';
+import { registerResumeCommand } from './commands/resume.js';
+import { registerRunCommand } from './commands/run.js';
+import { registerRunsCommand } from './commands/runs.js';
+import { registerStatsCommand } from './commands/stats.js';
+
+export function buildProgram(): Command {
+  const program = new Command('panoptes')
+    .description('Run LLM eval sweeps: every vignette x every model x N epochs, recorded durably.')
+    .version(packageVersion())
+    .exitOverride()
+    .showHelpAfterError();
+  registerRunCommand(program);
+  registerResumeCommand(program);
+  registerExportCommand(program);
+  registerStatsCommand(program);
+  registerRunsCommand(program);
+  return program;
+}
+
+/** Runs the command line; resolves to the exit status. */
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv);
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? EXIT.ok : EXIT.invalid;
+    return reportError(err);
+  }
+  const ran = program.commands.find((c) => c.getOptionValue('exit') !== undefined);
+  return (ran?.getOptionValue('exit') as number | undefined) ?? EXIT.ok;
+}

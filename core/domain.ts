@@ -1,0 +1,230 @@
+/**
+ * The sweep's vocabulary, shared by every part of the engine and by every transport.
+ * Runs on: Node (core). Imports nothing but types, so the renderer may import its types too.
+ */
+
+/** A run's id: sortable by creation time, safe in paths and URLs. */
+export type RunId = string;
+/** A job's id: the store's integer key, unique across every run of one database. */
+export type JobId = number;
+
+export type RunStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
+export type JobStatus = 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
+
+/** Sampling parameters sent with every call and recorded with every response. */
+export interface Sampling {
+  temperature?: number;
+  topP?: number;
+  maxTokens?: number;
+  seed?: number;
+  stop?: string[];
+}
+
+/** How the router treats hosts that train on or log prompts (seed 004, §3.2). */
+export type PrivacyMode = 'strict' | 'fallback' | 'off';
+
+/** Per-run choices that travel with every job of the run. */
+export interface RunOptions {
+  /** Jobs of this run in flight at once (default 4). */
+  concurrency: number;
+  sampling: Sampling;
+  privacy: PrivacyMode;
+  /** Cache nothing outside the run's own records. */
+  noStore: boolean;
+  /** Let the prompt cache answer epoch N with epoch M's response (off: epochs are independent samples). */
+  shareCacheAcrossEpochs: boolean;
+}
+
+/** One line of a manifest: an id and the exact prompt to pose. */
+export interface Vignette {
+  id: string;
+  prompt: string;
+  system?: string;
+  target?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** A vignette as a run stores it: with its position in the manifest (1-based line order). */
+export interface IndexedVignette extends Vignette {
+  index: number;
+}
+
+/** The top-level sweep: every vignette x every model x `epochs` repeats. */
+export interface Run {
+  id: RunId;
+  manifestPath: string;
+  models: string[];
+  epochs: number;
+  vignetteCount: number;
+  status: RunStatus;
+  jobCount: number;
+  doneCount: number;
+  failedCount: number;
+  options: RunOptions;
+  createdAt: number;
+  startedAt: number | null;
+  finishedAt: number | null;
+  error: string | null;
+}
+
+/** One (model, epoch) slice of a run, dispatched to one worker at a time. */
+export interface Job {
+  id: JobId;
+  runId: RunId;
+  model: string;
+  epoch: number;
+  status: JobStatus;
+  attempt: number;
+  workerId: string | null;
+  /** Vignettes of this job whose records have landed. */
+  vignettesDone: number;
+  vignetteCount: number;
+  usage: Usage;
+  startedAt: number | null;
+  finishedAt: number | null;
+  error: string | null;
+}
+
+/** The unit that fans out to a worker: the vignettes still to pose, bound to one model at one epoch. */
+export interface EvalJob {
+  jobId: JobId;
+  runId: RunId;
+  model: string;
+  epoch: number;
+  vignettes: IndexedVignette[];
+  options: Omit<RunOptions, 'concurrency'>;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  /** Input tokens the provider served from its own prompt cache, where reported. */
+  cachedTokens?: number;
+  /** Output tokens spent on hidden reasoning, where reported. */
+  reasoningTokens?: number;
+}
+
+/** One model call's result: what was asked, what came back, what it cost. */
+export interface ResponseRecord {
+  runId: RunId;
+  jobId: JobId;
+  vignetteId: string;
+  vignetteIndex: number;
+  model: string;
+  epoch: number;
+  prompt: string;
+  system?: string;
+  response: string;
+  usage: Usage;
+  latencyMs: number;
+  /** The physical host that answered: `provider/model-id`. */
+  host: string;
+  cached: boolean;
+  sampling: Sampling;
+  finishedAt: number;
+}
+
+/** What a worker reports when a job ends well. Records were streamed to the sink as they came. */
+export interface JobOutcome {
+  jobId: JobId;
+  attempt: number;
+  workerId: string;
+  vignettesDone: number;
+  usage: Usage;
+}
+
+/** Token totals for one model across every recorded response (seed 002). */
+export interface ModelUsage {
+  model: string;
+  inputTokens: number;
+  outputTokens: number;
+  /** Model calls: one per record, not per job. */
+  calls: number;
+}
+
+/** A stored response, as listed and exported. */
+export interface StoredResponse extends ResponseRecord {
+  seq: number;
+  target?: string;
+}
+
+export type ErrorCode =
+  | 'invalid_input'
+  | 'manifest_invalid'
+  | 'not_found'
+  | 'conflict'
+  | 'rate_limited'
+  | 'server_error'
+  | 'timeout'
+  | 'connection'
+  | 'empty_output'
+  | 'auth'
+  | 'quota'
+  | 'bad_request'
+  | 'privacy_blocked'
+  | 'no_host'
+  | 'budget_exceeded'
+  | 'worker_lost'
+  | 'cancelled'
+  | 'internal';
+
+/** Every error the engine raises on purpose: a code, whether retrying could help, and where. */
+export class PanoptesError extends Error {
+  readonly code: ErrorCode;
+  readonly retryable: boolean;
+  /** For rate limits: milliseconds until the failing host may be tried again. */
+  readonly retryAfterMs: number | undefined;
+  /** Where the problem is: a field name, `file:line`, a frame. */
+  readonly where: string | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message: string,
+    opts: { retryable?: boolean; retryAfterMs?: number; where?: string; cause?: unknown } = {},
+  ) {
+    super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
+    this.name = 'PanoptesError';
+    this.code = code;
+    this.retryable = opts.retryable ?? false;
+    this.retryAfterMs = opts.retryAfterMs;
+    this.where = opts.where;
+  }
+
+  toJSON(): SerializedError {
+    return {
+      code: this.code,
+      message: this.message,
+      retryable: this.retryable,
+      ...(this.where === undefined ? {} : { where: this.where }),
+      ...(this.retryAfterMs === undefined ? {} : { retryAfterMs: this.retryAfterMs }),
+    };
+  }
+}
+
+/** An error as it crosses a process or transport boundary. */
+export interface SerializedError {
+  code: ErrorCode;
+  message: string;
+  retryable: boolean;
+  where?: string;
+  retryAfterMs?: number;
+}
+
+export function toPanoptesError(err: unknown): PanoptesError {
+  if (err instanceof PanoptesError) return err;
+  const message = err instanceof Error ? err.message : String(err);
+  return new PanoptesError('internal', message, { cause: err });
+}
+
+export function emptyUsage(): Usage {
+  return { inputTokens: 0, outputTokens: 0 };
+}
+
+export function addUsage(into: Usage, u: Usage): void {
+  into.inputTokens += u.inputTokens;
+  into.outputTokens += u.outputTokens;
+  if (u.cachedTokens) into.cachedTokens = (into.cachedTokens ?? 0) + u.cachedTokens;
+  if (u.reasoningTokens) into.reasoningTokens = (into.reasoningTokens ?? 0) + u.reasoningTokens;
+}
+
+export const TERMINAL_RUN_STATUSES: readonly RunStatus[] = ['done', 'failed', 'cancelled'];

@@ -1,0 +1,55 @@
+/**
+ * The exported shape of a response: one JSON object per line in responses.jsonl and in exports,
+ * snake_case as in the seed, and CSV for spreadsheets.
+ * Runs on: Node (core).
+ */
+import type { StoredResponse } from './domain.js';
+
+export function toJsonlLine(r: StoredResponse): string {
+  const usage: Record<string, number> = { input_tokens: r.usage.inputTokens, output_tokens: r.usage.outputTokens };
+  if (r.usage.cachedTokens !== undefined) usage.cached_tokens = r.usage.cachedTokens;
+  if (r.usage.reasoningTokens !== undefined) usage.reasoning_tokens = r.usage.reasoningTokens;
+  return JSON.stringify({
+    seq: r.seq,
+    run_id: r.runId,
+    job_id: r.jobId,
+    vignette_id: r.vignetteId,
+    model: r.model,
+    epoch: r.epoch,
+    ...(r.system === undefined ? {} : { system: r.system }),
+    prompt: r.prompt,
+    response: r.response,
+    ...(r.target === undefined ? {} : { target: r.target }),
+    usage,
+    latency_ms: Math.round(r.latencyMs),
+    host: r.host,
+    cached: r.cached,
+    sampling: r.sampling,
+    finished_at: new Date(r.finishedAt).toISOString(),
+  });
+}
+
+export const CSV_COLUMNS = [
+  'run_id', 'vignette_id', 'model', 'epoch', 'prompt', 'response', 'target',
+  'input_tokens', 'output_tokens', 'latency_ms', 'host', 'cached', 'finished_at',
+] as const;
+
+function csvCell(value: string | number | boolean | undefined): string {
+  if (value === undefined) return '';
+  const s = String(value);
+  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export function csvHeader(): string {
+  return CSV_COLUMNS.join(',');
+}
+
+export function toCsvLine(r: StoredResponse): string {
+  return [
+    r.runId, r.vignetteId, r.model, r.epoch, r.prompt, r.response, r.target,
+    r.usage.inputTokens, r.usage.outputTokens, Math.round(r.latencyMs), r.host, r.cached,
+    new Date(r.finishedAt).toISOString(),
+  ]
+    .map(csvCell)
+    .join(',');
+}

@@ -1,0 +1,184 @@
+/**
+ * The catalog: providers (where calls go, under which limits and privacy posture) and logical
+ * models (ordered hosts with prices and context windows). The single source of truth for routing
+ * and cost; adding a model or provider is an edit of a catalog file, not of code.
+ * Runs on: Node (core).
+ */
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { PanoptesError } from '../domain.js';
+import { formatZodIssues } from '../validation.js';
+
+export const ProviderKindSchema = z.enum(['openai', 'anthropic', 'generate', 'mock', 'gguf']);
+export type ProviderKind = z.infer<typeof ProviderKindSchema>;
+
+export const DailyBudgetSchema = z
+  .object({
+    tokens: z.number().int().positive().optional(),
+    usd: z.number().positive().optional(),
+    calls: z.number().int().positive().optional(),
+  })
+  .strict();
+
+export const ProviderSchema = z
+  .object({
+    kind: ProviderKindSchema,
+    baseUrl: z.string().url().optional(),
+    /** Name of the environment variable holding the key; the key itself never appears in a catalog. */
+    apiKeyEnv: z.string().min(1).optional(),
+    /** true: trains on or logs prompts (unsafe); false: safe; "per-model": decided per host. */
+    trainsOnData: z.union([z.boolean(), z.literal('per-model')]),
+    rpm: z.number().positive().optional(),
+    maxConcurrency: z.number().int().positive().optional(),
+    timeoutMs: z.number().int().positive().optional(),
+    dailyBudget: DailyBudgetSchema.optional(),
+    /** Kind-specific settings (e.g. the mock's latency and fault injection). */
+    options: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+export type Provider = z.infer<typeof ProviderSchema>;
+
+export const HostSchema = z
+  .object({
+    provider: z.string().min(1),
+    /** The provider's own id for the model. */
+    model: z.string().min(1),
+    contextWindow: z.number().int().positive(),
+    inputPerMTok: z.number().nonnegative().optional(),
+    outputPerMTok: z.number().nonnegative().optional(),
+    /** Overrides the provider's posture for this host (required where the provider says "per-model"). */
+    trainsOnData: z.boolean().optional(),
+    options: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+export type Host = z.infer<typeof HostSchema>;
+
+export const ModelSchema = z
+  .object({
+    label: z.string().optional(),
+    hosts: z.array(HostSchema).min(1),
+  })
+  .strict();
+export type CatalogModel = z.infer<typeof ModelSchema>;
+
+export const CatalogSchema = z
+  .object({
+    providers: z.record(z.string(), ProviderSchema),
+    models: z.record(z.string(), ModelSchema),
+  })
+  .strict()
+  .superRefine((cat, ctx) => {
+    for (const [modelId, model] of Object.entries(cat.models)) {
+      model.hosts.forEach((host, i) => {
+        const provider = cat.providers[host.provider];
+        if (!provider) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['models', modelId, 'hosts', i, 'provider'],
+            message: `unknown provider "${host.provider}"`,
+          });
+        } else if (provider.trainsOnData === 'per-model' && host.trainsOnData === undefined) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['models', modelId, 'hosts', i, 'trainsOnData'],
+            message: `provider "${host.provider}" decides privacy per model: set trainsOnData on this host`,
+          });
+        }
+      });
+    }
+  });
+export type CatalogData = z.infer<typeof CatalogSchema>;
+
+/** The seed's illustrative flat prices, used when the catalog gives none (seed 002). */
+export const FALLBACK_PRICE = { inputPerMTok: 3, outputPerMTok: 15 } as const;
+
+export interface Price {
+  inputPerMTok: number;
+  outputPerMTok: number;
+}
+
+/** A host as the router and the UI see it: the catalog entry with its provider resolved. */
+export interface ResolvedHost extends Host {
+  /** `provider/model`: the name recorded with every response. */
+  id: string;
+  providerConfig: Provider;
+  /** Whether the host neither trains on nor logs prompts. */
+  privacySafe: boolean;
+}
+
+export class Catalog {
+  readonly data: CatalogData;
+  readonly source: string;
+
+  constructor(data: CatalogData, source: string) {
+    this.data = data;
+    this.source = source;
+  }
+
+  static parse(raw: unknown, source: string): Catalog {
+    const parsed = CatalogSchema.safeParse(raw);
+    if (!parsed.success) {
+      throw new PanoptesError('invalid_input', `invalid catalog ${source}: ${formatZodIssues(parsed.error)}`, {
+        where: source,
+      });
+    }
+    return new Catalog(parsed.data, source);
+  }
+
+  static load(path: string): Catalog {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      throw new PanoptesError('invalid_input', `cannot read catalog ${path}: ${(err as Error).message}`, {
+        where: path,
+      });
+    }
+    let raw: unknown;
+    try {
+      raw = JSON.parse(text);
+    } catch (err) {
+      throw new PanoptesError('invalid_input', `catalog ${path} is not JSON: ${(err as Error).message}`, {
+        where: path,
+      });
+    }
+    return Catalog.parse(raw, path);
+  }
+
+  /** Several catalogs as one: later files add models and providers, and override same-named ones. */
+  static merge(catalogs: Catalog[]): Catalog {
+    const data: CatalogData = { providers: {}, models: {} };
+    for (const c of catalogs) {
+      Object.assign(data.providers, c.data.providers);
+      Object.assign(data.models, c.data.models);
+    }
+    return Catalog.parse(data, catalogs.map((c) => c.source).join(' + '));
+  }
+
+  modelIds(): string[] {
+    return Object.keys(this.data.models).sort();
+  }
+
+  has(model: string): boolean {
+    return Object.hasOwn(this.data.models, model);
+  }
+
+  hosts(model: string): ResolvedHost[] {
+    const entry = this.data.models[model];
+    if (!entry) return [];
+    return entry.hosts.map((h) => {
+      const providerConfig = this.data.providers[h.provider]!;
+      const trains = h.trainsOnData ?? providerConfig.trainsOnData;
+      return { ...h, id: `${h.provider}/${h.model}`, providerConfig, privacySafe: trains === false };
+    });
+  }
+
+  /** The price of a logical model: its first host's, else the seed's flat fallback. */
+  priceOf(model: string): Price {
+    const first = this.data.models[model]?.hosts[0];
+    return {
+      inputPerMTok: first?.inputPerMTok ?? FALLBACK_PRICE.inputPerMTok,
+      outputPerMTok: first?.outputPerMTok ?? FALLBACK_PRICE.outputPerMTok,
+    };
+  }
+}

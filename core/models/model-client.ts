@@ -1,0 +1,44 @@
+/**
+ * The ModelClient seam: one call to one model. Providers implement it for one host; the router
+ * implements it over many. Errors are PanoptesErrors whose `retryable` and `retryAfterMs` tell the
+ * caller whether and when another try could help.
+ * Runs on: Node (core).
+ */
+import type { PrivacyMode, Sampling, Usage } from '../domain.js';
+
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface ModelRequest {
+  /** The logical model id from the catalog (the router resolves it to hosts). */
+  model: string;
+  messages: ChatMessage[];
+  sampling: Sampling;
+  privacy: PrivacyMode;
+  /** Nothing about this call may be cached or logged outside the run's own records. */
+  noStore: boolean;
+  /** The epoch this call belongs to: part of the prompt-cache key unless epochs share a cache. */
+  epoch?: number;
+  shareCacheAcrossEpochs?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface ModelResponse {
+  text: string;
+  usage: Usage;
+  /** The physical host that answered: `provider/provider-model-id`. */
+  host: string;
+  cached: boolean;
+  latencyMs: number;
+  finishReason?: string;
+}
+
+export interface ModelClient {
+  /** Whether this client can answer calls for the logical model. */
+  serves(model: string): boolean;
+  generate(request: ModelRequest): Promise<ModelResponse>;
+  /** Releases sockets, native models and timers. */
+  close?(): Promise<void>;
+}

@@ -1,0 +1,108 @@
+/**
+ * The mock provider: answers in-process, deterministically from the prompt, with configurable
+ * latency and fault injection, so a sweep runs with no key and every failure path can be exercised.
+ * Options (provider- or host-level `options`):
+ *   latencyMs, jitterMs   time per call (jitter is uniform +/-)
+ *   errorRate             0..1, the share of calls that fail
+ *   errorKind             rate_limit | server_error | timeout | empty_output | auth | bad_request
+ *   retryAfterMs          the Retry-After a rate_limit failure carries
+ *   outputTokens          fixed output length (default: 16..127, from the prompt's hash)
+ * Runs on: Node (core).
+ */
+import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { z } from 'zod';
+import { PanoptesError } from '../../domain.js';
+import type { ResolvedHost } from '../catalog.js';
+import type { ModelRequest } from '../model-client.js';
+import type { HostClient, HostResponse } from './host-client.js';
+
+export const MockOptionsSchema = z
+  .object({
+    latencyMs: z.number().nonnegative().default(0),
+    jitterMs: z.number().nonnegative().default(0),
+    errorRate: z.number().min(0).max(1).default(0),
+    errorKind: z
+      .enum(['rate_limit', 'server_error', 'timeout', 'empty_output', 'auth', 'bad_request'])
+      .default('server_error'),
+    retryAfterMs: z.number().nonnegative().default(50),
+    outputTokens: z.number().int().positive().optional(),
+  })
+  .strict();
+export type MockOptions = z.infer<typeof MockOptionsSchema>;
+
+const WORDS = [
+  'the', 'model', 'considers', 'evidence', 'carefully', 'and', 'answers', 'that', 'it', 'depends',
+  'on', 'context', 'however', 'most', 'likely', 'outcome', 'is', 'clear', 'given', 'prompt',
+  'a', 'patient', 'should', 'be', 'assessed', 'before', 'any', 'decision', 'because', 'risk',
+];
+
+/** Rough token count (about four characters a token), the same rule every mock call uses. */
+export function mockTokenCount(text: string): number {
+  return Math.max(1, Math.ceil(text.length / 4));
+}
+
+/** The mock's deterministic answer to a request on one host. */
+export function mockAnswer(hostModel: string, request: ModelRequest, outputTokens?: number): { text: string; outputTokens: number } {
+  const prompt = request.messages.map((m) => `${m.role}:${m.content}`).join('\n');
+  const seed = request.sampling.seed ?? 0;
+  const digest = createHash('sha256').update(`${hostModel}\0${seed}\0${prompt}`).digest();
+  const n = outputTokens ?? 16 + (digest.readUInt16BE(0) % 112);
+  const words: string[] = [];
+  for (let i = 0; i < n; i++) words.push(WORDS[digest[i % digest.length]! % WORDS.length]!);
+  return { text: `[${hostModel}] ${words.join(' ')}.`, outputTokens: n };
+}
+
+function failure(kind: MockOptions['errorKind'], retryAfterMs: number): PanoptesError {
+  switch (kind) {
+    case 'rate_limit':
+      return new PanoptesError('rate_limited', 'mock: 429 Too Many Requests', { retryable: true, retryAfterMs });
+    case 'server_error':
+      return new PanoptesError('server_error', 'mock: 500 Internal Server Error', { retryable: true });
+    case 'timeout':
+      return new PanoptesError('timeout', 'mock: request timed out', { retryable: true });
+    case 'empty_output':
+      return new PanoptesError('empty_output', 'mock: 200 with empty output', { retryable: true });
+    case 'auth':
+      return new PanoptesError('auth', 'mock: 401 Unauthorized', { retryable: false });
+    case 'bad_request':
+      return new PanoptesError('bad_request', 'mock: 400 Bad Request', { retryable: false });
+  }
+}
+
+function resolveOptions(host: ResolvedHost): MockOptions {
+  const merged = { ...(host.providerConfig.options ?? {}), ...(host.options ?? {}) };
+  const parsed = MockOptionsSchema.safeParse(merged);
+  if (!parsed.success) {
+    throw new PanoptesError('invalid_input', `mock host ${host.id}: ${parsed.error.issues[0]?.message}`, {
+      where: `hosts.${host.id}.options`,
+    });
+  }
+  return parsed.data;
+}
+
+export class MockHostClient implements HostClient {
+  private readonly cache = new WeakMap<ResolvedHost, MockOptions>();
+
+  async call(host: ResolvedHost, request: ModelRequest): Promise<HostResponse> {
+    let opts = this.cache.get(host);
+    if (!opts) {
+      opts = resolveOptions(host);
+      this.cache.set(host, opts);
+    }
+    const started = performance.now();
+    const latency = Math.max(0, opts.latencyMs + (opts.jitterMs ? (Math.random() * 2 - 1) * opts.jitterMs : 0));
+    if (latency > 0) await sleep(latency, undefined, { signal: request.signal });
+    else await new Promise<void>((resolve) => setImmediate(resolve)); // a real turn of the event loop, as I/O would give
+    request.signal?.throwIfAborted();
+    if (opts.errorRate > 0 && Math.random() < opts.errorRate) throw failure(opts.errorKind, opts.retryAfterMs);
+    const { text, outputTokens } = mockAnswer(host.model, request, opts.outputTokens);
+    const inputTokens = request.messages.reduce((n, m) => n + mockTokenCount(m.content), 0);
+    return {
+      text,
+      usage: { inputTokens, outputTokens },
+      latencyMs: performance.now() - started,
+      finishReason: 'stop',
+    };
+  }
+}

@@ -1,0 +1,30 @@
+/**
+ * Where Panoptes keeps its data: PANOPTES_DATA_DIR, else the platform's user data folder.
+ * Runs on: Node (core).
+ */
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+  if (env.PANOPTES_DATA_DIR) return resolve(env.PANOPTES_DATA_DIR);
+  const home = homedir();
+  if (platform === 'darwin') return join(home, 'Library', 'Application Support', 'Panoptes');
+  if (platform === 'win32') return join(env.APPDATA ?? join(home, 'AppData', 'Roaming'), 'Panoptes');
+  return join(env.XDG_DATA_HOME ?? join(home, '.local', 'share'), 'panoptes');
+}
+
+/** The package's root folder (where examples/ lives), from this file's place in src or dist. */
+export function packageRoot(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  // core/paths.ts -> root; dist/core/paths.js -> root
+  return here.endsWith(join('dist', 'core')) ? resolve(here, '..', '..') : resolve(here, '..');
+}
+
+export function examplesDir(): string {
+  return join(packageRoot(), 'examples');
+}
+
+export function databasePath(dataDir: string): string {
+  return join(dataDir, 'panoptes.db');
+}

@@ -1,0 +1,93 @@
+/**
+ * runJobWithRetry: drives one job to a settled state. Each attempt goes to a worker from the pool
+ * (avoiding workers it already failed on, while others serve the model) and poses only the
+ * vignettes that have no record yet. A retryable failure tries again, up to `maxAttempts`; a
+ * permanent one, or the last, fails the job with its reason.
+ * Runs on: Node (core).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import { toPanoptesError, type Job, type Run } from '../domain.js';
+import type { Store } from '../store/store.js';
+import type { WorkerPool } from '../workers/worker-pool.js';
+import type { EngineEvents } from './engine-events.js';
+import { RecordBatcher } from './record-batcher.js';
+import type { ResponseLog } from './response-log.js';
+
+export interface JobContext {
+  store: Store;
+  pool: WorkerPool;
+  log: ResponseLog;
+  run: Run;
+  events: EngineEvents;
+  logger: Logger;
+  maxAttempts: number;
+  /** Pause before a retry when the failure did not say how long (default 250 ms, doubling). */
+  retryBackoffMs: number;
+  signal: AbortSignal;
+}
+
+export async function runJobWithRetry(job: Job, ctx: JobContext): Promise<void> {
+  const { store, pool, run, events, signal } = ctx;
+  const logger = ctx.logger.child({ job_id: job.id, model: job.model, epoch: job.epoch });
+  const triedWorkers = new Set<string>();
+  for (let tries = 1; ; tries++) {
+    let lease;
+    try {
+      lease = await pool.acquire(job.model, triedWorkers, signal);
+    } catch (err) {
+      if (signal.aborted) return;
+      const e = toPanoptesError(err);
+      const attempt = store.startAttempt(job.id, 'unassigned');
+      if (attempt !== null) store.failJob(job.id, attempt, e.message);
+      logger.warn({ err: e.message }, 'job failed: no worker');
+      events.jobChanged(run.id, job.id);
+      return;
+    }
+    const worker = lease.worker;
+    const attempt = store.startAttempt(job.id, worker.id);
+    if (attempt === null) {
+      lease.release();
+      return; // settled elsewhere (cancelled)
+    }
+    events.jobChanged(run.id, job.id);
+    const sink = new RecordBatcher(store, ctx.log, job.id, attempt, {
+      onLanded: () => events.jobChanged(run.id, job.id),
+    });
+    try {
+      const vignettes = store.pendingVignettes(job.id);
+      logger.debug({ attempt, worker: worker.id, vignettes: vignettes.length }, 'dispatching job');
+      const { concurrency: _jobs, ...options } = run.options;
+      const outcome = await worker.dispatch(
+        { jobId: job.id, runId: run.id, model: job.model, epoch: job.epoch, vignettes, options },
+        attempt,
+        sink,
+        signal,
+      );
+      const result = store.recordJobOutcome(outcome, sink.drain());
+      ctx.log.append(result.records);
+      logger.debug({ attempt, landed: result.landed }, 'job finished');
+      events.jobChanged(run.id, job.id);
+      events.runChanged(run.id);
+      return;
+    } catch (err) {
+      sink.flush(); // what landed before the failure stays landed
+      const e = toPanoptesError(err);
+      events.jobChanged(run.id, job.id);
+      if (signal.aborted) return;
+      triedWorkers.add(worker.id);
+      if (!e.retryable || tries >= ctx.maxAttempts) {
+        store.failJob(job.id, attempt, e.message);
+        logger.warn({ attempt, err: e.message, code: e.code }, 'job failed');
+        events.runChanged(run.id);
+        return;
+      }
+      store.noteRetry(job.id, attempt, e.message);
+      logger.info({ attempt, err: e.message, code: e.code }, 'job attempt failed; retrying');
+      const wait = Math.min(30_000, e.retryAfterMs ?? ctx.retryBackoffMs * 2 ** (tries - 1));
+      await sleep(wait, undefined, { signal }).catch(() => undefined);
+    } finally {
+      lease.release();
+    }
+  }
+}

@@ -1,0 +1,225 @@
+/**
+ * The Scheduler: the engine's hub. Each tick puts interrupted runs back in the queue, claims
+ * queued runs (one `UPDATE ... RETURNING`, so two schedulers never take the same run), plans
+ * their jobs and dispatches them over the worker pool with bounded concurrency. A run ends
+ * `done` when every job landed, `failed` with the reason otherwise.
+ * Runs on: Node (core).
+ */
+import { setMaxListeners } from 'node:events';
+import type { Logger } from 'pino';
+import { PanoptesError, TERMINAL_RUN_STATUSES, type Run, type RunId } from '../domain.js';
+import { logger as rootLogger } from '../telemetry.js';
+import { processOwnerId, type Store } from '../store/store.js';
+import type { WorkerPool } from '../workers/worker-pool.js';
+import { NO_EVENTS, type EngineEvents } from './engine-events.js';
+import { planJobs } from './plan-jobs.js';
+import { ResponseLog } from './response-log.js';
+import { runJobWithRetry } from './run-job-with-retry.js';
+
+export interface SchedulerOptions {
+  store: Store;
+  pool: WorkerPool;
+  dataDir: string;
+  events?: EngineEvents;
+  logger?: Logger;
+  /** How often to look for queued runs (default 250 ms); `wake()` looks at once. */
+  tickMs?: number;
+  /** Runs processed at once (default 2). */
+  maxRuns?: number;
+  /** Attempts per job before it fails (default 3). */
+  maxAttempts?: number;
+  retryBackoffMs?: number;
+  /** How long a claim lasts without renewal before another scheduler may take the run over (default 30 s). */
+  leaseMs?: number;
+}
+
+interface ActiveRun {
+  controller: AbortController;
+  done: Promise<Run>;
+}
+
+export class Scheduler {
+  readonly owner = processOwnerId();
+  private readonly store: Store;
+  private readonly pool: WorkerPool;
+  private readonly dataDir: string;
+  private readonly events: EngineEvents;
+  private readonly logger: Logger;
+  private readonly tickMs: number;
+  private readonly maxRuns: number;
+  private readonly maxAttempts: number;
+  private readonly retryBackoffMs: number;
+  private readonly leaseMs: number;
+  private readonly active = new Map<RunId, ActiveRun>();
+  private timer: NodeJS.Timeout | null = null;
+  private ticking = false;
+  private stopped = false;
+
+  constructor(opts: SchedulerOptions) {
+    this.store = opts.store;
+    this.pool = opts.pool;
+    this.dataDir = opts.dataDir;
+    this.events = opts.events ?? NO_EVENTS;
+    this.logger = opts.logger ?? rootLogger();
+    this.tickMs = opts.tickMs ?? 250;
+    this.maxRuns = opts.maxRuns ?? 2;
+    this.maxAttempts = opts.maxAttempts ?? 3;
+    this.retryBackoffMs = opts.retryBackoffMs ?? 250;
+    this.leaseMs = opts.leaseMs ?? 30_000;
+  }
+
+  /** Starts ticking: interrupted and queued runs are taken up from now on. */
+  start(): void {
+    this.stopped = false;
+    this.timer ??= setInterval(() => this.tick(), this.tickMs);
+    this.timer.unref();
+    this.tick();
+  }
+
+  /** Looks for work now rather than at the next tick (after a run was created). */
+  wake(): void {
+    if (this.timer) setImmediate(() => this.tick());
+  }
+
+  /** One pass: recover, then claim runs while there is room. */
+  tick(): void {
+    if (this.ticking || this.stopped) return;
+    this.ticking = true;
+    try {
+      const recovered = this.store.recoverInterruptedRuns();
+      for (const id of recovered) {
+        this.logger.info({ run_id: id }, 'run was interrupted; queued to resume');
+        this.events.runChanged(id);
+      }
+      while (this.active.size < this.maxRuns) {
+        const run = this.store.claimNextRun(this.owner, this.leaseMs);
+        if (!run) break;
+        this.begin(run);
+      }
+    } catch (err) {
+      this.logger.error({ err }, 'scheduler tick failed');
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  /** Claims one specific queued run and drives it to the end (the CLI's `run`). */
+  async runToCompletion(runId: RunId): Promise<Run> {
+    const run = this.store.claimRun(runId, this.owner, this.leaseMs);
+    if (!run) {
+      const existing = this.active.get(runId);
+      if (existing) return existing.done;
+      const current = this.store.getRun(runId);
+      if (!current) throw new PanoptesError('not_found', `no run ${runId}`, { where: 'runId' });
+      if (TERMINAL_RUN_STATUSES.includes(current.status)) return current;
+      throw new PanoptesError('conflict', `run ${runId} is ${current.status} and owned by another scheduler`);
+    }
+    return this.begin(run).done;
+  }
+
+  /** Resolves when every queued or interrupted run has finished (the CLI's `resume`). */
+  async drain(): Promise<void> {
+    for (;;) {
+      this.tick();
+      if (this.active.size === 0) {
+        this.store.recoverInterruptedRuns();
+        if (this.store.unfinishedRunIds().length === 0) return;
+        // What is left belongs to a live scheduler elsewhere: wait for its lease or its end.
+        await new Promise((r) => setTimeout(r, this.tickMs));
+        continue;
+      }
+      await Promise.race([...this.active.values()].map((a) => a.done.catch(() => undefined)));
+    }
+  }
+
+  /** Stops claiming work; in-flight runs are aborted and left for recovery unless `wait`. */
+  async stop(opts: { wait?: boolean } = {}): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    if (!opts.wait) for (const a of this.active.values()) a.controller.abort(new PanoptesError('cancelled', 'scheduler stopped'));
+    await Promise.all([...this.active.values()].map((a) => a.done.catch(() => undefined)));
+  }
+
+  /** Cancels a run: queued ones at once; running ones abort their jobs. */
+  cancel(runId: RunId): Run {
+    const run = this.store.cancelRun(runId);
+    this.active.get(runId)?.controller.abort(new PanoptesError('cancelled', 'run cancelled'));
+    this.events.runChanged(runId);
+    return run;
+  }
+
+  activeRunIds(): RunId[] {
+    return [...this.active.keys()];
+  }
+
+  private begin(run: Run): ActiveRun {
+    const controller = new AbortController();
+    // Every call in flight listens on the run's signal; hundreds at once are expected.
+    setMaxListeners(0, controller.signal);
+    const entry: ActiveRun = { controller, done: Promise.resolve(run) };
+    this.active.set(run.id, entry);
+    entry.done = this.processRun(run, controller.signal).finally(() => {
+      this.active.delete(run.id);
+      if (!this.stopped) this.wake();
+    });
+    return entry;
+  }
+
+  private async processRun(run: Run, signal: AbortSignal): Promise<Run> {
+    const logger = this.logger.child({ run_id: run.id });
+    logger.info({ models: run.models, epochs: run.epochs, vignettes: run.vignetteCount }, 'run claimed');
+    this.events.runChanged(run.id);
+    const renew = setInterval(() => {
+      if (!this.store.renewLease(run.id, this.owner, this.leaseMs)) logger.warn('lost the lease on the run');
+    }, Math.max(1000, this.leaseMs / 3));
+    renew.unref();
+    let log: ResponseLog | undefined;
+    try {
+      log = ResponseLog.open(this.store, this.dataDir, run.id);
+      const jobs = this.store.insertJobs(run.id, planJobs(run));
+      const pending = jobs.filter((j) => j.status === 'pending' || j.status === 'running');
+      logger.info({ jobs: jobs.length, pending: pending.length }, 'planned jobs for run');
+      this.events.runChanged(run.id);
+
+      const ctx = {
+        store: this.store,
+        pool: this.pool,
+        log,
+        run,
+        events: this.events,
+        logger,
+        maxAttempts: this.maxAttempts,
+        retryBackoffMs: this.retryBackoffMs,
+        signal,
+      };
+      // Bounded concurrency over the jobs: `concurrency` loops, each taking the next job.
+      let next = 0;
+      const loops = Array.from({ length: Math.min(run.options.concurrency, pending.length) }, async () => {
+        while (next < pending.length && !signal.aborted) {
+          const job = pending[next++]!;
+          await runJobWithRetry(job, ctx);
+        }
+      });
+      await Promise.all(loops);
+
+      if (signal.aborted) {
+        // Cancelled runs are settled already; a stopped scheduler hands its run back to the queue.
+        const released = this.store.releaseRun(run.id, this.owner);
+        logger.info({ requeued: released }, 'run stopped before the end');
+        return this.store.getRun(run.id)!;
+      }
+      const { run: settled } = this.store.settleRun(run.id);
+      logger.info({ status: settled.status, error: settled.error ?? undefined }, 'run finished');
+      return settled;
+    } catch (err) {
+      const e = err instanceof Error ? err : new Error(String(err));
+      logger.error({ err: e }, 'run failed');
+      return this.store.failRun(run.id, e.message);
+    } finally {
+      clearInterval(renew);
+      log?.close();
+      this.events.runChanged(run.id);
+    }
+  }
+}

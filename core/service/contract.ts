@@ -1,0 +1,240 @@
+/**
+ * The contract: every request the engine answers and every event it pushes, typed once. Electron's
+ * IPC, the browser bridge (HTTP + WebSocket) and the CLI all serve exactly this. Inputs are zod
+ * schemas because every transport validates what crosses it; outputs are plain types.
+ * The renderer imports this file's types only (`import type`), never its values.
+ * Runs on: Node (core); types shared with the renderer.
+ */
+import { z } from 'zod';
+import type {
+  Job,
+  ModelUsage,
+  PrivacyMode,
+  Run,
+  RunStatus,
+  SerializedError,
+  StoredResponse,
+  Vignette,
+} from '../domain.js';
+import type { WorkerInfo } from '../workers/worker-handle.js';
+
+export type { Job, ModelUsage, PrivacyMode, Run, RunStatus, SerializedError, StoredResponse, Vignette, WorkerInfo };
+
+// ---- Inputs ----------------------------------------------------------------------------------
+
+export const SamplingSchema = z
+  .object({
+    temperature: z.number().min(0).max(2).optional(),
+    topP: z.number().gt(0).max(1).optional(),
+    maxTokens: z.number().int().positive().max(1_000_000).optional(),
+    seed: z.number().int().optional(),
+    stop: z.array(z.string()).max(16).optional(),
+  })
+  .strict();
+
+export const CreateRunInputSchema = z
+  .object({
+    manifestPath: z.string().min(1, 'choose a manifest'),
+    models: z
+      .array(z.string().min(1))
+      .min(1, 'choose at least one model')
+      .refine((m) => new Set(m).size === m.length, 'each model at most once'),
+    epochs: z.number().int('a whole number').min(1, 'at least 1').max(10_000),
+    /** Jobs in flight at once for this run (default 4). */
+    concurrency: z.number().int().min(1).max(1024).optional(),
+    sampling: SamplingSchema.optional(),
+    privacy: z.enum(['strict', 'fallback', 'off']).optional(),
+    noStore: z.boolean().optional(),
+    shareCacheAcrossEpochs: z.boolean().optional(),
+  })
+  .strict();
+export type CreateRunInput = z.infer<typeof CreateRunInputSchema>;
+
+export const RunIdInputSchema = z.object({ runId: z.string().min(1).max(100) }).strict();
+export type RunIdInput = z.infer<typeof RunIdInputSchema>;
+
+export const ListRunsInputSchema = z
+  .object({
+    limit: z.number().int().min(1).max(1000).optional(),
+    status: z.enum(['queued', 'running', 'done', 'failed', 'cancelled']).optional(),
+  })
+  .strict();
+export type ListRunsInput = z.infer<typeof ListRunsInputSchema>;
+
+export const ResponsesInputSchema = z
+  .object({
+    runId: z.string().min(1),
+    model: z.string().optional(),
+    epoch: z.number().int().min(1).optional(),
+    vignetteId: z.string().optional(),
+    text: z.string().max(1000).optional(),
+    limit: z.number().int().min(1).max(1000).optional(),
+    cursor: z.number().int().min(0).optional(),
+  })
+  .strict();
+export type ResponsesInput = z.infer<typeof ResponsesInputSchema>;
+
+export const StatsInputSchema = z.object({ runId: z.string().min(1).optional() }).strict();
+export type StatsInput = z.infer<typeof StatsInputSchema>;
+
+export const ExportInputSchema = z
+  .object({
+    runId: z.string().min(1),
+    format: z.enum(['jsonl', 'csv']).default('jsonl'),
+    /** Where to write (Electron: from the save dialog). */
+    outPath: z.string().min(1),
+  })
+  .strict();
+export type ExportInput = z.input<typeof ExportInputSchema>;
+
+export const CheckManifestInputSchema = z
+  .object({
+    path: z.string().min(1).optional(),
+    /** The manifest's text, for a browser upload; stored in the data dir and checked there. */
+    content: z.string().max(256 * 1024 * 1024).optional(),
+    fileName: z.string().max(200).optional(),
+  })
+  .strict()
+  .refine((v) => (v.path === undefined) !== (v.content === undefined), 'give either path or content');
+export type CheckManifestInput = z.input<typeof CheckManifestInputSchema>;
+
+export const EmptyInputSchema = z.object({}).strict().optional();
+
+// ---- Outputs ---------------------------------------------------------------------------------
+
+export interface ModelCost extends ModelUsage {
+  estCostUsd: number;
+}
+
+export interface StatsReport {
+  models: ModelCost[];
+  totalEstCostUsd: number;
+  totalInputTokens: number;
+  totalOutputTokens: number;
+  totalCalls: number;
+}
+
+export interface RunSummary extends Run {
+  inputTokens: number;
+  outputTokens: number;
+  calls: number;
+  estCostUsd: number;
+}
+
+export interface RunDetail {
+  run: RunSummary;
+  jobs: Job[];
+  usage: ModelCost[];
+  responsesPath: string;
+}
+
+export interface ResponsesPage {
+  items: StoredResponse[];
+  nextCursor: number | null;
+}
+
+export interface ManifestIssue {
+  line: number;
+  message: string;
+}
+
+export interface ManifestPreview {
+  /** The path the run will read (for an upload: where it was stored). */
+  path: string;
+  count: number;
+  preview: Vignette[];
+  issues: ManifestIssue[];
+  moreIssues: boolean;
+}
+
+export interface CatalogHost {
+  id: string;
+  provider: string;
+  kind: string;
+  contextWindow: number;
+  inputPerMTok: number | null;
+  outputPerMTok: number | null;
+  privacySafe: boolean;
+}
+
+export interface CatalogModelEntry {
+  id: string;
+  label: string;
+  hosts: CatalogHost[];
+  /** Price used for estimates: the first host's, else the flat fallback. */
+  inputPerMTok: number;
+  outputPerMTok: number;
+  /** Some host neither trains on nor logs prompts. */
+  privacySafe: boolean;
+  /** A live worker (local or remote) can run it now. */
+  available: boolean;
+}
+
+export interface ExportResult {
+  path: string;
+  lines: number;
+}
+
+export interface AppDefaults {
+  dataDir: string;
+  exampleManifest: string;
+  defaultModels: string[];
+  defaultEpochs: number;
+  version: string;
+}
+
+// ---- The API ---------------------------------------------------------------------------------
+
+/** Every request method, its input and its result. */
+export interface ControlApi {
+  createRun(input: CreateRunInput): Promise<Run>;
+  listRuns(input?: ListRunsInput): Promise<RunSummary[]>;
+  getRun(input: RunIdInput): Promise<RunDetail>;
+  cancelRun(input: RunIdInput): Promise<Run>;
+  responses(input: ResponsesInput): Promise<ResponsesPage>;
+  stats(input?: StatsInput): Promise<StatsReport>;
+  exportRun(input: ExportInput): Promise<ExportResult>;
+  catalog(): Promise<CatalogModelEntry[]>;
+  checkManifest(input: CheckManifestInput): Promise<ManifestPreview>;
+  workers(): Promise<WorkerInfo[]>;
+  defaults(): Promise<AppDefaults>;
+}
+
+export type ControlMethod = keyof ControlApi;
+
+/** Each method's input schema: the allowlist every transport serves, and its validator. */
+export const CONTRACT_INPUTS = {
+  createRun: CreateRunInputSchema,
+  listRuns: ListRunsInputSchema.optional(),
+  getRun: RunIdInputSchema,
+  cancelRun: RunIdInputSchema,
+  responses: ResponsesInputSchema,
+  stats: StatsInputSchema.optional(),
+  exportRun: ExportInputSchema,
+  catalog: EmptyInputSchema,
+  checkManifest: CheckManifestInputSchema,
+  workers: EmptyInputSchema,
+  defaults: EmptyInputSchema,
+} as const satisfies Record<ControlMethod, z.ZodType>;
+
+export const CONTRACT_METHODS = Object.keys(CONTRACT_INPUTS) as ControlMethod[];
+
+// ---- Events ----------------------------------------------------------------------------------
+
+/** A run's state, its jobs that changed since the last event, and its usage so far. At most ~10 a second per run. */
+export interface RunEvent {
+  type: 'run';
+  run: RunSummary;
+  jobs: Job[];
+  usage: ModelCost[];
+}
+
+export interface WorkersEvent {
+  type: 'workers';
+  workers: WorkerInfo[];
+}
+
+export type ControlEvent = RunEvent | WorkersEvent;
+
+/** A result as it crosses a transport: errors travel as data, since IPC keeps only a message otherwise. */
+export type Envelope<T> = { ok: true; value: T } | { ok: false; error: SerializedError };

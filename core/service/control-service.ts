@@ -1,0 +1,317 @@
+/**
+ * ControlService: the one implementation of the contract. Every transport (IPC, the browser
+ * bridge, the HTTP API, the CLI) calls these methods; each validates its input with the
+ * contract's schema, so a bad request gets an error that names the field and changes nothing.
+ * Runs on: Node (core).
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { z } from 'zod';
+import { PanoptesError, type IndexedVignette, type Run, type RunId, type RunOptions } from '../domain.js';
+import { csvHeader, toCsvLine, toJsonlLine } from '../export.js';
+import { checkManifest, manifestError, readManifest } from '../manifest.js';
+import type { Catalog } from '../models/catalog.js';
+import { responsesPath } from '../scheduler/response-log.js';
+import type { Scheduler } from '../scheduler/scheduler.js';
+import type { Store } from '../store/store.js';
+import { firstIssuePath, formatZodIssues } from '../validation.js';
+import type { WorkerInfo } from '../workers/worker-handle.js';
+import type { WorkerPool } from '../workers/worker-pool.js';
+import {
+  CONTRACT_INPUTS,
+  type AppDefaults,
+  type CatalogModelEntry,
+  type CheckManifestInput,
+  type ControlApi,
+  type ControlMethod,
+  type CreateRunInput,
+  type ExportInput,
+  type ExportResult,
+  type ListRunsInput,
+  type ManifestPreview,
+  type ModelCost,
+  type ResponsesInput,
+  type ResponsesPage,
+  type RunDetail,
+  type RunIdInput,
+  type RunSummary,
+  type StatsInput,
+  type StatsReport,
+} from './contract.js';
+import type { EventHub, EventListener } from './event-hub.js';
+import { modelCosts, summarizeRun } from './summaries.js';
+
+export interface ControlServiceOptions {
+  store: Store;
+  catalog: Catalog;
+  scheduler: Scheduler;
+  pool: WorkerPool;
+  dataDir: string;
+  events: EventHub;
+  defaults: Omit<AppDefaults, 'dataDir'>;
+  /** Vignettes copied into the store per transaction while creating a run (default 2000). */
+  stageBatch?: number;
+}
+
+export const DEFAULT_RUN_OPTIONS: RunOptions = {
+  concurrency: 4,
+  sampling: {},
+  privacy: 'strict',
+  noStore: false,
+  shareCacheAcrossEpochs: false,
+};
+
+/** A run id: creation time in base 36 (so ids sort by age) and random bits. */
+export function newRunId(): RunId {
+  return `r${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+}
+
+/** Validates `input` against a method's schema, naming the failing field. */
+export function validateInput<M extends ControlMethod>(method: M, input: unknown): z.output<(typeof CONTRACT_INPUTS)[M]> {
+  const schema = CONTRACT_INPUTS[method] as z.ZodType;
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) {
+    const where = firstIssuePath(parsed.error);
+    throw new PanoptesError('invalid_input', `${method}: ${formatZodIssues(parsed.error)}`, where ? { where } : {});
+  }
+  return parsed.data as z.output<(typeof CONTRACT_INPUTS)[M]>;
+}
+
+export class ControlService implements ControlApi {
+  readonly store: Store;
+  readonly catalogData: Catalog;
+  readonly scheduler: Scheduler;
+  readonly pool: WorkerPool;
+  readonly dataDir: string;
+  readonly events: EventHub;
+  private readonly appDefaults: AppDefaults;
+  private readonly stageBatch: number;
+
+  constructor(opts: ControlServiceOptions) {
+    this.store = opts.store;
+    this.catalogData = opts.catalog;
+    this.scheduler = opts.scheduler;
+    this.pool = opts.pool;
+    this.dataDir = opts.dataDir;
+    this.appDefaults = { ...opts.defaults, dataDir: opts.dataDir };
+    this.stageBatch = opts.stageBatch ?? 2000;
+    this.events = opts.events;
+    this.pool.on('changed', () => this.events.workersChanged());
+  }
+
+  subscribe(listener: EventListener): () => void {
+    return this.events.subscribe(listener);
+  }
+
+  // ---- Runs ------------------------------------------------------------------------------------
+
+  async createRun(raw: CreateRunInput): Promise<Run> {
+    const input = validateInput('createRun', raw);
+    input.models.forEach((model, i) => {
+      if (!this.catalogData.has(model)) {
+        throw new PanoptesError(
+          'invalid_input',
+          `models[${i}]: unknown model "${model}" (the catalog has: ${this.catalogData.modelIds().join(', ')})`,
+          { where: `models[${i}]` },
+        );
+      }
+    });
+    const manifestPath = resolve(input.manifestPath);
+    const check = await checkManifest(manifestPath, { previewCount: 0, maxIssues: 10 });
+    if (check.issues.length > 0) throw manifestError(check);
+
+    const options: RunOptions = {
+      concurrency: input.concurrency ?? DEFAULT_RUN_OPTIONS.concurrency,
+      sampling: input.sampling ?? {},
+      privacy: input.privacy ?? DEFAULT_RUN_OPTIONS.privacy,
+      noStore: input.noStore ?? false,
+      shareCacheAcrossEpochs: input.shareCacheAcrossEpochs ?? false,
+    };
+    const runId = newRunId();
+    this.store.beginStaging(runId);
+    let count = 0;
+    try {
+      let batch: IndexedVignette[] = [];
+      for await (const v of readManifest(manifestPath)) {
+        batch.push(v);
+        if (batch.length >= this.stageBatch) {
+          this.store.stageVignettes(runId, batch);
+          count += batch.length;
+          batch = [];
+        }
+      }
+      this.store.stageVignettes(runId, batch);
+      count += batch.length;
+      if (count !== check.count) {
+        throw new PanoptesError('manifest_invalid', `${manifestPath} changed while the run was being created`, {
+          where: manifestPath,
+        });
+      }
+    } catch (err) {
+      this.store.discardStaging(runId);
+      throw err;
+    }
+    const run = this.store.insertRun({
+      id: runId,
+      manifestPath,
+      models: input.models,
+      epochs: input.epochs,
+      vignetteCount: count,
+      options,
+    });
+    this.events.runChanged(run.id);
+    this.scheduler.wake();
+    return run;
+  }
+
+  async listRuns(raw?: ListRunsInput): Promise<RunSummary[]> {
+    const input = validateInput('listRuns', raw) ?? {};
+    return this.store.listRuns(input).map((r) => this.summarize(r));
+  }
+
+  async getRun(raw: RunIdInput): Promise<RunDetail> {
+    const { runId } = validateInput('getRun', raw);
+    const run = this.requireRun(runId);
+    return {
+      run: this.summarize(run),
+      jobs: this.store.jobs(runId),
+      usage: this.costs(runId),
+      responsesPath: responsesPath(this.dataDir, runId),
+    };
+  }
+
+  async cancelRun(raw: RunIdInput): Promise<Run> {
+    const { runId } = validateInput('cancelRun', raw);
+    this.requireRun(runId);
+    return this.scheduler.cancel(runId);
+  }
+
+  async responses(raw: ResponsesInput): Promise<ResponsesPage> {
+    const { runId, limit, cursor, ...filter } = validateInput('responses', raw);
+    this.requireRun(runId);
+    return this.store.responses(runId, filter, {
+      ...(limit === undefined ? {} : { limit }),
+      ...(cursor === undefined ? {} : { cursor }),
+    });
+  }
+
+  async stats(raw?: StatsInput): Promise<StatsReport> {
+    const input = validateInput('stats', raw) ?? {};
+    if (input.runId !== undefined) this.requireRun(input.runId);
+    const models = this.costs(input.runId);
+    return {
+      models,
+      totalEstCostUsd: models.reduce((s, m) => s + m.estCostUsd, 0),
+      totalInputTokens: models.reduce((s, m) => s + m.inputTokens, 0),
+      totalOutputTokens: models.reduce((s, m) => s + m.outputTokens, 0),
+      totalCalls: models.reduce((s, m) => s + m.calls, 0),
+    };
+  }
+
+  /** Writes a run's records to a file, one line per (model, epoch, vignette); atomic via rename. */
+  async exportRun(raw: ExportInput): Promise<ExportResult> {
+    const input = validateInput('exportRun', raw);
+    this.requireRun(input.runId);
+    const path = resolve(input.outPath);
+    await mkdir(dirname(path), { recursive: true });
+    const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
+    const lines = await this.writeExport(input.runId, input.format, tmp).catch(async (err: unknown) => {
+      await rm(tmp, { force: true });
+      throw err;
+    });
+    await rename(tmp, path);
+    return { path, lines };
+  }
+
+  private async writeExport(runId: RunId, format: 'jsonl' | 'csv', path: string): Promise<number> {
+    const out = createWriteStream(path);
+    const done = new Promise<void>((res, rej) => {
+      out.on('finish', res);
+      out.on('error', rej);
+    });
+    let lines = 0;
+    if (format === 'csv') out.write(csvHeader() + '\n');
+    for (const line of this.exportLines(runId, format)) {
+      lines += 1;
+      if (!out.write(line)) await new Promise<void>((r) => out.once('drain', () => r()));
+    }
+    out.end();
+    await done;
+    return lines;
+  }
+
+  /** A run's export, line by line (each with its newline), streamed from the store. */
+  *exportLines(runId: RunId, format: 'jsonl' | 'csv'): Generator<string> {
+    const toLine = format === 'csv' ? toCsvLine : toJsonlLine;
+    for (const r of this.store.iterateResponses(runId)) yield toLine(r) + '\n';
+  }
+
+  // ---- Catalog, manifests, workers ---------------------------------------------------------------
+
+  async catalog(): Promise<CatalogModelEntry[]> {
+    return this.catalogData.modelIds().map((id) => {
+      const hosts = this.catalogData.hosts(id);
+      const price = this.catalogData.priceOf(id);
+      return {
+        id,
+        label: this.catalogData.data.models[id]?.label ?? id,
+        hosts: hosts.map((h) => ({
+          id: h.id,
+          provider: h.provider,
+          kind: h.providerConfig.kind,
+          contextWindow: h.contextWindow,
+          inputPerMTok: h.inputPerMTok ?? null,
+          outputPerMTok: h.outputPerMTok ?? null,
+          privacySafe: h.privacySafe,
+        })),
+        inputPerMTok: price.inputPerMTok,
+        outputPerMTok: price.outputPerMTok,
+        privacySafe: hosts.some((h) => h.privacySafe),
+        available: this.pool.serves(id),
+      };
+    });
+  }
+
+  async checkManifest(raw: CheckManifestInput): Promise<ManifestPreview> {
+    const input = validateInput('checkManifest', raw);
+    let path: string;
+    if (input.content !== undefined) {
+      // An upload is kept (content-addressed) so the run can read it like any other manifest.
+      const digest = createHash('sha256').update(input.content).digest('hex').slice(0, 16);
+      const name = basename(input.fileName ?? 'manifest.jsonl').replace(/[^\w.-]/g, '_');
+      path = join(this.dataDir, 'manifests', `${digest}-${name}`);
+      await mkdir(dirname(path), { recursive: true });
+      await writeFile(path, input.content);
+    } else {
+      path = resolve(input.path!);
+    }
+    const check = await checkManifest(path, { previewCount: 5, maxIssues: 50 });
+    return { path, count: check.count, preview: check.preview, issues: check.issues, moreIssues: check.moreIssues };
+  }
+
+  async workers(): Promise<WorkerInfo[]> {
+    return this.pool.list();
+  }
+
+  async defaults(): Promise<AppDefaults> {
+    return this.appDefaults;
+  }
+
+  // ---- Helpers -----------------------------------------------------------------------------------
+
+  private requireRun(runId: RunId): Run {
+    const run = this.store.getRun(runId);
+    if (!run) throw new PanoptesError('not_found', `no run "${runId}"`, { where: 'runId' });
+    return run;
+  }
+
+  private costs(runId?: RunId): ModelCost[] {
+    return modelCosts(this.store, this.catalogData, runId);
+  }
+
+  private summarize(run: Run): RunSummary {
+    return summarizeRun(this.store, this.catalogData, run);
+  }
+}

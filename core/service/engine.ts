@@ -1,0 +1,126 @@
+/**
+ * The engine assembled: store, catalog, router, local worker, pool, scheduler and the
+ * ControlService over them. Every host (CLI, HTTP server, Electron main) opens it the same way.
+ * Runs on: Node (core).
+ */
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { Catalog } from '../models/catalog.js';
+import type { ModelClient } from '../models/model-client.js';
+import { Router } from '../models/router/router.js';
+import { databasePath, examplesDir, packageRoot } from '../paths.js';
+import { Scheduler } from '../scheduler/scheduler.js';
+import { Store } from '../store/store.js';
+import { logger as rootLogger } from '../telemetry.js';
+import { LocalWorker } from '../workers/local-worker.js';
+import { WorkerPool } from '../workers/worker-pool.js';
+import { ControlService } from './control-service.js';
+import { EventHub } from './event-hub.js';
+import { modelCosts, summarizeRun } from './summaries.js';
+
+export interface EngineOptions {
+  dataDir: string;
+  /** Catalog files layered over the embedded default (later ones win). */
+  catalogPaths?: string[];
+  /** Run jobs in this process (default true; false: remote workers only). */
+  local?: boolean;
+  /** Model calls in flight in the local worker (default 8). */
+  callConcurrency?: number;
+  maxRuns?: number;
+  maxAttempts?: number;
+  tickMs?: number;
+  /** How long a job waits for a worker serving its model to appear (default 0, or 30 s without a local worker). */
+  waitForWorkerMs?: number;
+  /** Replaces the router (tests). */
+  modelClient?: ModelClient;
+  logger?: Logger;
+}
+
+export interface Engine {
+  service: ControlService;
+  scheduler: Scheduler;
+  store: Store;
+  pool: WorkerPool;
+  catalog: Catalog;
+  modelClient: ModelClient;
+  dataDir: string;
+  close(): Promise<void>;
+}
+
+/** The embedded default catalog, then `<dataDir>/catalog.json` if present, then `extra`. */
+export function loadCatalog(dataDir: string, extra: string[] = []): Catalog {
+  const layers = [Catalog.load(join(examplesDir(), 'catalog.json'))];
+  const user = join(dataDir, 'catalog.json');
+  if (existsSync(user)) layers.push(Catalog.load(user));
+  for (const p of extra) layers.push(Catalog.load(p));
+  return layers.length === 1 ? layers[0]! : Catalog.merge(layers);
+}
+
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+export function openEngine(opts: EngineOptions): Engine {
+  mkdirSync(opts.dataDir, { recursive: true });
+  const logger = opts.logger ?? rootLogger();
+  const catalog = loadCatalog(opts.dataDir, opts.catalogPaths);
+  const store = new Store(databasePath(opts.dataDir));
+  store.discardAbandonedStaging();
+  const local = opts.local ?? true;
+  const pool = new WorkerPool({ waitForWorkerMs: opts.waitForWorkerMs ?? (local ? 0 : 30_000) });
+  const modelClient = opts.modelClient ?? new Router({ catalog });
+  if (local) {
+    pool.add(
+      new LocalWorker({ client: modelClient, ...(opts.callConcurrency === undefined ? {} : { callConcurrency: opts.callConcurrency }) }),
+    );
+  }
+  const events = new EventHub({
+    run: (id) => {
+      const run = store.getRun(id);
+      return run ? summarizeRun(store, catalog, run) : null;
+    },
+    job: (id) => store.getJob(id),
+    usage: (id) => modelCosts(store, catalog, id),
+    workers: () => pool.list(),
+  });
+  const scheduler = new Scheduler({
+    store,
+    pool,
+    dataDir: opts.dataDir,
+    logger,
+    events,
+    ...(opts.maxRuns === undefined ? {} : { maxRuns: opts.maxRuns }),
+    ...(opts.maxAttempts === undefined ? {} : { maxAttempts: opts.maxAttempts }),
+    ...(opts.tickMs === undefined ? {} : { tickMs: opts.tickMs }),
+  });
+  const service = new ControlService({
+    store,
+    catalog,
+    scheduler,
+    pool,
+    dataDir: opts.dataDir,
+    events,
+    defaults: {
+      exampleManifest: join(examplesDir(), 'demo-manifest.jsonl'),
+      defaultModels: ['mock-fast', 'mock-slow'],
+      defaultEpochs: 3,
+      version: packageVersion(),
+    },
+  });
+  return {
+    service,
+    scheduler,
+    store,
+    pool,
+    catalog,
+    modelClient,
+    dataDir: opts.dataDir,
+    async close() {
+      await scheduler.stop();
+      service.events.close();
+      await Promise.all(pool.handles().map((h) => h.close()));
+      store.close();
+    },
+  };
+}

@@ -1,0 +1,775 @@
+/**
+ * The Store: the only code that speaks SQL. SQLite through better-sqlite3 in WAL mode with
+ * synchronous=FULL, so nothing it acknowledged is lost on kill -9 or power loss. Every write that
+ * must be atomic is one IMMEDIATE transaction; every aggregate is SQL.
+ * Runs on: Node (core).
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import Database from 'better-sqlite3';
+import {
+  PanoptesError,
+  type IndexedVignette,
+  type Job,
+  type JobId,
+  type JobOutcome,
+  type JobStatus,
+  type ModelUsage,
+  type ResponseRecord,
+  type Run,
+  type RunId,
+  type RunOptions,
+  type RunStatus,
+  type StoredResponse,
+  type Usage,
+} from '../domain.js';
+import { MIGRATIONS } from './migrations.js';
+
+export interface StoreOptions {
+  /** Milliseconds a writer waits for another process's lock before failing. */
+  busyTimeoutMs?: number;
+  readonly?: boolean;
+}
+
+export interface NewRun {
+  id: RunId;
+  manifestPath: string;
+  models: string[];
+  epochs: number;
+  vignetteCount: number;
+  options: RunOptions;
+}
+
+export interface ResponseFilter {
+  model?: string;
+  epoch?: number;
+  vignetteId?: string;
+  /** Substring of the response text (case-insensitive). */
+  text?: string;
+}
+
+export interface ResponsePage {
+  items: StoredResponse[];
+  /** Pass back as `cursor` for the next page; null at the end. */
+  nextCursor: number | null;
+}
+
+export interface RunListOptions {
+  limit?: number;
+  status?: RunStatus;
+}
+
+/** What a run's last job leaves behind: the run's final status and the reason when it failed. */
+export interface RunSettlement {
+  run: Run;
+  /** True the first time the run reached a terminal status. */
+  changed: boolean;
+}
+
+interface RunRow {
+  id: string;
+  manifest_path: string;
+  models: string;
+  epochs: number;
+  vignette_count: number;
+  status: RunStatus;
+  job_count: number;
+  done_count: number;
+  failed_count: number;
+  options: string;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  error: string | null;
+  owner: string | null;
+  lease_until: number | null;
+}
+
+interface JobRow {
+  id: number;
+  run_id: string;
+  model: string;
+  epoch: number;
+  status: JobStatus;
+  attempt: number;
+  worker_id: string | null;
+  vignettes_done: number;
+  input_tokens: number;
+  output_tokens: number;
+  started_at: number | null;
+  finished_at: number | null;
+  error: string | null;
+  vignette_count: number;
+}
+
+interface ResponseRow {
+  seq: number;
+  job_id: number;
+  vignette_idx: number;
+  response: string;
+  input_tokens: number;
+  output_tokens: number;
+  cached_tokens: number | null;
+  reasoning_tokens: number | null;
+  latency_ms: number;
+  host: string;
+  cached: number;
+  finished_at: number;
+  run_id: string;
+  model: string;
+  epoch: number;
+  vignette_id: string;
+  prompt: string;
+  system: string | null;
+  target: string | null;
+  options: string;
+}
+
+interface VignetteRow {
+  idx: number;
+  vignette_id: string;
+  prompt: string;
+  system: string | null;
+  target: string | null;
+  metadata: string | null;
+}
+
+const JOB_COLUMNS = `j.id, j.run_id, j.model, j.epoch, j.status, j.attempt, j.worker_id, j.vignettes_done,
+  j.input_tokens, j.output_tokens, j.started_at, j.finished_at, j.error, r.vignette_count`;
+
+const RESPONSE_COLUMNS = `s.seq, s.job_id, s.vignette_idx, s.response, s.input_tokens, s.output_tokens,
+  s.cached_tokens, s.reasoning_tokens, s.latency_ms, s.host, s.cached, s.finished_at,
+  j.run_id, j.model, j.epoch, v.vignette_id, v.prompt, v.system, v.target, r.options`;
+
+const RESPONSE_JOINS = `FROM responses s
+  JOIN jobs j ON j.id = s.job_id
+  JOIN runs r ON r.id = j.run_id
+  JOIN vignettes v ON v.run_id = j.run_id AND v.idx = s.vignette_idx`;
+
+/** This process, as an owner of runs: host and pid tell a crashed owner from a live one. */
+export function processOwnerId(): string {
+  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+}
+
+function ownerIsDeadLocally(owner: string | null): boolean {
+  if (!owner) return true;
+  const [host, pidText] = owner.split(':');
+  if (host !== hostname()) return false;
+  const pid = Number(pidText);
+  if (!Number.isInteger(pid) || pid <= 0) return true;
+  if (pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+export class Store {
+  readonly db: Database.Database;
+  readonly path: string;
+
+  private readonly stmt: ReturnType<Store['prepareStatements']>;
+
+  constructor(path: string, opts: StoreOptions = {}) {
+    this.path = path;
+    this.db = new Database(path, { readonly: opts.readonly ?? false });
+    this.db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 10_000}`);
+    if (!opts.readonly) {
+      this.db.pragma('journal_mode = WAL');
+      this.db.pragma('synchronous = FULL');
+      this.db.pragma('foreign_keys = ON');
+      this.migrate();
+    }
+    this.stmt = this.prepareStatements();
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  /** Runs every migration newer than the database, each in its own transaction. */
+  private migrate(): void {
+    const current = this.db.pragma('user_version', { simple: true }) as number;
+    for (const m of MIGRATIONS) {
+      if (m.version <= current) continue;
+      this.db
+        .transaction(() => {
+          this.db.exec(m.sql);
+          this.db.pragma(`user_version = ${m.version}`);
+        })
+        .immediate();
+    }
+  }
+
+  schemaVersion(): number {
+    return this.db.pragma('user_version', { simple: true }) as number;
+  }
+
+  private prepareStatements() {
+    const db = this.db;
+    return {
+      insertVignette: db.prepare(
+        `INSERT INTO vignettes (run_id, idx, vignette_id, prompt, system, target, metadata)
+         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      insertRun: db.prepare(
+        `INSERT INTO runs (id, manifest_path, models, epochs, vignette_count, status, job_count, options, created_at)
+         VALUES (@id, @manifestPath, @models, @epochs, @vignetteCount, 'queued', @jobCount, @options, @createdAt)`,
+      ),
+      getRun: db.prepare<[string], RunRow>(`SELECT * FROM runs WHERE id = ?`),
+      claimNext: db.prepare<[string, number, number], RunRow>(
+        `UPDATE runs SET status = 'running', owner = ?, lease_until = ?, started_at = COALESCE(started_at, ?)
+         WHERE id = (SELECT id FROM runs WHERE status = 'queued' ORDER BY created_at, rowid LIMIT 1)
+         RETURNING *`,
+      ),
+      claimOne: db.prepare<[string, number, number, string], RunRow>(
+        `UPDATE runs SET status = 'running', owner = ?, lease_until = ?, started_at = COALESCE(started_at, ?)
+         WHERE id = ? AND status = 'queued' RETURNING *`,
+      ),
+      renewLease: db.prepare(`UPDATE runs SET lease_until = ? WHERE id = ? AND owner = ? AND status = 'running'`),
+      runningRuns: db.prepare<[], Pick<RunRow, 'id' | 'owner' | 'lease_until'>>(
+        `SELECT id, owner, lease_until FROM runs WHERE status = 'running'`,
+      ),
+      requeueRun: db.prepare(
+        `UPDATE runs SET status = 'queued', owner = NULL, lease_until = NULL
+         WHERE id = ? AND status = 'running' AND (owner IS ? OR owner = ?)`,
+      ),
+      requeueJobs: db.prepare(`UPDATE jobs SET status = 'pending' WHERE run_id = ? AND status = 'running'`),
+      insertJob: db.prepare(
+        `INSERT INTO jobs (run_id, model, epoch, status) VALUES (?, ?, ?, 'pending')
+         ON CONFLICT (run_id, model, epoch) DO NOTHING`,
+      ),
+      jobsOfRun: db.prepare<[string], JobRow>(
+        `SELECT ${JOB_COLUMNS} FROM jobs j JOIN runs r ON r.id = j.run_id WHERE j.run_id = ? ORDER BY j.model, j.epoch`,
+      ),
+      getJob: db.prepare<[number], JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs j JOIN runs r ON r.id = j.run_id WHERE j.id = ?`),
+      startAttempt: db.prepare<[string, number, number], { attempt: number }>(
+        `UPDATE jobs SET attempt = attempt + 1, status = 'running', worker_id = ?, error = NULL,
+           started_at = COALESCE(started_at, ?)
+         WHERE id = ? AND status IN ('pending', 'running') RETURNING attempt`,
+      ),
+      pendingVignettes: db.prepare<[number], VignetteRow>(
+        `SELECT v.idx, v.vignette_id, v.prompt, v.system, v.target, v.metadata
+         FROM jobs j JOIN vignettes v ON v.run_id = j.run_id
+         WHERE j.id = ? AND NOT EXISTS (SELECT 1 FROM responses s WHERE s.job_id = j.id AND s.vignette_idx = v.idx)
+         ORDER BY v.idx`,
+      ),
+      jobGuard: db.prepare<[number], { status: JobStatus; attempt: number; run_id: string; vignettes_done: number; vignette_count: number }>(
+        `SELECT j.status, j.attempt, j.run_id, j.vignettes_done, r.vignette_count
+         FROM jobs j JOIN runs r ON r.id = j.run_id WHERE j.id = ?`,
+      ),
+      insertResponse: db.prepare(
+        `INSERT INTO responses (job_id, vignette_idx, response, input_tokens, output_tokens, cached_tokens,
+           reasoning_tokens, latency_ms, host, cached, finished_at)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (job_id, vignette_idx) DO NOTHING`,
+      ),
+      addJobProgress: db.prepare(
+        `UPDATE jobs SET vignettes_done = vignettes_done + ?, input_tokens = input_tokens + ?,
+           output_tokens = output_tokens + ? WHERE id = ?`,
+      ),
+      markJobDone: db.prepare(`UPDATE jobs SET status = 'done', finished_at = ?, error = NULL WHERE id = ?`),
+      markJobFailed: db.prepare(`UPDATE jobs SET status = 'failed', finished_at = ?, error = ? WHERE id = ?`),
+      noteJobError: db.prepare(`UPDATE jobs SET status = 'pending', error = ? WHERE id = ? AND attempt = ? AND status = 'running'`),
+      bumpDone: db.prepare(`UPDATE runs SET done_count = done_count + 1 WHERE id = ?`),
+      bumpFailed: db.prepare(`UPDATE runs SET failed_count = failed_count + 1 WHERE id = ?`),
+      failedJobs: db.prepare<[string], { model: string; epoch: number; error: string | null }>(
+        `SELECT model, epoch, error FROM jobs WHERE run_id = ? AND status = 'failed' ORDER BY model, epoch`,
+      ),
+      finishRun: db.prepare(
+        `UPDATE runs SET status = ?, finished_at = ?, error = ?, owner = NULL, lease_until = NULL
+         WHERE id = ? AND status IN ('queued', 'running')`,
+      ),
+      cancelJobs: db.prepare(
+        `UPDATE jobs SET status = 'cancelled', finished_at = ? WHERE run_id = ? AND status IN ('pending', 'running')`,
+      ),
+      usageAll: db.prepare<[], { model: string; input: number; output: number; calls: number }>(
+        `SELECT model, SUM(input_tokens) AS input, SUM(output_tokens) AS output, SUM(vignettes_done) AS calls
+         FROM jobs GROUP BY model HAVING SUM(vignettes_done) > 0 ORDER BY model`,
+      ),
+      usageRun: db.prepare<[string], { model: string; input: number; output: number; calls: number }>(
+        `SELECT model, SUM(input_tokens) AS input, SUM(output_tokens) AS output, SUM(vignettes_done) AS calls
+         FROM jobs WHERE run_id = ? GROUP BY model ORDER BY model`,
+      ),
+      runVignettes: db.prepare<[string], VignetteRow>(
+        `SELECT idx, vignette_id, prompt, system, target, metadata FROM vignettes WHERE run_id = ? ORDER BY idx`,
+      ),
+      responsesAfter: db.prepare<[string, number], ResponseRow>(
+        `SELECT ${RESPONSE_COLUMNS} ${RESPONSE_JOINS} WHERE j.run_id = ? AND s.seq > ? ORDER BY s.seq`,
+      ),
+      responseCount: db.prepare<[string], { n: number }>(
+        `SELECT COALESCE(SUM(vignettes_done), 0) AS n FROM jobs WHERE run_id = ?`,
+      ),
+      deleteStagedVignettes: db.prepare(`DELETE FROM vignettes WHERE run_id = ?`),
+      stage: db.prepare(`INSERT INTO staged_runs (run_id, created_at) VALUES (?, ?)`),
+      unstage: db.prepare(`DELETE FROM staged_runs WHERE run_id = ?`),
+      stagedRuns: db.prepare<[], { run_id: string }>(`SELECT run_id FROM staged_runs`),
+    };
+  }
+
+  // ---- Creating runs -------------------------------------------------------------------------
+
+  /**
+   * Marks a run id as being created, so vignettes copied in before the run row exists are
+   * cleaned up if the process dies half-way (see `discardAbandonedStaging`).
+   */
+  beginStaging(runId: RunId): void {
+    this.stmt.stage.run(runId, Date.now());
+  }
+
+  /** Copies one batch of a new run's vignettes in, in one transaction. */
+  stageVignettes(runId: RunId, vignettes: readonly IndexedVignette[]): void {
+    this.db
+      .transaction(() => {
+        for (const v of vignettes) {
+          this.stmt.insertVignette.run(
+            runId,
+            v.index,
+            v.id,
+            v.prompt,
+            v.system ?? null,
+            v.target ?? null,
+            v.metadata === undefined ? null : JSON.stringify(v.metadata),
+          );
+        }
+      })
+      .immediate();
+  }
+
+  /** Throws away a run that failed during creation: it never existed. */
+  discardStaging(runId: RunId): void {
+    this.db
+      .transaction(() => {
+        this.stmt.deleteStagedVignettes.run(runId);
+        this.stmt.unstage.run(runId);
+      })
+      .immediate();
+  }
+
+  /** Removes vignettes left by a process that died while creating a run. Call once at start-up. */
+  discardAbandonedStaging(): number {
+    const staged = this.stmt.stagedRuns.all();
+    for (const s of staged) this.discardStaging(s.run_id);
+    return staged.length;
+  }
+
+  /** Persists a run as `queued` (its vignettes staged already). Nothing runs yet. */
+  insertRun(input: NewRun): Run {
+    const createdAt = Date.now();
+    this.db
+      .transaction(() => {
+        this.stmt.insertRun.run({
+          id: input.id,
+          manifestPath: input.manifestPath,
+          models: JSON.stringify(input.models),
+          epochs: input.epochs,
+          vignetteCount: input.vignetteCount,
+          jobCount: input.models.length * input.epochs,
+          options: JSON.stringify(input.options),
+          createdAt,
+        });
+        this.stmt.unstage.run(input.id);
+      })
+      .immediate();
+    return this.getRun(input.id)!;
+  }
+
+  // ---- Claiming and leasing --------------------------------------------------------------------
+
+  /** Flips the oldest queued run to running for `owner`, atomically across processes. */
+  claimNextRun(owner: string, leaseMs: number): Run | null {
+    const now = Date.now();
+    const row = this.db.transaction(() => this.stmt.claimNext.get(owner, now + leaseMs, now)).immediate();
+    return row ? toRun(row) : null;
+  }
+
+  /** Claims one specific queued run (the CLI's `run` drives the run it created). */
+  claimRun(runId: RunId, owner: string, leaseMs: number): Run | null {
+    const now = Date.now();
+    const row = this.db.transaction(() => this.stmt.claimOne.get(owner, now + leaseMs, now, runId)).immediate();
+    return row ? toRun(row) : null;
+  }
+
+  renewLease(runId: RunId, owner: string, leaseMs: number): boolean {
+    return this.stmt.renewLease.run(Date.now() + leaseMs, runId, owner).changes === 1;
+  }
+
+  /**
+   * Puts runs whose owner is gone back in the queue: an owner on this host whose process is dead,
+   * or any owner whose lease has lapsed. Their running jobs become pending; landed records stay.
+   */
+  recoverInterruptedRuns(): RunId[] {
+    const now = Date.now();
+    const recovered: RunId[] = [];
+    for (const r of this.stmt.runningRuns.all()) {
+      const lapsed = r.lease_until === null || r.lease_until < now;
+      if (!lapsed && !ownerIsDeadLocally(r.owner)) continue;
+      const changed = this.db
+        .transaction(() => {
+          const res = this.stmt.requeueRun.run(r.id, r.owner, r.owner);
+          if (res.changes === 1) this.stmt.requeueJobs.run(r.id);
+          return res.changes === 1;
+        })
+        .immediate();
+      if (changed) recovered.push(r.id);
+    }
+    return recovered;
+  }
+
+  /** Hands a run this owner holds back to the queue (a scheduler stopping mid-run). */
+  releaseRun(runId: RunId, owner: string): boolean {
+    return this.db
+      .transaction(() => {
+        const res = this.stmt.requeueRun.run(runId, owner, owner);
+        if (res.changes === 1) this.stmt.requeueJobs.run(runId);
+        return res.changes === 1;
+      })
+      .immediate();
+  }
+
+  // ---- Jobs ------------------------------------------------------------------------------------
+
+  /** Records a run's jobs; jobs that already exist (a resumed run) are kept as they are. */
+  insertJobs(runId: RunId, jobs: ReadonlyArray<{ model: string; epoch: number }>): Job[] {
+    this.db
+      .transaction(() => {
+        for (const j of jobs) this.stmt.insertJob.run(runId, j.model, j.epoch);
+      })
+      .immediate();
+    return this.jobs(runId);
+  }
+
+  jobs(runId: RunId): Job[] {
+    return this.stmt.jobsOfRun.all(runId).map(toJob);
+  }
+
+  getJob(jobId: JobId): Job | null {
+    const row = this.stmt.getJob.get(jobId);
+    return row ? toJob(row) : null;
+  }
+
+  /** Starts the next attempt of a job on a worker; null if the job is already settled. */
+  startAttempt(jobId: JobId, workerId: string): number | null {
+    const row = this.db.transaction(() => this.stmt.startAttempt.get(workerId, Date.now(), jobId)).immediate();
+    return row ? row.attempt : null;
+  }
+
+  /** The vignettes of a job that have no record yet: what a (re)delivered job still has to pose. */
+  pendingVignettes(jobId: JobId): IndexedVignette[] {
+    return this.stmt.pendingVignettes.all(jobId).map(toVignette);
+  }
+
+  runVignettes(runId: RunId): IndexedVignette[] {
+    return this.stmt.runVignettes.all(runId).map(toVignette);
+  }
+
+  /**
+   * Lands a batch of records for the current attempt of a running job. Records of a stale attempt,
+   * or of a job already settled, are refused; a record that already landed is skipped. Returns the
+   * records that landed now, with their sequence numbers, in sequence order.
+   */
+  appendRecords(jobId: JobId, attempt: number, records: readonly ResponseRecord[]): StoredResponse[] {
+    if (records.length === 0) return [];
+    return this.db
+      .transaction(() => {
+        const guard = this.stmt.jobGuard.get(jobId);
+        if (!guard || guard.status !== 'running' || guard.attempt !== attempt) return [];
+        return this.insertRecords(jobId, records);
+      })
+      .immediate();
+  }
+
+  private insertRecords(jobId: JobId, records: readonly ResponseRecord[]): StoredResponse[] {
+    const landed: StoredResponse[] = [];
+    let input = 0;
+    let output = 0;
+    for (const r of records) {
+      const res = this.stmt.insertResponse.run(
+        jobId,
+        r.vignetteIndex,
+        r.response,
+        r.usage.inputTokens,
+        r.usage.outputTokens,
+        r.usage.cachedTokens ?? null,
+        r.usage.reasoningTokens ?? null,
+        Math.round(r.latencyMs),
+        r.host,
+        r.cached ? 1 : 0,
+        r.finishedAt,
+      );
+      if (res.changes === 1) {
+        landed.push({ ...r, seq: Number(res.lastInsertRowid) });
+        input += r.usage.inputTokens;
+        output += r.usage.outputTokens;
+      }
+    }
+    if (landed.length > 0) this.stmt.addJobProgress.run(landed.length, input, output, jobId);
+    return landed;
+  }
+
+  /**
+   * Settles a job as done: writes any records the outcome still carries, marks the job done and
+   * advances the run's doneCount, all in one transaction and only the first time the job lands
+   * with its current attempt. A duplicate or a stale attempt changes nothing (`landed: false`).
+   */
+  recordJobOutcome(
+    outcome: JobOutcome,
+    records: readonly ResponseRecord[] = [],
+  ): { landed: boolean; records: StoredResponse[] } {
+    return this.db
+      .transaction(() => {
+        const guard = this.stmt.jobGuard.get(outcome.jobId);
+        if (!guard || guard.status === 'done' || guard.status === 'failed' || guard.status === 'cancelled') {
+          return { landed: false, records: [] };
+        }
+        if (guard.attempt !== outcome.attempt) return { landed: false, records: [] };
+        const stored = this.insertRecords(outcome.jobId, records);
+        const done = guard.vignettes_done + stored.length;
+        if (done < guard.vignette_count) {
+          throw new PanoptesError(
+            'worker_lost',
+            `job ${outcome.jobId} reported done with ${done} of ${guard.vignette_count} records`,
+            { retryable: true },
+          );
+        }
+        this.stmt.markJobDone.run(Date.now(), outcome.jobId);
+        this.stmt.bumpDone.run(guard.run_id);
+        return { landed: true, records: stored };
+      })
+      .immediate();
+  }
+
+  /** Settles a job as failed for good (guarded like recordJobOutcome). */
+  failJob(jobId: JobId, attempt: number, error: string): boolean {
+    return this.db
+      .transaction(() => {
+        const guard = this.stmt.jobGuard.get(jobId);
+        if (!guard || guard.status !== 'running' || guard.attempt !== attempt) return false;
+        this.stmt.markJobFailed.run(Date.now(), error, jobId);
+        this.stmt.bumpFailed.run(guard.run_id);
+        return true;
+      })
+      .immediate();
+  }
+
+  /** Notes a retryable failure: the job waits for its next attempt. */
+  noteRetry(jobId: JobId, attempt: number, error: string): void {
+    this.stmt.noteJobError.run(error, jobId, attempt);
+  }
+
+  // ---- Finishing runs --------------------------------------------------------------------------
+
+  /**
+   * Ends a run once no job is pending or running: `done` when every job landed, `failed` with a
+   * reason naming the failed jobs otherwise.
+   */
+  settleRun(runId: RunId): RunSettlement {
+    return this.db
+      .transaction(() => {
+        const row = this.stmt.getRun.get(runId);
+        if (!row) throw new PanoptesError('not_found', `no run ${runId}`);
+        if (row.status !== 'running' && row.status !== 'queued') return { run: toRun(row), changed: false };
+        let status: RunStatus = 'done';
+        let error: string | null = null;
+        if (row.done_count < row.job_count) {
+          status = 'failed';
+          const failed = this.stmt.failedJobs.all(runId);
+          const list = failed
+            .slice(0, 5)
+            .map((f) => `${f.model}@${f.epoch}: ${f.error ?? 'failed'}`)
+            .join('; ');
+          const more = failed.length > 5 ? `; and ${failed.length - 5} more` : '';
+          error = `${failed.length} of ${row.job_count} jobs failed: ${list}${more}`;
+        }
+        this.stmt.finishRun.run(status, Date.now(), error, runId);
+        return { run: toRun(this.stmt.getRun.get(runId)!), changed: true };
+      })
+      .immediate();
+  }
+
+  /** Cancels a queued or running run and its unsettled jobs. Landed records stay. */
+  cancelRun(runId: RunId, reason = 'cancelled by user'): Run {
+    return this.db
+      .transaction(() => {
+        const row = this.stmt.getRun.get(runId);
+        if (!row) throw new PanoptesError('not_found', `no run ${runId}`, { where: 'runId' });
+        if (row.status === 'queued' || row.status === 'running') {
+          const now = Date.now();
+          this.stmt.cancelJobs.run(now, runId);
+          this.stmt.finishRun.run('cancelled', now, reason, runId);
+        }
+        return toRun(this.stmt.getRun.get(runId)!);
+      })
+      .immediate();
+  }
+
+  /** Fails a run outright (e.g. a model no worker serves), cancelling its unsettled jobs. */
+  failRun(runId: RunId, reason: string): Run {
+    return this.db
+      .transaction(() => {
+        const now = Date.now();
+        this.stmt.cancelJobs.run(now, runId);
+        this.stmt.finishRun.run('failed', now, reason, runId);
+        return toRun(this.stmt.getRun.get(runId)!);
+      })
+      .immediate();
+  }
+
+  // ---- Reading ---------------------------------------------------------------------------------
+
+  getRun(runId: RunId): Run | null {
+    const row = this.stmt.getRun.get(runId);
+    return row ? toRun(row) : null;
+  }
+
+  listRuns(opts: RunListOptions = {}): Run[] {
+    const limit = Math.min(Math.max(opts.limit ?? 100, 1), 1000);
+    const rows = opts.status
+      ? this.db
+          .prepare<[string, number], RunRow>(`SELECT * FROM runs WHERE status = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`)
+          .all(opts.status, limit)
+      : this.db.prepare<[number], RunRow>(`SELECT * FROM runs ORDER BY created_at DESC, rowid DESC LIMIT ?`).all(limit);
+    return rows.map(toRun);
+  }
+
+  /** Runs still to finish: queued ones and those whose owner died. */
+  unfinishedRunIds(): RunId[] {
+    return this.db
+      .prepare<[], { id: string }>(`SELECT id FROM runs WHERE status IN ('queued', 'running') ORDER BY created_at, rowid`)
+      .all()
+      .map((r) => r.id);
+  }
+
+  /**
+   * Token totals per model from every landed record, as SQL over the per-job counters that each
+   * record's transaction maintains (so the aggregate reads jobs, not a million responses).
+   */
+  usageByModel(runId?: RunId): ModelUsage[] {
+    const rows = runId === undefined ? this.stmt.usageAll.all() : this.stmt.usageRun.all(runId);
+    return rows.map((r) => ({ model: r.model, inputTokens: r.input, outputTokens: r.output, calls: r.calls }));
+  }
+
+  /** Every record of a run, in sequence order: the run's results. */
+  runResults(runId: RunId): StoredResponse[] {
+    return this.stmt.responsesAfter.all(runId, 0).map(toStoredResponse);
+  }
+
+  /** Streams a run's records with seq > afterSeq, in sequence order, without loading them all. */
+  *iterateResponses(runId: RunId, afterSeq = 0): IterableIterator<StoredResponse> {
+    for (const row of this.stmt.responsesAfter.iterate(runId, afterSeq)) yield toStoredResponse(row);
+  }
+
+  responseCount(runId: RunId): number {
+    return this.stmt.responseCount.get(runId)?.n ?? 0;
+  }
+
+  /** One page of a run's records, filtered, in sequence order (keyset pagination on seq). */
+  responses(runId: RunId, filter: ResponseFilter = {}, page: { limit?: number; cursor?: number } = {}): ResponsePage {
+    const limit = Math.min(Math.max(page.limit ?? 100, 1), 1000);
+    const where = ['j.run_id = @runId', 's.seq > @cursor'];
+    const params: Record<string, unknown> = { runId, cursor: page.cursor ?? 0, limit: limit + 1 };
+    if (filter.model !== undefined) {
+      where.push('j.model = @model');
+      params.model = filter.model;
+    }
+    if (filter.epoch !== undefined) {
+      where.push('j.epoch = @epoch');
+      params.epoch = filter.epoch;
+    }
+    if (filter.vignetteId !== undefined) {
+      where.push('v.vignette_id = @vignetteId');
+      params.vignetteId = filter.vignetteId;
+    }
+    if (filter.text !== undefined && filter.text !== '') {
+      where.push(`(instr(lower(s.response), lower(@text)) > 0 OR instr(lower(v.prompt), lower(@text)) > 0 OR instr(lower(v.vignette_id), lower(@text)) > 0)`);
+      params.text = filter.text;
+    }
+    const rows = this.db
+      .prepare<Record<string, unknown>, ResponseRow>(
+        `SELECT ${RESPONSE_COLUMNS} ${RESPONSE_JOINS} WHERE ${where.join(' AND ')} ORDER BY s.seq LIMIT @limit`,
+      )
+      .all(params);
+    const items = rows.slice(0, limit).map(toStoredResponse);
+    const nextCursor = rows.length > limit ? items[items.length - 1]!.seq : null;
+    return { items, nextCursor };
+  }
+
+  integrityCheck(): string {
+    return this.db.pragma('integrity_check', { simple: true }) as string;
+  }
+}
+
+function toRun(row: RunRow): Run {
+  return {
+    id: row.id,
+    manifestPath: row.manifest_path,
+    models: JSON.parse(row.models) as string[],
+    epochs: row.epochs,
+    vignetteCount: row.vignette_count,
+    status: row.status,
+    jobCount: row.job_count,
+    doneCount: row.done_count,
+    failedCount: row.failed_count,
+    options: JSON.parse(row.options) as RunOptions,
+    createdAt: row.created_at,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    error: row.error,
+  };
+}
+
+function toJob(row: JobRow): Job {
+  const usage: Usage = { inputTokens: row.input_tokens, outputTokens: row.output_tokens };
+  return {
+    id: row.id,
+    runId: row.run_id,
+    model: row.model,
+    epoch: row.epoch,
+    status: row.status,
+    attempt: row.attempt,
+    workerId: row.worker_id,
+    vignettesDone: row.vignettes_done,
+    vignetteCount: row.vignette_count,
+    usage,
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    error: row.error,
+  };
+}
+
+function toVignette(row: VignetteRow): IndexedVignette {
+  const v: IndexedVignette = { index: row.idx, id: row.vignette_id, prompt: row.prompt };
+  if (row.system !== null) v.system = row.system;
+  if (row.target !== null) v.target = row.target;
+  if (row.metadata !== null) v.metadata = JSON.parse(row.metadata) as Record<string, unknown>;
+  return v;
+}
+
+function toStoredResponse(row: ResponseRow): StoredResponse {
+  const usage: Usage = { inputTokens: row.input_tokens, outputTokens: row.output_tokens };
+  if (row.cached_tokens !== null) usage.cachedTokens = row.cached_tokens;
+  if (row.reasoning_tokens !== null) usage.reasoningTokens = row.reasoning_tokens;
+  const options = JSON.parse(row.options) as RunOptions;
+  const r: StoredResponse = {
+    seq: row.seq,
+    runId: row.run_id,
+    jobId: row.job_id,
+    vignetteId: row.vignette_id,
+    vignetteIndex: row.vignette_idx,
+    model: row.model,
+    epoch: row.epoch,
+    prompt: row.prompt,
+    response: row.response,
+    usage,
+    latencyMs: row.latency_ms,
+    host: row.host,
+    cached: row.cached === 1,
+    sampling: options.sampling,
+    finishedAt: row.finished_at,
+  };
+  if (row.system !== null) r.system = row.system;
+  if (row.target !== null) r.target = row.target;
+  return r;
+}

@@ -1,0 +1,39 @@
+/**
+ * The WorkerHandle seam: the only thing the scheduler knows about a worker. A LocalWorker runs
+ * jobs in-process; a RemoteWorker fronts a TCP connection to a `panoptes worker` process.
+ * Runs on: Node (core).
+ */
+import type { EvalJob, JobOutcome, ResponseRecord } from '../domain.js';
+
+/** Where a worker delivers records as they come; the scheduler lands them in batches. */
+export interface JobSink {
+  record(record: ResponseRecord): void;
+}
+
+export interface WorkerInfo {
+  id: string;
+  kind: 'local' | 'remote';
+  /** Jobs this worker takes at once. */
+  capacity: number;
+  /** Logical models served, or 'all'. */
+  models: string[] | 'all';
+  alive: boolean;
+  inFlight: number;
+  address?: string;
+  version?: string;
+  connectedAt: number;
+}
+
+export interface WorkerHandle {
+  readonly id: string;
+  readonly capacity: number;
+  serves(model: string): boolean;
+  isAlive(): boolean;
+  info(): WorkerInfo;
+  /**
+   * Runs one attempt of a job. Resolves with the outcome once every vignette has a record;
+   * rejects with a PanoptesError whose `retryable` says whether another worker should try.
+   */
+  dispatch(job: EvalJob, attempt: number, sink: JobSink, signal: AbortSignal): Promise<JobOutcome>;
+  close(): Promise<void>;
+}
