@@ -238,3 +238,24 @@ export type ControlEvent = RunEvent | WorkersEvent;
 
 /** A result as it crosses a transport: errors travel as data, since IPC keeps only a message otherwise. */
 export type Envelope<T> = { ok: true; value: T } | { ok: false; error: SerializedError };
+
+// ---- The desktop bridge ------------------------------------------------------------------------
+
+export type MethodInput<M extends ControlMethod> = Parameters<ControlApi[M]>[0];
+export type MethodResult<M extends ControlMethod> = Awaited<ReturnType<ControlApi[M]>>;
+
+/**
+ * What Electron's preload exposes to the renderer as `window.panoptes`, and nothing more: the
+ * contract (one IPC channel per method, errors as data), pushed events, and the native dialogs
+ * only a desktop app has.
+ */
+export interface DesktopBridge {
+  invoke<M extends ControlMethod>(method: M, input: MethodInput<M>): Promise<Envelope<MethodResult<M>>>;
+  onEvent(listener: (event: ControlEvent) => void): () => void;
+  /** The manifest file the user picked, or null when they cancelled. */
+  chooseManifest(): Promise<string | null>;
+  /** Where to save an export, or null when they cancelled. */
+  chooseExportPath(defaultName: string): Promise<string | null>;
+  /** Opens an http(s) link in the system browser (validated in the main process). */
+  openExternal(url: string): Promise<void>;
+}
