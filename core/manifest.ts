@@ -11,8 +11,8 @@ import { PanoptesError, type IndexedVignette, type Vignette } from './domain.js'
 
 const VignetteLineSchema = z
   .object({
-    id: z.union([z.string(), z.number().int()]).transform((v) => String(v).trim()).pipe(z.string().min(1, 'must not be empty')),
-    prompt: z.string().refine((p) => p.trim().length > 0, 'must not be empty'),
+    id: z.union([z.string(), z.number().int()], { error: 'must be a string or a whole number' }).transform((v) => String(v).trim()).pipe(z.string().min(1, 'must not be empty')),
+    prompt: z.string({ error: 'must be a string' }).refine((p) => p.trim().length > 0, 'must not be empty'),
     system: z.string().optional(),
     target: z.union([z.string(), z.number(), z.boolean()]).transform(String).optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
@@ -49,12 +49,14 @@ export function parseManifestLine(text: string, line: number): Vignette | Manife
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     return { line, message: 'expected a JSON object with "id" and "prompt"' };
   }
+  for (const required of ['id', 'prompt'] as const) {
+    if ((raw as Record<string, unknown>)[required] === undefined) return { line, message: `missing "${required}"` };
+  }
   const parsed = VignetteLineSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const field = issue.path.length > 0 ? `"${issue.path.map(String).join('.')}"` : 'line';
-    const missing = issue.code === 'invalid_type' && (raw as Record<string, unknown>)[String(issue.path[0])] === undefined;
-    return { line, message: missing ? `missing ${field}` : `${field} ${issue.message}` };
+    return { line, message: `${field} ${issue.message}` };
   }
   const { id, prompt, system, target, metadata, ...extra } = parsed.data;
   const v: Vignette = { id, prompt };

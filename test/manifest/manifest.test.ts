@@ -1,0 +1,122 @@
+import { chmodSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PanoptesError } from '../../core/domain.js';
+import { checkManifest, readManifest } from '../../core/manifest.js';
+import { openEngine, type Engine } from '../../core/service/engine.js';
+import { initTelemetry } from '../../core/telemetry.js';
+import { tempDir } from '../helpers/temp.js';
+
+initTelemetry({ defaultLevel: 'silent' });
+
+describe('manifests', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let engine: Engine;
+  beforeEach(() => {
+    tmp = tempDir();
+    engine = openEngine({ dataDir: join(tmp.dir, 'data') });
+  });
+  afterEach(async () => {
+    await engine.close();
+    tmp.cleanup();
+  });
+
+  const write = (name: string, text: string) => {
+    const p = join(tmp.dir, name);
+    writeFileSync(p, text);
+    return p;
+  };
+
+  /** createRun must fail naming the place, and leave no run, job or vignette behind. */
+  async function expectRejected(path: string, pattern: RegExp) {
+    const err = await engine.service.createRun({ manifestPath: path, models: ['mock-fast'], epochs: 1 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PanoptesError);
+    expect((err as PanoptesError).message).toMatch(pattern);
+    expect(engine.store.listRuns()).toEqual([]);
+    const counts = engine.store.db
+      .prepare('SELECT (SELECT COUNT(*) FROM runs) r, (SELECT COUNT(*) FROM jobs) j, (SELECT COUNT(*) FROM vignettes) v, (SELECT COUNT(*) FROM staged_runs) s')
+      .get();
+    expect(counts).toEqual({ r: 0, j: 0, v: 0, s: 0 });
+    return err as PanoptesError;
+  }
+
+  it('reads vignettes in order, ignoring blank lines and keeping unknown fields as metadata', async () => {
+    const p = write('ok.jsonl', '{"id":"a","prompt":"A?"}\n\n   \n{"id":2,"prompt":"B?","system":"S","target":4,"lang":"en"}\r\n');
+    const got = [];
+    for await (const v of readManifest(p)) got.push(v);
+    expect(got).toEqual([
+      { index: 0, id: 'a', prompt: 'A?' },
+      { index: 1, id: '2', prompt: 'B?', system: 'S', target: '4', metadata: { lang: 'en' } },
+    ]);
+    const check = await checkManifest(p);
+    expect(check).toMatchObject({ count: 2, issues: [] });
+  });
+
+  it('rejects invalid JSON with its line number', async () => {
+    const p = write('bad.jsonl', '{"id":"a","prompt":"x"}\n{"id":"b", "prompt": \n');
+    const err = await expectRejected(p, /bad\.jsonl:2: invalid JSON/);
+    expect(err.where).toBe(`${p}:2`);
+  });
+
+  it('rejects a missing or empty id or prompt with its line number', async () => {
+    await expectRejected(write('noid.jsonl', '{"prompt":"x"}\n'), /noid\.jsonl:1: missing "id"/);
+    await expectRejected(write('emptyid.jsonl', '{"id":"a","prompt":"x"}\n\n{"id":"  ","prompt":"x"}\n'), /emptyid\.jsonl:3: "id" must not be empty/);
+    await expectRejected(write('noprompt.jsonl', '{"id":"a"}\n'), /noprompt\.jsonl:1: missing "prompt"/);
+    await expectRejected(write('emptyprompt.jsonl', '{"id":"a","prompt":""}\n'), /emptyprompt\.jsonl:1: "prompt" must not be empty/);
+    await expectRejected(write('array.jsonl', '["a","b"]\n'), /array\.jsonl:1: expected a JSON object/);
+  });
+
+  it('rejects a duplicate id naming both lines', async () => {
+    const p = write('dup.jsonl', '{"id":"a","prompt":"x"}\n{"id":"b","prompt":"y"}\n\n{"id":"a","prompt":"z"}\n');
+    await expectRejected(p, /dup\.jsonl:4: duplicate id "a" \(first on line 1\)/);
+  });
+
+  it('rejects an empty manifest and an unreadable file', async () => {
+    await expectRejected(write('empty.jsonl', '\n\n  \n'), /holds no vignettes/);
+    await expectRejected(join(tmp.dir, 'missing.jsonl'), /cannot read manifest .*missing\.jsonl/);
+    await expectRejected(tmp.dir, /cannot read manifest/);
+    if (process.getuid?.() !== 0) {
+      const locked = write('locked.jsonl', '{"id":"a","prompt":"x"}\n');
+      chmodSync(locked, 0o000);
+      await expectRejected(locked, /cannot read manifest/);
+    }
+  });
+
+  it('collects many issues for a form, each with its line', async () => {
+    const p = write('many.jsonl', ['{"id":"a","prompt":"x"}', 'nope', '{"id":"a","prompt":"y"}', '{"id":"c"}'].join('\n'));
+    const check = await checkManifest(p);
+    expect(check.issues).toEqual([
+      { line: 2, message: expect.stringMatching(/^invalid JSON/) },
+      { line: 3, message: 'duplicate id "a" (first on line 1)' },
+      { line: 4, message: 'missing "prompt"' },
+    ]);
+    expect(check.count).toBe(1);
+  });
+
+  it('rejects a run whose model the catalog does not have, naming the field', async () => {
+    const p = write('ok.jsonl', '{"id":"a","prompt":"x"}\n');
+    const err = await engine.service.createRun({ manifestPath: p, models: ['mock-fast', 'nope'], epochs: 1 }).catch((e: unknown) => e);
+    expect((err as PanoptesError).where).toBe('models[1]');
+    const err2 = await engine.service.createRun({ manifestPath: p, models: [], epochs: 0 }).catch((e: unknown) => e);
+    expect((err2 as PanoptesError).message).toMatch(/models: choose at least one model/);
+    expect((err2 as PanoptesError).message).toMatch(/epochs: at least 1/);
+    expect(engine.store.listRuns()).toEqual([]);
+  });
+
+  it('streams a large manifest without reading it into one string', async () => {
+    const p = join(tmp.dir, 'large.jsonl');
+    const line = (i: number) => JSON.stringify({ id: `v${i}`, prompt: 'x'.repeat(200) }) + '\n';
+    const chunks: string[] = [];
+    for (let i = 0; i < 100_000; i++) chunks.push(line(i));
+    writeFileSync(p, chunks.join(''));
+    const before = process.memoryUsage().heapUsed;
+    let n = 0;
+    let peak = 0;
+    for await (const _ of readManifest(p)) {
+      if (++n % 10_000 === 0) peak = Math.max(peak, process.memoryUsage().heapUsed - before);
+    }
+    expect(n).toBe(100_000);
+    // ~23 MB of text; streaming keeps the heap growth far below holding it all as objects.
+    expect(peak).toBeLessThan(60 * 1024 * 1024);
+  });
+});

@@ -1,0 +1,67 @@
+import { spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Store } from '../../core/store/store.js';
+import { tempDir } from '../helpers/temp.js';
+
+const storeModule = pathToFileURL(resolve('dist/core/store/store.js')).href;
+
+/** A scheduler in another process: waits for "go" on stdin, then claims runs until none is left. */
+const CLAIMER = `
+import { Store } from ${JSON.stringify(storeModule)};
+const store = new Store(process.argv[1]);
+process.stdin.once('data', async () => {
+  const ids = [];
+  // Like a real scheduler, do a little between claims (here: yield for up to 2 ms).
+  for (let run; (run = store.claimNextRun('claimer-' + process.pid, 60000)); ) {
+    ids.push(run.id);
+    await new Promise((r) => setTimeout(r, Math.random() * 2));
+  }
+  store.close();
+  process.stdout.write(JSON.stringify(ids));
+});
+`;
+
+let tmp: ReturnType<typeof tempDir>;
+beforeAll(() => {
+  tmp = tempDir();
+});
+afterAll(() => tmp.cleanup());
+
+it('two schedulers in two processes racing over 200 queued runs claim each run exactly once', async () => {
+  const dbPath = join(tmp.dir, 'race.db');
+  const store = new Store(dbPath);
+  const options = { concurrency: 4, sampling: {}, privacy: 'strict' as const, noStore: false, shareCacheAcrossEpochs: false };
+  for (let i = 0; i < 200; i++) {
+    const id = `run${String(i).padStart(3, '0')}`;
+    store.beginStaging(id);
+    store.stageVignettes(id, [{ index: 0, id: 'v', prompt: 'p' }]);
+    store.insertRun({ id, manifestPath: '/m', models: ['m'], epochs: 1, vignetteCount: 1, options });
+  }
+  store.close();
+
+  const children = [0, 1].map(() => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', CLAIMER, dbPath], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const done = new Promise<string[]>((res, rej) =>
+      child.on('exit', (code) => (code === 0 ? res(JSON.parse(out) as string[]) : rej(new Error(`claimer exited ${code}`)))),
+    );
+    return { child, done };
+  });
+  // Both are up once they can read stdin; give module loading a moment, then start them together.
+  await new Promise((r) => setTimeout(r, 500));
+  for (const c of children) c.child.stdin.end('go\n');
+  const [a, b] = await Promise.all(children.map((c) => c.done));
+
+  const all = [...a!, ...b!];
+  expect(all).toHaveLength(200);
+  expect(new Set(all).size).toBe(200);
+  // Both processes really competed (neither got everything).
+  expect(a!.length).toBeGreaterThan(0);
+  expect(b!.length).toBeGreaterThan(0);
+  const check = new Store(dbPath);
+  expect(check.listRuns({ status: 'running', limit: 1000 })).toHaveLength(200);
+  check.close();
+});

@@ -1,0 +1,190 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { estCostUsd } from '../../core/cost.js';
+import type { IndexedVignette, ResponseRecord, RunOptions } from '../../core/domain.js';
+import { MIGRATIONS } from '../../core/store/migrations.js';
+import { Store } from '../../core/store/store.js';
+import { tempDir } from '../helpers/temp.js';
+
+const OPTIONS: RunOptions = { concurrency: 4, sampling: {}, privacy: 'strict', noStore: false, shareCacheAcrossEpochs: false };
+
+function vignettes(n: number): IndexedVignette[] {
+  return Array.from({ length: n }, (_, i) => ({ index: i, id: `v${i}`, prompt: `prompt ${i}` }));
+}
+
+function record(runId: string, jobId: number, model: string, epoch: number, idx: number, input: number, output: number): ResponseRecord {
+  return {
+    runId, jobId, vignetteId: `v${idx}`, vignetteIndex: idx, model, epoch, prompt: `prompt ${idx}`,
+    response: `answer ${idx}`, usage: { inputTokens: input, outputTokens: output }, latencyMs: 1,
+    host: `test/${model}`, cached: false, sampling: {}, finishedAt: Date.now(),
+  };
+}
+
+function createRun(store: Store, id: string, models: string[], epochs: number, n: number) {
+  store.beginStaging(id);
+  store.stageVignettes(id, vignettes(n));
+  store.insertRun({ id, manifestPath: '/m.jsonl', models, epochs, vignetteCount: n, options: OPTIONS });
+  return store.insertJobs(id, models.flatMap((model) => Array.from({ length: epochs }, (_, e) => ({ model, epoch: e + 1 }))));
+}
+
+describe('Store', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let store: Store;
+  beforeEach(() => {
+    tmp = tempDir();
+    store = new Store(join(tmp.dir, 'p.db'));
+  });
+  afterEach(() => {
+    store.close();
+    tmp.cleanup();
+  });
+
+  it('applies every migration once, and reopening changes nothing', () => {
+    expect(store.schemaVersion()).toBe(MIGRATIONS.length);
+    expect(store.db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(store.db.pragma('synchronous', { simple: true })).toBe(2); // FULL
+    store.close();
+    store = new Store(join(tmp.dir, 'p.db'));
+    expect(store.schemaVersion()).toBe(MIGRATIONS.length);
+  });
+
+  // Seed 002, test 1: calls count records (model calls), not jobs.
+  it('usage_by_model_sums_across_jobs', () => {
+    const [job1, job2] = createRun(store, 'run1', ['claude'], 2, 2);
+    const a1 = store.startAttempt(job1!.id, 'w')!;
+    const a2 = store.startAttempt(job2!.id, 'w')!;
+    expect(store.appendRecords(job1!.id, a1, [record('run1', job1!.id, 'claude', 1, 0, 100, 10)])).toHaveLength(1);
+    const landed = store.recordJobOutcome(
+      { jobId: job2!.id, attempt: a2, workerId: 'w', vignettesDone: 2, usage: { inputTokens: 100, outputTokens: 10 } },
+      [record('run1', job2!.id, 'claude', 2, 0, 50, 5), record('run1', job2!.id, 'claude', 2, 1, 50, 5)],
+    );
+    expect(landed.landed).toBe(true);
+    const stats = store.usageByModel();
+    expect(stats).toHaveLength(1);
+    expect(stats[0]).toEqual({ model: 'claude', inputTokens: 200, outputTokens: 20, calls: 3 });
+  });
+
+  it('prices 1M input + 1M output tokens at the flat fallback as $18.00', () => {
+    expect(estCostUsd({ inputTokens: 1_000_000, outputTokens: 1_000_000 })).toBe(18);
+    expect(estCostUsd({ inputTokens: 1_000_000, outputTokens: 0 }, { inputPerMTok: 0.15, outputPerMTok: 0.6 })).toBeCloseTo(0.15);
+  });
+
+  it('sums tokens as 64-bit integers past 2^32', () => {
+    const [job] = createRun(store, 'big', ['m'], 1, 3);
+    const a = store.startAttempt(job!.id, 'w')!;
+    const huge = 3_000_000_000;
+    store.appendRecords(job!.id, a, [0, 1, 2].map((i) => record('big', job!.id, 'm', 1, i, huge, huge)));
+    expect(store.usageByModel('big')[0]).toMatchObject({ inputTokens: 3 * huge, outputTokens: 3 * huge, calls: 3 });
+  });
+
+  it('lands a job once: a duplicate outcome and a stale attempt change nothing', () => {
+    const [job] = createRun(store, 'r', ['m'], 1, 2);
+    const first = store.startAttempt(job!.id, 'w1')!;
+    const second = store.startAttempt(job!.id, 'w2')!; // redelivered: attempt 1 is now stale
+    expect(second).toBe(first + 1);
+    const recs = [record('r', job!.id, 'm', 1, 0, 5, 5), record('r', job!.id, 'm', 1, 1, 5, 5)];
+    const outcome = (attempt: number) => ({ jobId: job!.id, attempt, workerId: 'w', vignettesDone: 2, usage: { inputTokens: 10, outputTokens: 10 } });
+
+    expect(store.appendRecords(job!.id, first, recs)).toEqual([]);
+    expect(store.recordJobOutcome(outcome(first), recs).landed).toBe(false);
+    expect(store.responseCount('r')).toBe(0);
+
+    expect(store.recordJobOutcome(outcome(second), recs).landed).toBe(true);
+    const after = store.getRun('r')!;
+    expect(after.doneCount).toBe(1);
+    expect(store.recordJobOutcome(outcome(second), recs).landed).toBe(false);
+    expect(store.recordJobOutcome(outcome(first), recs).landed).toBe(false);
+    expect(store.getRun('r')!.doneCount).toBe(1);
+    expect(store.responseCount('r')).toBe(2);
+    expect(store.runResults('r')).toHaveLength(2);
+    expect(store.usageByModel('r')[0]).toMatchObject({ inputTokens: 10, outputTokens: 10, calls: 2 });
+  });
+
+  it('refuses to settle a job as done while vignettes lack records', () => {
+    const [job] = createRun(store, 'r', ['m'], 1, 3);
+    const a = store.startAttempt(job!.id, 'w')!;
+    expect(() =>
+      store.recordJobOutcome({ jobId: job!.id, attempt: a, workerId: 'w', vignettesDone: 1, usage: { inputTokens: 1, outputTokens: 1 } }, [
+        record('r', job!.id, 'm', 1, 0, 1, 1),
+      ]),
+    ).toThrow(/1 of 3 records/);
+    expect(store.getRun('r')!.doneCount).toBe(0);
+    expect(store.responseCount('r')).toBe(0); // the whole transaction rolled back
+  });
+
+  it('hands out the oldest queued run and each run once', () => {
+    createRun(store, 'a', ['m'], 1, 1);
+    createRun(store, 'b', ['m'], 1, 1);
+    expect(store.claimNextRun('me', 1000)!.id).toBe('a');
+    expect(store.claimNextRun('me', 1000)!.id).toBe('b');
+    expect(store.claimNextRun('me', 1000)).toBeNull();
+    expect(store.claimRun('a', 'other', 1000)).toBeNull();
+  });
+
+  it('puts a run back in the queue when its owner process is dead or its lease lapsed', async () => {
+    createRun(store, 'a', ['m'], 1, 1);
+    createRun(store, 'b', ['m'], 1, 1);
+    const child = spawn(process.execPath, ['-e', '0']);
+    const deadPid = child.pid!;
+    await new Promise((r) => child.on('exit', r));
+    const hostname = (await import('node:os')).hostname();
+    store.claimNextRun(`${hostname}:${deadPid}:x`, 60_000); // a: owner dead
+    store.claimNextRun(`elsewhere:1:x`, -1); // b: lease already lapsed
+    const [jobA] = store.jobs('a');
+    store.startAttempt(jobA!.id, 'w');
+    expect(store.recoverInterruptedRuns().sort()).toEqual(['a', 'b']);
+    expect(store.getRun('a')!.status).toBe('queued');
+    expect(store.jobs('a')[0]!.status).toBe('pending');
+    // A live owner with a valid lease keeps its run.
+    store.claimNextRun(`${hostname}:${process.pid}:x`, 60_000);
+    expect(store.recoverInterruptedRuns()).toEqual([]);
+  });
+
+  it('discards vignettes of a run whose creation never finished', () => {
+    store.beginStaging('ghost');
+    store.stageVignettes('ghost', vignettes(5));
+    expect(store.discardAbandonedStaging()).toBe(1);
+    expect(store.runVignettes('ghost')).toEqual([]);
+    expect(store.listRuns()).toEqual([]);
+  });
+
+  it('pages responses by cursor and filters by model, epoch and text', () => {
+    const jobs = createRun(store, 'r', ['m1', 'm2'], 2, 10);
+    for (const job of jobs) {
+      const a = store.startAttempt(job.id, 'w')!;
+      store.appendRecords(job.id, a, Array.from({ length: 10 }, (_, i) => record('r', job.id, job.model, job.epoch, i, 1, 1)));
+    }
+    const seen: number[] = [];
+    let cursor: number | undefined;
+    for (;;) {
+      const page = store.responses('r', {}, { limit: 7, ...(cursor === undefined ? {} : { cursor }) });
+      seen.push(...page.items.map((i) => i.seq));
+      if (page.nextCursor === null) break;
+      cursor = page.nextCursor;
+    }
+    expect(seen).toHaveLength(40);
+    expect(new Set(seen).size).toBe(40);
+    expect(store.responses('r', { model: 'm2', epoch: 1 }).items).toHaveLength(10);
+    expect(store.responses('r', { text: 'ANSWER 7' }).items.map((i) => i.vignetteId)).toEqual(['v7', 'v7', 'v7', 'v7']);
+    expect(store.responses('r', { vignetteId: 'v3' }).items.map((i) => `${i.model}@${i.epoch}`).sort()).toEqual(['m1@1', 'm1@2', 'm2@1', 'm2@2']);
+  });
+
+  it('settles a run as failed naming its failed jobs', () => {
+    const jobs = createRun(store, 'r', ['good', 'bad'], 1, 1);
+    const j1 = jobs.find((j) => j.model === 'good');
+    const j2 = jobs.find((j) => j.model === 'bad');
+    store.claimRun('r', 'me', 1000);
+    const a1 = store.startAttempt(j1!.id, 'w')!;
+    const a2 = store.startAttempt(j2!.id, 'w')!;
+    store.recordJobOutcome({ jobId: j1!.id, attempt: a1, workerId: 'w', vignettesDone: 1, usage: { inputTokens: 1, outputTokens: 1 } }, [
+      record('r', j1!.id, 'good', 1, 0, 1, 1),
+    ]);
+    expect(store.failJob(j2!.id, a2, 'mock: 400 Bad Request')).toBe(true);
+    expect(store.failJob(j2!.id, a2, 'again')).toBe(false);
+    const { run } = store.settleRun('r');
+    expect(run.status).toBe('failed');
+    expect(run.failedCount).toBe(1);
+    expect(run.error).toContain('bad@1: mock: 400 Bad Request');
+  });
+});
