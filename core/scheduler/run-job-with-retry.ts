@@ -7,7 +7,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { toPanoptesError, type Job, type Run } from '../domain.js';
+import { toPanoptesError, type IndexedVignette, type Job, type Run } from '../domain.js';
 import type { Store } from '../store/store.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 import type { EngineEvents } from './engine-events.js';
@@ -19,6 +19,8 @@ export interface JobContext {
   pool: WorkerPool;
   log: ResponseLog;
   run: Run;
+  /** The run's vignettes, loaded once and shared by all its jobs. */
+  vignettes: readonly IndexedVignette[];
   events: EngineEvents;
   logger: Logger;
   maxAttempts: number;
@@ -55,7 +57,8 @@ export async function runJobWithRetry(job: Job, ctx: JobContext): Promise<void> 
       onLanded: () => events.jobChanged(run.id, job.id),
     });
     try {
-      const vignettes = store.pendingVignettes(job.id);
+      const landed = store.landedVignetteIndexes(job.id);
+      const vignettes = landed.size === 0 ? [...ctx.vignettes] : ctx.vignettes.filter((v) => !landed.has(v.index));
       logger.debug({ attempt, worker: worker.id, vignettes: vignettes.length }, 'dispatching job');
       const { concurrency: _jobs, ...options } = run.options;
       const outcome = await worker.dispatch(

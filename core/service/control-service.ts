@@ -51,7 +51,7 @@ export interface ControlServiceOptions {
   dataDir: string;
   events: EventHub;
   defaults: Omit<AppDefaults, 'dataDir'>;
-  /** Vignettes copied into the store per transaction while creating a run (default 2000). */
+  /** Vignettes copied into the store per transaction while creating a run (default 500). */
   stageBatch?: number;
 }
 
@@ -96,7 +96,7 @@ export class ControlService implements ControlApi {
     this.pool = opts.pool;
     this.dataDir = opts.dataDir;
     this.appDefaults = { ...opts.defaults, dataDir: opts.dataDir };
-    this.stageBatch = opts.stageBatch ?? 2000;
+    this.stageBatch = opts.stageBatch ?? 500;
     this.events = opts.events;
     this.pool.on('changed', () => this.events.workersChanged());
   }
@@ -140,6 +140,8 @@ export class ControlService implements ControlApi {
           this.store.stageVignettes(runId, batch);
           count += batch.length;
           batch = [];
+          // Let running sweeps and the UI breathe between batches of a large manifest.
+          await new Promise<void>((r) => setImmediate(r));
         }
       }
       this.store.stageVignettes(runId, batch);

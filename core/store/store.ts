@@ -29,6 +29,8 @@ export interface StoreOptions {
   /** Milliseconds a writer waits for another process's lock before failing. */
   busyTimeoutMs?: number;
   readonly?: boolean;
+  /** Path of a better-sqlite3 addon built for another ABI (Electron's), instead of the Node build in node_modules. */
+  nativeBinding?: string;
 }
 
 export interface NewRun {
@@ -174,7 +176,10 @@ export class Store {
 
   constructor(path: string, opts: StoreOptions = {}) {
     this.path = path;
-    this.db = new Database(path, { readonly: opts.readonly ?? false });
+    this.db = new Database(path, {
+      readonly: opts.readonly ?? false,
+      ...(opts.nativeBinding === undefined ? {} : { nativeBinding: opts.nativeBinding }),
+    });
     this.db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 10_000}`);
     if (!opts.readonly) {
       this.db.pragma('journal_mode = WAL');
@@ -250,11 +255,8 @@ export class Store {
            started_at = COALESCE(started_at, ?)
          WHERE id = ? AND status IN ('pending', 'running') RETURNING attempt`,
       ),
-      pendingVignettes: db.prepare<[number], VignetteRow>(
-        `SELECT v.idx, v.vignette_id, v.prompt, v.system, v.target, v.metadata
-         FROM jobs j JOIN vignettes v ON v.run_id = j.run_id
-         WHERE j.id = ? AND NOT EXISTS (SELECT 1 FROM responses s WHERE s.job_id = j.id AND s.vignette_idx = v.idx)
-         ORDER BY v.idx`,
+      landedIndexes: db.prepare<[number], { vignette_idx: number }>(
+        `SELECT vignette_idx FROM responses WHERE job_id = ?`,
       ),
       jobGuard: db.prepare<[number], { status: JobStatus; attempt: number; run_id: string; vignettes_done: number; vignette_count: number }>(
         `SELECT j.status, j.attempt, j.run_id, j.vignettes_done, r.vignette_count
@@ -298,6 +300,9 @@ export class Store {
       ),
       responsesAfter: db.prepare<[string, number], ResponseRow>(
         `SELECT ${RESPONSE_COLUMNS} ${RESPONSE_JOINS} WHERE j.run_id = ? AND s.seq > ? ORDER BY s.seq`,
+      ),
+      responsesPage: db.prepare<[string, number, number], ResponseRow>(
+        `SELECT ${RESPONSE_COLUMNS} ${RESPONSE_JOINS} WHERE j.run_id = ? AND s.seq > ? ORDER BY s.seq LIMIT ?`,
       ),
       responseCount: db.prepare<[string], { n: number }>(
         `SELECT COALESCE(SUM(vignettes_done), 0) AS n FROM jobs WHERE run_id = ?`,
@@ -456,9 +461,9 @@ export class Store {
     return row ? row.attempt : null;
   }
 
-  /** The vignettes of a job that have no record yet: what a (re)delivered job still has to pose. */
-  pendingVignettes(jobId: JobId): IndexedVignette[] {
-    return this.stmt.pendingVignettes.all(jobId).map(toVignette);
+  /** Indexes of a job's vignettes whose records have landed: what a redelivered job must not pose again. */
+  landedVignetteIndexes(jobId: JobId): Set<number> {
+    return new Set(this.stmt.landedIndexes.all(jobId).map((r) => r.vignette_idx));
   }
 
   runVignettes(runId: RunId): IndexedVignette[] {
@@ -656,9 +661,18 @@ export class Store {
     return this.stmt.responsesAfter.all(runId, 0).map(toStoredResponse);
   }
 
-  /** Streams a run's records with seq > afterSeq, in sequence order, without loading them all. */
-  *iterateResponses(runId: RunId, afterSeq = 0): IterableIterator<StoredResponse> {
-    for (const row of this.stmt.responsesAfter.iterate(runId, afterSeq)) yield toStoredResponse(row);
+  /**
+   * Streams a run's records with seq > afterSeq, in sequence order, without loading them all. Reads
+   * a page at a time: a statement left open between yields would keep the connection busy and make
+   * every write fail until the consumer (a slow HTTP client, say) finished.
+   */
+  *iterateResponses(runId: RunId, afterSeq = 0, pageSize = 1000): IterableIterator<StoredResponse> {
+    for (let cursor = afterSeq; ; ) {
+      const rows = this.stmt.responsesPage.all(runId, cursor, pageSize);
+      for (const row of rows) yield toStoredResponse(row);
+      if (rows.length < pageSize) return;
+      cursor = rows[rows.length - 1]!.seq;
+    }
   }
 
   responseCount(runId: RunId): number {

@@ -1,0 +1,72 @@
+/**
+ * Engine at scale: 100,000 vignettes x 5 models x 2 epochs = 1,000,000 records on the 0 ms mock,
+ * 4 calls in flight. Reports peak RSS (target <= 250 MB) and RSS at each tenth of the sweep (it
+ * should stay flat), database bytes per record excluding prompt and response text, and the time of
+ * `usageByModel` over a million records (target < 100 ms).
+ * Runs on: Node.
+ */
+import { join } from 'node:path';
+import { databasePath } from '../core/paths.js';
+import { benchEngine, fileBytes, peakRssMb, round, rssMb, writeBenchManifest } from './support.js';
+
+const VIGNETTES = Number(process.env.BENCH_SCALE_VIGNETTES ?? 100_000);
+const MODELS = ['m1', 'm2', 'm3', 'm4', 'm5'];
+const EPOCHS = 2;
+const env = benchEngine(Object.fromEntries(MODELS.map((m) => [m, { latencyMs: 0 }])), 4);
+const manifest = join(env.dir, 'manifest.jsonl');
+await writeBenchManifest(manifest, VIGNETTES);
+const total = VIGNETTES * MODELS.length * EPOCHS;
+
+const rssByTenth: number[] = [];
+env.engine.service.subscribe((e) => {
+  if (e.type !== 'run') return;
+  const tenth = Math.floor((e.run.calls / total) * 10);
+  while (rssByTenth.length < tenth) rssByTenth.push(round(rssMb(), 1));
+});
+
+const t0 = performance.now();
+const run = await env.engine.service.createRun({ manifestPath: manifest, models: MODELS, epochs: EPOCHS });
+const created = performance.now();
+const final = await env.engine.scheduler.runToCompletion(run.id);
+const t1 = performance.now();
+if (final.status !== 'done') throw new Error(`run ended ${final.status}: ${final.error}`);
+
+const store = env.engine.store;
+const timings: number[] = [];
+let usage = store.usageByModel();
+for (let i = 0; i < 20; i++) {
+  const s = performance.now();
+  usage = store.usageByModel();
+  timings.push(performance.now() - s);
+}
+timings.sort((a, b) => a - b);
+const records = usage.reduce((s, u) => s + u.calls, 0);
+if (records !== total) throw new Error(`expected ${total} records, found ${records}`);
+
+store.db.pragma('wal_checkpoint(TRUNCATE)');
+const dbPath = databasePath(env.dataDir);
+const dbBytes = fileBytes(dbPath) + fileBytes(`${dbPath}-wal`);
+const text = store.db
+  .prepare<[], { r: number; p: number }>(
+    `SELECT (SELECT SUM(LENGTH(CAST(response AS BLOB))) FROM responses) AS r,
+            (SELECT SUM(LENGTH(CAST(prompt AS BLOB))) FROM vignettes) AS p`,
+  )
+  .get()!;
+await env.cleanup();
+console.log(
+  JSON.stringify({
+    scenario: `${VIGNETTES} x ${MODELS.length} x ${EPOCHS}, mock 0 ms, 4 calls in flight`,
+    records,
+    create_run_ms: round(created - t0, 0),
+    sweep_ms: round(t1 - created, 0),
+    calls_per_sec: round(records / ((t1 - created) / 1000), 0),
+    peak_rss_mb: round(peakRssMb(), 1),
+    rss_mb_by_tenth: rssByTenth,
+    db_bytes: dbBytes,
+    db_bytes_per_record_excluding_text: round((dbBytes - text.r - text.p) / records, 1),
+    usage_by_model_ms_median: round(timings[10]!, 3),
+    usage_by_model_ms_max: round(timings[19]!, 3),
+    target_peak_rss_mb: 250,
+    target_usage_by_model_ms: 100,
+  }),
+);
