@@ -1,0 +1,107 @@
+/**
+ * `panoptes worker`: runs jobs for a coordinator (`panoptes run --listen`, `panoptes serve
+ * --worker-port`, the desktop app) with this machine's own model clients — its own catalog and its
+ * own keys, which never travel. Reconnects with backoff whenever the coordinator goes away; stops
+ * on Ctrl-C or SIGTERM (its jobs then go to other workers).
+ * Runs on: Node (core).
+ */
+import { hostname } from 'node:os';
+import type { Command } from 'commander';
+import { PanoptesError } from '../../domain.js';
+import { Router } from '../../models/router/router.js';
+import { readPem, parseHostPort, type ClientTls } from '../../remote/transport.js';
+import { WorkerAgent } from '../../remote/worker-agent.js';
+import { loadCatalog, packageVersion } from '../../service/engine.js';
+import { initTelemetry } from '../../telemetry.js';
+import { EXIT, addCommonOptions, dataDirOf, parsePositiveInt, reportError, type CommonOptions } from '../common.js';
+
+interface WorkerCliOptions extends CommonOptions {
+  connect: string;
+  token?: string;
+  capacity: number;
+  models?: string;
+  callConcurrency: number;
+  id?: string;
+  tls?: boolean;
+  ca?: string;
+  fingerprint?: string;
+}
+
+export function registerWorkerCommand(program: Command): void {
+  addCommonOptions(
+    program
+      .command('worker')
+      .description('run jobs for a coordinator over TCP, with this machine\'s own models and keys')
+      .requiredOption('--connect <host:port>', 'the coordinator\'s worker port')
+      .option('--token <token>', 'the shared worker token (default: $PANOPTES_WORKER_TOKEN)')
+      .option('--capacity <n>', 'jobs run at once', parsePositiveInt('--capacity'), 4)
+      .option('--models <list>', 'comma-separated models to serve, or "all" (default: every model in this worker\'s catalog)')
+      .option('--call-concurrency <n>', 'model calls in flight at once, across jobs', parsePositiveInt('--call-concurrency'), 8)
+      .option('--id <name>', 'this worker\'s name (default: HOSTNAME-PID)')
+      .option('--tls', 'connect with TLS, trusting the system\'s CAs')
+      .option('--ca <file>', 'connect with TLS, trusting this CA or self-signed certificate (PEM)')
+      .option('--fingerprint <sha256>', 'connect with TLS, trusting only the certificate with this sha256 fingerprint'),
+  ).action(async (opts: WorkerCliOptions, cmd: Command) => {
+    cmd.setOptionValue('exit', await workerCommand(opts));
+  });
+}
+
+async function workerCommand(opts: WorkerCliOptions): Promise<number> {
+  // A worker is a long-running service: say what it does unless told to be quiet.
+  const logger = initTelemetry({ defaultLevel: 'info' });
+  let agent: WorkerAgent | undefined;
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const token = opts.token ?? process.env.PANOPTES_WORKER_TOKEN;
+    if (!token) throw new PanoptesError('invalid_input', 'a worker token is required: --token or $PANOPTES_WORKER_TOKEN', { where: '--token' });
+    const { host, port } = parseHostPort(opts.connect, '--connect');
+    const catalog = loadCatalog(dataDirOf(opts), opts.catalog ?? []);
+    const models = servedModels(opts.models, catalog.modelIds(), (m) => catalog.has(m));
+    const tls: ClientTls | undefined =
+      opts.ca !== undefined || opts.fingerprint !== undefined || opts.tls
+        ? {
+            ...(opts.ca === undefined ? {} : { ca: readPem(opts.ca, '--ca') }),
+            ...(opts.fingerprint === undefined ? {} : { fingerprint: opts.fingerprint }),
+          }
+        : undefined;
+    agent = new WorkerAgent({
+      coordinator: { host, port, ...(tls ? { tls } : {}) },
+      token,
+      workerId: opts.id ?? `${hostname()}-${process.pid}`,
+      capacity: opts.capacity,
+      models,
+      client: new Router({ catalog }),
+      callConcurrency: opts.callConcurrency,
+      version: packageVersion(),
+      logger,
+    });
+    logger.info({ coordinator: opts.connect, models, capacity: opts.capacity, tls: Boolean(tls) }, 'worker starting');
+    await agent.run(stop.signal);
+    return EXIT.ok;
+  } catch (err) {
+    return reportError(err);
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+    await agent?.close();
+  }
+}
+
+/** `--models`: a list checked against this worker's catalog, "all", or (by default) the catalog's every model. */
+function servedModels(option: string | undefined, catalogModels: string[], known: (m: string) => boolean): string[] | 'all' {
+  if (option === undefined) return catalogModels;
+  if (option.trim() === 'all') return 'all';
+  const list = option.split(',').map((m) => m.trim()).filter(Boolean);
+  if (list.length === 0) throw new PanoptesError('invalid_input', '--models: name at least one model, or "all"', { where: '--models' });
+  for (const m of list) {
+    if (!known(m)) {
+      throw new PanoptesError('invalid_input', `--models: "${m}" is not in this worker's catalog (it has: ${catalogModels.join(', ')})`, {
+        where: '--models',
+      });
+    }
+  }
+  return list;
+}

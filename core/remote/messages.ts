@@ -1,0 +1,205 @@
+/**
+ * The remote-worker protocol's messages: one zod schema per frame type, and the limits both ends
+ * share. Envelope fields are snake_case (`job_id`, `worker_id`); the payloads they carry (a job's
+ * options and vignettes, a record's usage) keep the engine's own shapes. Every frame is validated
+ * on arrival, so nothing a peer sends reaches the engine unchecked.
+ * Runs on: Node (core).
+ */
+import { z } from 'zod';
+import type { ErrorCode } from '../domain.js';
+import { SamplingSchema } from '../service/contract.js';
+
+/** Bumped when a frame changes shape; a coordinator refuses a worker that speaks another one. */
+export const PROTOCOL_VERSION = 1;
+/** Largest frame either end accepts once registered (configurable on the listener). */
+export const DEFAULT_MAX_FRAME_BYTES = 8 * 1024 * 1024;
+/** Largest frame a connection may send before it has registered. */
+export const PRE_REGISTER_MAX_FRAME_BYTES = 4 * 1024;
+/** Records or vignettes per frame, whatever their size. */
+export const MAX_ITEMS_PER_FRAME = 512;
+
+const ERROR_CODES = [
+  'invalid_input', 'manifest_invalid', 'not_found', 'conflict', 'rate_limited', 'server_error', 'timeout',
+  'connection', 'empty_output', 'auth', 'quota', 'bad_request', 'privacy_blocked', 'no_host', 'budget_exceeded',
+  'worker_lost', 'cancelled', 'internal',
+] as const satisfies readonly ErrorCode[];
+// Fails to compile when the domain gains an error code this list lacks.
+const everyCodeListed: Exclude<ErrorCode, (typeof ERROR_CODES)[number]> extends never ? true : false = true;
+void everyCodeListed;
+
+const JobIdSchema = z.number().int().positive();
+const AttemptSchema = z.number().int().positive();
+const Count = z.number().int().nonnegative();
+
+export const UsageSchema = z
+  .object({
+    inputTokens: Count,
+    outputTokens: Count,
+    cachedTokens: Count.optional(),
+    reasoningTokens: Count.optional(),
+  })
+  .strict();
+
+/** A vignette as a worker needs it: what to pose, and where it sits in the manifest. */
+export const WireVignetteSchema = z
+  .object({
+    id: z.string().min(1),
+    index: z.number().int().nonnegative(),
+    prompt: z.string(),
+    system: z.string().optional(),
+  })
+  .strict();
+export type WireVignette = z.infer<typeof WireVignetteSchema>;
+
+/** A record as a worker sends it; the coordinator fills in the rest from the job it assigned. */
+export const WireRecordSchema = z
+  .object({
+    vignetteIndex: z.number().int().nonnegative(),
+    response: z.string(),
+    usage: UsageSchema,
+    latencyMs: z.number().nonnegative(),
+    host: z.string().min(1).max(400),
+    cached: z.boolean(),
+    finishedAt: z.number().int().nonnegative(),
+  })
+  .strict();
+export type WireRecord = z.infer<typeof WireRecordSchema>;
+
+export const JobOptionsSchema = z
+  .object({
+    sampling: SamplingSchema,
+    privacy: z.enum(['strict', 'fallback', 'off']),
+    noStore: z.boolean(),
+    shareCacheAcrossEpochs: z.boolean(),
+  })
+  .strict();
+
+/** Per-job progress a worker reports with every heartbeat. */
+export const JobProgressSchema = z
+  .object({ job_id: JobIdSchema, attempt: AttemptSchema, vignettes_done: Count, usage: UsageSchema })
+  .strict();
+export type JobProgress = z.infer<typeof JobProgressSchema>;
+
+export const WireErrorSchema = z
+  .object({
+    code: z.enum(ERROR_CODES),
+    message: z.string().max(4000),
+    retryable: z.boolean(),
+    retry_after_ms: z.number().nonnegative().optional(),
+  })
+  .strict();
+export type WireError = z.infer<typeof WireErrorSchema>;
+
+// ---- Worker -> coordinator ----------------------------------------------------------------------
+
+export const RegisterSchema = z
+  .object({
+    type: z.literal('register'),
+    protocol: z.number().int(),
+    worker_id: z.string().regex(/^[\w.:@-]{1,128}$/, 'letters, digits and . _ : @ - only, at most 128'),
+    capacity: z.number().int().min(1).max(1024),
+    models: z.union([z.literal('all'), z.array(z.string().min(1).max(200)).min(1).max(256)]),
+    token: z.string().max(1024),
+    version: z.string().max(64),
+  })
+  .strict();
+
+export const RecordsSchema = z
+  .object({ type: z.literal('records'), job_id: JobIdSchema, attempt: AttemptSchema, records: z.array(WireRecordSchema).min(1) })
+  .strict();
+
+/** A job attempt's end: its outcome, or why it failed (exactly one of the two). */
+export const ResultSchema = z
+  .object({
+    type: z.literal('result'),
+    job_id: JobIdSchema,
+    attempt: AttemptSchema,
+    outcome: z.object({ vignettes_done: Count, usage: UsageSchema }).strict().optional(),
+    error: WireErrorSchema.optional(),
+  })
+  .strict()
+  .refine((m) => (m.outcome === undefined) !== (m.error === undefined), 'a result carries either outcome or error');
+
+export const WorkerHeartbeatSchema = z
+  .object({ type: z.literal('heartbeat'), jobs: z.array(JobProgressSchema).max(1024).optional() })
+  .strict();
+
+/** Everything a registered worker may send. */
+export const WorkerMessageSchema = z.discriminatedUnion('type', [RecordsSchema, ResultSchema, WorkerHeartbeatSchema]);
+
+// ---- Coordinator -> worker ----------------------------------------------------------------------
+
+export const RegisteredSchema = z
+  .object({
+    type: z.literal('registered'),
+    worker_id: z.string(),
+    heartbeat_ms: z.number().int().positive(),
+    missed_heartbeats: z.number().int().positive(),
+    max_frame_bytes: z.number().int().min(PRE_REGISTER_MAX_FRAME_BYTES),
+  })
+  .strict();
+
+/** The coordinator refuses a registration (bad token, protocol) and closes the connection. */
+export const RefusedSchema = z
+  .object({ type: z.literal('error'), code: z.enum(ERROR_CODES), message: z.string().max(4000) })
+  .strict();
+
+/**
+ * A job's first frame. When its vignettes do not fit one frame, `more` is true and `assign_more`
+ * frames carry the rest; the worker starts once the last one (`more: false`) arrives.
+ */
+export const AssignSchema = z
+  .object({
+    type: z.literal('assign'),
+    job_id: JobIdSchema,
+    attempt: AttemptSchema,
+    job: z
+      .object({
+        runId: z.string().min(1).max(100),
+        model: z.string().min(1).max(200),
+        epoch: z.number().int().positive(),
+        vignetteCount: z.number().int().nonnegative(),
+        options: JobOptionsSchema,
+        vignettes: z.array(WireVignetteSchema),
+      })
+      .strict(),
+    more: z.boolean(),
+  })
+  .strict();
+
+export const AssignMoreSchema = z
+  .object({
+    type: z.literal('assign_more'),
+    job_id: JobIdSchema,
+    attempt: AttemptSchema,
+    vignettes: z.array(WireVignetteSchema).min(1),
+    more: z.boolean(),
+  })
+  .strict();
+
+export const CancelSchema = z.object({ type: z.literal('cancel'), job_id: JobIdSchema, attempt: AttemptSchema }).strict();
+
+export const CoordinatorHeartbeatSchema = z.object({ type: z.literal('heartbeat') }).strict();
+
+/** Everything a coordinator may send. */
+export const CoordinatorMessageSchema = z.discriminatedUnion('type', [
+  RegisteredSchema,
+  RefusedSchema,
+  AssignSchema,
+  AssignMoreSchema,
+  CancelSchema,
+  CoordinatorHeartbeatSchema,
+]);
+
+export type RegisterMessage = z.infer<typeof RegisterSchema>;
+export type RegisteredMessage = z.infer<typeof RegisteredSchema>;
+export type RefusedMessage = z.infer<typeof RefusedSchema>;
+export type AssignMessage = z.infer<typeof AssignSchema>;
+export type AssignMoreMessage = z.infer<typeof AssignMoreSchema>;
+export type CancelMessage = z.infer<typeof CancelSchema>;
+export type RecordsMessage = z.infer<typeof RecordsSchema>;
+export type ResultMessage = z.infer<typeof ResultSchema>;
+export type WorkerMessage = z.infer<typeof WorkerMessageSchema>;
+export type CoordinatorMessage = z.infer<typeof CoordinatorMessageSchema>;
+/** Any frame, for the sending side (validation happens on the receiving side). */
+export type Message = RegisterMessage | WorkerMessage | CoordinatorMessage;

@@ -1,0 +1,327 @@
+/**
+ * RemoteWorker: the coordinator's actor for one registered worker connection. It implements the
+ * same WorkerHandle as LocalWorker, so the scheduler cannot tell them apart: `dispatch` sends an
+ * `assign` (split over frames when large), streams the worker's `records` into the job's sink as
+ * they arrive, and settles on the matching `result` — matched by job id AND attempt. Never more
+ * than the declared capacity is assigned (a cancelled job holds its slot until the worker says it
+ * stopped). A closed socket, a protocol error or a silent peer fails every job in flight with a
+ * retryable `worker_lost`, and the scheduler redelivers each elsewhere.
+ * Runs on: Node (core).
+ */
+import type { Logger } from 'pino';
+import {
+  PanoptesError,
+  type EvalJob,
+  type IndexedVignette,
+  type JobOutcome,
+  type ResponseRecord,
+  type Usage,
+} from '../domain.js';
+import { Semaphore } from '../workers/semaphore.js';
+import type { JobSink, WorkerHandle, WorkerInfo, WorkerJobProgress } from '../workers/worker-handle.js';
+import { FrameBatcher, budgetFor, jsonBytes } from './frame-batcher.js';
+import { Heartbeat } from './heartbeat.js';
+import type { FrameChannel } from './message-stream.js';
+import type {
+  AssignMessage,
+  RecordsMessage,
+  RegisterMessage,
+  ResultMessage,
+  WireRecord,
+  WireVignette,
+  WorkerMessage,
+} from './messages.js';
+
+export interface RemoteWorkerOptions {
+  registration: RegisterMessage;
+  stream: FrameChannel;
+  /** `ip:port` of the worker, as the coordinator sees it. */
+  address: string;
+  heartbeatMs: number;
+  missedHeartbeats: number;
+  logger: Logger;
+  /** Called once when the connection is gone (the listener takes the worker out of the pool). */
+  onGone(worker: RemoteWorker, reason: string): void;
+  /** Called when the worker reports new progress (the pool tells the UI). */
+  onProgress(): void;
+}
+
+interface InFlight {
+  job: EvalJob;
+  attempt: number;
+  sink: JobSink;
+  vignettes: Map<number, IndexedVignette>;
+  progress: { vignettesDone: number; usage: Usage };
+  resolve(outcome: JobOutcome): void;
+  reject(err: PanoptesError): void;
+  detach(): void;
+}
+
+const keyOf = (jobId: number, attempt: number) => `${jobId}/${attempt}`;
+
+export class RemoteWorker implements WorkerHandle {
+  readonly id: string;
+  readonly capacity: number;
+  readonly models: string[] | 'all';
+  readonly version: string;
+  readonly address: string;
+  readonly connectedAt = Date.now();
+  private readonly served: ReadonlySet<string> | null;
+  private readonly stream: FrameChannel;
+  private readonly slots: Semaphore;
+  private readonly inFlight = new Map<string, InFlight>();
+  /** Jobs we cancelled whose `result` has not come yet: their late frames are expected, and ignored. */
+  private readonly cancelled = new Set<string>();
+  private readonly lost = new AbortController();
+  private readonly heartbeat: Heartbeat;
+  private readonly logger: Logger;
+  private readonly opts: RemoteWorkerOptions;
+  private lostReason: string | null = null;
+
+  constructor(opts: RemoteWorkerOptions) {
+    const reg = opts.registration;
+    this.id = reg.worker_id;
+    this.capacity = reg.capacity;
+    this.models = reg.models;
+    this.version = reg.version;
+    this.address = opts.address;
+    this.served = reg.models === 'all' ? null : new Set(reg.models);
+    this.stream = opts.stream;
+    this.slots = new Semaphore(reg.capacity);
+    this.logger = opts.logger.child({ worker: this.id, address: this.address });
+    this.opts = opts;
+    this.heartbeat = new Heartbeat({
+      intervalMs: opts.heartbeatMs,
+      missed: opts.missedHeartbeats,
+      send: () => this.stream.send({ type: 'heartbeat' }),
+      onDead: (silentMs) => this.stream.close(`no heartbeat for ${silentMs} ms`),
+    });
+    this.heartbeat.start();
+  }
+
+  serves(model: string): boolean {
+    return this.served === null || this.served.has(model);
+  }
+
+  isAlive(): boolean {
+    return this.lostReason === null;
+  }
+
+  info(): WorkerInfo {
+    const jobs: WorkerJobProgress[] = [...this.inFlight.values()].map((f) => ({
+      jobId: f.job.jobId,
+      attempt: f.attempt,
+      model: f.job.model,
+      epoch: f.job.epoch,
+      vignetteCount: f.job.vignettes.length,
+      vignettesDone: f.progress.vignettesDone,
+      usage: { ...f.progress.usage },
+    }));
+    return {
+      id: this.id,
+      kind: 'remote',
+      capacity: this.capacity,
+      models: this.models,
+      alive: this.isAlive(),
+      inFlight: this.inFlight.size,
+      address: this.address,
+      version: this.version,
+      connectedAt: this.connectedAt,
+      jobs,
+    };
+  }
+
+  async dispatch(job: EvalJob, attempt: number, sink: JobSink, signal: AbortSignal): Promise<JobOutcome> {
+    if (!this.isAlive()) throw this.lostError();
+    // Frames are planned before anything is sent: a vignette too large for any frame fails this job only.
+    const frames = this.assignFrames(job, attempt);
+    try {
+      await this.slots.acquire(AbortSignal.any([signal, this.lost.signal]));
+    } catch {
+      if (!this.isAlive()) throw this.lostError();
+      throw new PanoptesError('cancelled', `job ${job.jobId} was cancelled`);
+    }
+    const key = keyOf(job.jobId, attempt);
+    if (this.inFlight.has(key) || this.cancelled.has(key)) {
+      this.slots.release();
+      throw new PanoptesError('conflict', `job ${job.jobId} attempt ${attempt} is already on worker ${this.id}`);
+    }
+    return new Promise<JobOutcome>((resolve, reject) => {
+      const onAbort = () => this.cancel(key);
+      const entry: InFlight = {
+        job,
+        attempt,
+        sink,
+        vignettes: new Map(job.vignettes.map((v) => [v.index, v])),
+        progress: { vignettesDone: 0, usage: { inputTokens: 0, outputTokens: 0 } },
+        resolve,
+        reject,
+        detach: () => signal.removeEventListener('abort', onAbort),
+      };
+      this.inFlight.set(key, entry);
+      signal.addEventListener('abort', onAbort, { once: true });
+      for (const frame of frames) this.stream.send(frame);
+      this.logger.debug({ job_id: job.jobId, attempt, vignettes: job.vignettes.length, frames: frames.length }, 'assigned job');
+    });
+  }
+
+  /** One frame from the worker (already validated against the schema). Throwing closes the connection. */
+  handle(message: WorkerMessage): void {
+    this.heartbeat.seen();
+    switch (message.type) {
+      case 'records':
+        return this.onRecords(message);
+      case 'result':
+        return this.onResult(message);
+      case 'heartbeat': {
+        let changed = false;
+        for (const p of message.jobs ?? []) {
+          const entry = this.inFlight.get(keyOf(p.job_id, p.attempt));
+          if (!entry || entry.progress.vignettesDone === p.vignettes_done) continue;
+          entry.progress = { vignettesDone: p.vignettes_done, usage: p.usage };
+          changed = true;
+        }
+        if (changed) this.opts.onProgress();
+        return;
+      }
+    }
+  }
+
+  /** The connection is gone: every job in flight fails over. Called by the listener with the reason. */
+  lose(reason: string): void {
+    if (this.lostReason !== null) return;
+    this.lostReason = reason;
+    this.heartbeat.stop();
+    this.stream.close(reason);
+    this.lost.abort();
+    const err = this.lostError();
+    const failed = this.inFlight.size;
+    for (const entry of this.inFlight.values()) {
+      entry.detach();
+      entry.reject(err);
+    }
+    this.inFlight.clear();
+    this.cancelled.clear();
+    this.logger.warn({ reason, failed_jobs: failed }, 'worker connection lost');
+    this.opts.onGone(this, reason);
+  }
+
+  async close(): Promise<void> {
+    this.lose('coordinator closed the connection');
+  }
+
+  private lostError(): PanoptesError {
+    return new PanoptesError('worker_lost', `worker ${this.id} (${this.address}) lost: ${this.lostReason ?? 'unknown'}`, {
+      retryable: true,
+    });
+  }
+
+  private assignFrames(job: EvalJob, attempt: number): object[] {
+    const wire: WireVignette[] = job.vignettes.map((v) => ({
+      id: v.id,
+      index: v.index,
+      prompt: v.prompt,
+      ...(v.system === undefined ? {} : { system: v.system }),
+    }));
+    const first: AssignMessage = {
+      type: 'assign',
+      job_id: job.jobId,
+      attempt,
+      job: { runId: job.runId, model: job.model, epoch: job.epoch, vignetteCount: wire.length, options: job.options, vignettes: [] },
+      more: false,
+    };
+    const batches: WireVignette[][] = [];
+    const batcher = new FrameBatcher<WireVignette>(
+      budgetFor(this.stream.maxFrameBytes, jsonBytes(first)),
+      (items) => batches.push(items),
+      (v) => `vignette "${v.id}"`,
+    );
+    for (const v of wire) batcher.push(v);
+    batcher.flush();
+    const frames: object[] = [{ ...first, job: { ...first.job, vignettes: batches[0] ?? [] }, more: batches.length > 1 }];
+    for (let i = 1; i < batches.length; i++) {
+      frames.push({ type: 'assign_more', job_id: job.jobId, attempt, vignettes: batches[i], more: i < batches.length - 1 });
+    }
+    return frames;
+  }
+
+  /** Finds the job a frame is about; a frame about a job this worker does not hold is a protocol error. */
+  private entryFor(jobId: number, attempt: number, what: string): InFlight | null {
+    const key = keyOf(jobId, attempt);
+    const entry = this.inFlight.get(key);
+    if (entry) return entry;
+    if (this.cancelled.has(key)) return null;
+    throw new Error(`${what} for job ${jobId} attempt ${attempt}, which this worker does not hold`);
+  }
+
+  private onRecords(message: RecordsMessage): void {
+    const entry = this.entryFor(message.job_id, message.attempt, 'records');
+    if (!entry) return;
+    for (const r of message.records) {
+      const v = entry.vignettes.get(r.vignetteIndex);
+      if (!v) throw new Error(`record for vignette index ${r.vignetteIndex}, which job ${message.job_id} does not contain`);
+      entry.sink.record(toResponseRecord(entry.job, v, r));
+    }
+  }
+
+  private onResult(message: ResultMessage): void {
+    const key = keyOf(message.job_id, message.attempt);
+    const entry = this.entryFor(message.job_id, message.attempt, 'result');
+    this.slots.release();
+    if (!entry) {
+      this.cancelled.delete(key);
+      return;
+    }
+    this.inFlight.delete(key);
+    entry.detach();
+    if (message.outcome) {
+      entry.resolve({
+        jobId: message.job_id,
+        attempt: message.attempt,
+        workerId: this.id,
+        vignettesDone: message.outcome.vignettes_done,
+        usage: message.outcome.usage,
+      });
+    } else {
+      const e = message.error!;
+      entry.reject(
+        new PanoptesError(e.code, `worker ${this.id}: ${e.message}`, {
+          retryable: e.retryable,
+          ...(e.retry_after_ms === undefined ? {} : { retryAfterMs: e.retry_after_ms }),
+        }),
+      );
+    }
+    this.opts.onProgress();
+  }
+
+  private cancel(key: string): void {
+    const entry = this.inFlight.get(key);
+    if (!entry) return;
+    this.inFlight.delete(key);
+    this.cancelled.add(key);
+    this.stream.send({ type: 'cancel', job_id: entry.job.jobId, attempt: entry.attempt });
+    entry.reject(new PanoptesError('cancelled', `job ${entry.job.jobId} was cancelled`));
+  }
+}
+
+/** A record as the engine stores it: the worker's answer, completed from the job the coordinator assigned. */
+function toResponseRecord(job: EvalJob, v: IndexedVignette, r: WireRecord): ResponseRecord {
+  const record: ResponseRecord = {
+    runId: job.runId,
+    jobId: job.jobId,
+    vignetteId: v.id,
+    vignetteIndex: v.index,
+    model: job.model,
+    epoch: job.epoch,
+    prompt: v.prompt,
+    response: r.response,
+    usage: r.usage,
+    latencyMs: r.latencyMs,
+    host: r.host,
+    cached: r.cached,
+    sampling: job.options.sampling,
+    finishedAt: r.finishedAt,
+  };
+  if (v.system !== undefined) record.system = v.system;
+  return record;
+}

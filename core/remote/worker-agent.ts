@@ -1,0 +1,306 @@
+/**
+ * WorkerAgent: the `panoptes worker` side of the protocol. It connects to a coordinator,
+ * registers (token, capacity, the models it serves), runs each assigned job with its own model
+ * clients (its own catalog and keys: keys never travel), streams records back in frame-sized
+ * batches as they are produced, reports per-job progress with every heartbeat, and answers each
+ * assignment with exactly one `result`. When the connection drops it abandons its jobs (the
+ * coordinator has already failed them over) and reconnects with backoff, for as long as it runs.
+ * Runs on: Node (core).
+ */
+import type { Socket } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import {
+  PanoptesError,
+  addUsage,
+  emptyUsage,
+  toPanoptesError,
+  type EvalJob,
+  type IndexedVignette,
+  type ResponseRecord,
+  type Usage,
+} from '../domain.js';
+import type { ModelClient } from '../models/model-client.js';
+import { LocalWorker } from '../workers/local-worker.js';
+import { FrameBatcher, budgetFor, jsonBytes } from './frame-batcher.js';
+import { Heartbeat } from './heartbeat.js';
+import { MessageStream } from './message-stream.js';
+import {
+  CoordinatorMessageSchema,
+  PRE_REGISTER_MAX_FRAME_BYTES,
+  PROTOCOL_VERSION,
+  type AssignMessage,
+  type CoordinatorMessage,
+  type JobProgress,
+  type RegisterMessage,
+  type WireError,
+  type WireRecord,
+  type WireVignette,
+} from './messages.js';
+import { connectToCoordinator, type CoordinatorAddress } from './transport.js';
+
+export interface WorkerAgentOptions {
+  coordinator: CoordinatorAddress;
+  token: string;
+  workerId: string;
+  /** Jobs run at once. */
+  capacity: number;
+  models: string[] | 'all';
+  client: ModelClient;
+  /** Model calls in flight at once across all jobs. */
+  callConcurrency: number;
+  version: string;
+  /** First and longest pause between connection attempts (default 100 ms and 5 s). */
+  reconnectMinMs?: number;
+  reconnectMaxMs?: number;
+  /** Longest a record waits before its batch is sent (default 20 ms). */
+  recordFlushMs?: number;
+  logger: Logger;
+}
+
+/** Why a session ended. */
+interface SessionEnd {
+  registered: boolean;
+  /** The coordinator refused us (bad token, protocol): retrying cannot help. */
+  refusal?: PanoptesError;
+  reason: string;
+}
+
+export class WorkerAgent {
+  private readonly opts: WorkerAgentOptions;
+  private readonly executor: LocalWorker;
+
+  constructor(opts: WorkerAgentOptions) {
+    this.opts = opts;
+    this.executor = new LocalWorker({ id: opts.workerId, client: opts.client, callConcurrency: opts.callConcurrency, capacity: opts.capacity });
+  }
+
+  /** Serves coordinators until `signal` aborts; rejects only when the coordinator refuses this worker. */
+  async run(signal: AbortSignal): Promise<void> {
+    const { logger } = this.opts;
+    const minMs = this.opts.reconnectMinMs ?? 100;
+    const maxMs = this.opts.reconnectMaxMs ?? 5000;
+    let delay = minMs;
+    const where = `${this.opts.coordinator.host}:${this.opts.coordinator.port}`;
+    while (!signal.aborted) {
+      try {
+        const socket = await connectToCoordinator(this.opts.coordinator, 10_000);
+        const end = await new Session(this.opts, this.executor, socket, signal).done;
+        if (end.refusal) throw end.refusal;
+        if (end.registered) delay = minMs;
+        if (!signal.aborted) logger.warn({ coordinator: where, reason: end.reason }, 'disconnected from coordinator');
+      } catch (err) {
+        const e = toPanoptesError(err);
+        if (e.code === 'auth' || e.code === 'bad_request' || e.code === 'conflict') throw e;
+        logger.warn({ coordinator: where, err: e.message, retry_in_ms: delay }, 'cannot reach coordinator');
+      }
+      if (signal.aborted) break;
+      await sleep(delay * (0.75 + Math.random() / 2), undefined, { signal }).catch(() => undefined);
+      delay = Math.min(maxMs, delay * 2);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.executor.close();
+  }
+}
+
+interface RunningJob {
+  controller: AbortController;
+  vignettesDone: number;
+  usage: Usage;
+}
+
+interface Assembling {
+  first: AssignMessage;
+  vignettes: WireVignette[];
+}
+
+const keyOf = (jobId: number, attempt: number) => `${jobId}/${attempt}`;
+
+/** One connection's worth of conversation with a coordinator. */
+class Session {
+  readonly done: Promise<SessionEnd>;
+  private readonly stream: MessageStream<CoordinatorMessage>;
+  private readonly running = new Map<string, RunningJob>();
+  private readonly assembling = new Map<string, Assembling>();
+  private heartbeat: Heartbeat | null = null;
+  private registered = false;
+  private refusal: PanoptesError | undefined;
+  private readonly logger: Logger;
+
+  constructor(
+    private readonly opts: WorkerAgentOptions,
+    private readonly executor: LocalWorker,
+    socket: Socket,
+    signal: AbortSignal,
+  ) {
+    this.logger = opts.logger;
+    let settle!: (end: SessionEnd) => void;
+    this.done = new Promise((resolve) => (settle = resolve));
+    const onStop = () => this.stream.close('worker stopping');
+    const registerTimer = setTimeout(() => this.stream.close('no answer to register within 10 s'), 10_000);
+    this.stream = new MessageStream<CoordinatorMessage>(socket, {
+      schema: CoordinatorMessageSchema,
+      maxFrameBytes: PRE_REGISTER_MAX_FRAME_BYTES,
+      onMessage: (m) => this.handle(m, registerTimer),
+      onClose: (reason) => {
+        clearTimeout(registerTimer);
+        signal.removeEventListener('abort', onStop);
+        this.heartbeat?.stop();
+        const lost = new PanoptesError('worker_lost', `connection to the coordinator closed: ${reason}`, { retryable: true });
+        for (const job of this.running.values()) job.controller.abort(lost);
+        this.running.clear();
+        this.assembling.clear();
+        settle({ registered: this.registered, reason, ...(this.refusal ? { refusal: this.refusal } : {}) });
+      },
+    });
+    signal.addEventListener('abort', onStop, { once: true });
+    const register: RegisterMessage = {
+      type: 'register',
+      protocol: PROTOCOL_VERSION,
+      worker_id: opts.workerId,
+      capacity: opts.capacity,
+      models: opts.models,
+      token: opts.token,
+      version: opts.version,
+    };
+    this.stream.send(register);
+  }
+
+  private handle(message: CoordinatorMessage, registerTimer: NodeJS.Timeout): void {
+    this.heartbeat?.seen();
+    switch (message.type) {
+      case 'registered': {
+        if (this.registered) throw new Error('registered twice');
+        clearTimeout(registerTimer);
+        this.registered = true;
+        this.stream.maxFrameBytes = message.max_frame_bytes;
+        this.heartbeat = new Heartbeat({
+          intervalMs: message.heartbeat_ms,
+          missed: message.missed_heartbeats,
+          send: () => this.stream.send({ type: 'heartbeat', jobs: this.progress() }),
+          onDead: (silentMs) => this.stream.close(`no heartbeat from the coordinator for ${silentMs} ms`),
+        });
+        this.heartbeat.start();
+        this.logger.info({ worker: this.opts.workerId, capacity: this.opts.capacity }, 'registered with coordinator');
+        return;
+      }
+      case 'error':
+        this.refusal = new PanoptesError(message.code, `the coordinator refused this worker: ${message.message}`);
+        this.stream.close(`refused: ${message.message}`);
+        return;
+      case 'heartbeat':
+        return;
+      case 'assign': {
+        if (!this.registered) throw new Error('assign before registered');
+        const key = keyOf(message.job_id, message.attempt);
+        if (this.running.has(key) || this.assembling.has(key)) throw new Error(`job ${key} assigned twice`);
+        if (this.running.size + this.assembling.size >= this.opts.capacity) {
+          throw new Error(`assigned more than the declared capacity of ${this.opts.capacity} jobs`);
+        }
+        const entry = { first: message, vignettes: [...message.job.vignettes] };
+        if (message.more) this.assembling.set(key, entry);
+        else this.start(entry);
+        return;
+      }
+      case 'assign_more': {
+        const key = keyOf(message.job_id, message.attempt);
+        const entry = this.assembling.get(key);
+        if (!entry) throw new Error(`assign_more for job ${key}, which is not being assigned`);
+        for (const v of message.vignettes) entry.vignettes.push(v);
+        if (!message.more) {
+          this.assembling.delete(key);
+          this.start(entry);
+        }
+        return;
+      }
+      case 'cancel': {
+        const key = keyOf(message.job_id, message.attempt);
+        // A cancel may cross the job's result on the wire: one we no longer hold is simply done.
+        this.running.get(key)?.controller.abort(new PanoptesError('cancelled', `job ${message.job_id} cancelled by the coordinator`));
+        if (this.assembling.delete(key)) {
+          const error: WireError = { code: 'cancelled', message: `job ${message.job_id} cancelled before it started`, retryable: false };
+          this.sendResult(message.job_id, message.attempt, { error });
+        }
+        return;
+      }
+    }
+  }
+
+  private progress(): JobProgress[] {
+    return [...this.running.entries()].map(([key, j]) => {
+      const [jobId, attempt] = key.split('/').map(Number) as [number, number];
+      return { job_id: jobId, attempt, vignettes_done: j.vignettesDone, usage: j.usage };
+    });
+  }
+
+  private start({ first, vignettes }: Assembling): void {
+    const { job_id: jobId, attempt } = first;
+    if (vignettes.length !== first.job.vignetteCount) {
+      throw new Error(`job ${jobId} announced ${first.job.vignetteCount} vignettes but ${vignettes.length} arrived`);
+    }
+    const job: EvalJob = {
+      jobId,
+      runId: first.job.runId,
+      model: first.job.model,
+      epoch: first.job.epoch,
+      vignettes: vignettes as IndexedVignette[],
+      options: first.job.options,
+    };
+    const state: RunningJob = { controller: new AbortController(), vignettesDone: 0, usage: emptyUsage() };
+    this.running.set(keyOf(jobId, attempt), state);
+    const envelope = { type: 'records', job_id: jobId, attempt, records: [] };
+    const batcher = new FrameBatcher<WireRecord>(
+      budgetFor(this.stream.maxFrameBytes, jsonBytes(envelope)),
+      (records) => this.stream.send({ ...envelope, records }),
+      (r) => `the record for vignette index ${r.vignetteIndex}`,
+    );
+    let flushTimer: NodeJS.Timeout | null = null;
+    const flush = () => {
+      if (flushTimer) clearTimeout(flushTimer);
+      flushTimer = null;
+      batcher.flush();
+    };
+    const sink = {
+      record: (r: ResponseRecord) => {
+        batcher.push({
+          vignetteIndex: r.vignetteIndex,
+          response: r.response,
+          usage: r.usage,
+          latencyMs: r.latencyMs,
+          host: r.host,
+          cached: r.cached,
+          finishedAt: r.finishedAt,
+        });
+        state.vignettesDone += 1;
+        addUsage(state.usage, r.usage);
+        flushTimer ??= setTimeout(flush, this.opts.recordFlushMs ?? 20);
+      },
+    };
+    this.executor.dispatch(job, attempt, sink, state.controller.signal).then(
+      (outcome) => {
+        flush();
+        this.running.delete(keyOf(jobId, attempt));
+        this.sendResult(jobId, attempt, { outcome: { vignettes_done: outcome.vignettesDone, usage: outcome.usage } });
+      },
+      (err: unknown) => {
+        flush();
+        this.running.delete(keyOf(jobId, attempt));
+        const e = toPanoptesError(err);
+        this.sendResult(jobId, attempt, {
+          error: {
+            code: e.code,
+            message: e.message.slice(0, 4000),
+            retryable: e.retryable,
+            ...(e.retryAfterMs === undefined ? {} : { retry_after_ms: e.retryAfterMs }),
+          },
+        });
+      },
+    );
+  }
+
+  private sendResult(jobId: number, attempt: number, body: { outcome: { vignettes_done: number; usage: Usage } } | { error: WireError }): void {
+    this.stream.send({ type: 'result', job_id: jobId, attempt, ...body });
+  }
+}
