@@ -3,7 +3,7 @@
  * jobs in-process; a RemoteWorker fronts a TCP connection to a `panoptes worker` process.
  * Runs on: Node (core).
  */
-import type { EvalJob, JobOutcome, ResponseRecord } from '../domain.js';
+import type { EvalJob, JobOutcome, ResponseRecord, Usage } from '../domain.js';
 
 /** Where a worker delivers records as they come; the scheduler lands them in batches. */
 export interface JobSink {
@@ -22,6 +22,18 @@ export interface WorkerInfo {
   address?: string;
   version?: string;
   connectedAt: number;
+  /** Jobs in flight with the progress the worker last reported (remote workers, via heartbeats). */
+  jobs?: WorkerJobProgress[];
+}
+
+export interface WorkerJobProgress {
+  jobId: number;
+  attempt: number;
+  model: string;
+  epoch: number;
+  vignetteCount: number;
+  vignettesDone: number;
+  usage: Usage;
 }
 
 export interface WorkerHandle {

@@ -4,7 +4,9 @@
  * Runs on: Node (core).
  */
 import type { Command } from 'commander';
-import type { Run } from '../../domain.js';
+import { PanoptesError, type Run } from '../../domain.js';
+import { startWorkerListener, type WorkerListener } from '../../remote/listener.js';
+import { loadServerTls, parsePort } from '../../remote/transport.js';
 import { responsesPath } from '../../scheduler/response-log.js';
 import type { ModelCost, RunSummary } from '../../service/contract.js';
 import type { Engine } from '../../service/engine.js';
@@ -25,6 +27,13 @@ interface RunCliOptions extends CommonOptions {
   seed?: number;
   json?: boolean;
   progress: boolean;
+  listen?: number;
+  listenHost?: string;
+  token?: string;
+  tlsCert?: string;
+  tlsKey?: string;
+  local: boolean;
+  waitForWorkers?: number;
 }
 
 /** The summary `--json` prints and `run`/`resume` share. */
@@ -88,7 +97,14 @@ export function registerRunCommand(program: Command): void {
       .option('--max-tokens <n>', 'maximum output tokens per call', parsePositiveInt('--max-tokens'))
       .option('--seed <n>', 'sampling seed', Number)
       .option('--json', 'print one JSON summary object instead of a table')
-      .option('--no-progress', 'no live progress'),
+      .option('--no-progress', 'no live progress')
+      .option('--listen <port>', 'accept `panoptes worker` connections on this port (0: any free port)', (v: string) => parsePort(v, '--listen'))
+      .option('--listen-host <addr>', 'address to listen on (default 127.0.0.1; 0.0.0.0 for every interface)')
+      .option('--token <token>', 'the token workers must present (default: $PANOPTES_WORKER_TOKEN)')
+      .option('--tls-cert <file>', 'serve workers over TLS with this certificate (PEM)')
+      .option('--tls-key <file>', 'and this private key (PEM)')
+      .option('--no-local', 'run no jobs in this process: only remote workers do (needs --listen)')
+      .option('--wait-for-workers <seconds>', 'how long a job waits for a worker serving its model (default 30 with --no-local)', parsePositiveInt('--wait-for-workers')),
   ).action(async (opts: RunCliOptions, cmd: Command) => {
     cmd.setOptionValue('exit', await runCommand(opts));
   });
@@ -96,8 +112,21 @@ export function registerRunCommand(program: Command): void {
 
 async function runCommand(opts: RunCliOptions): Promise<number> {
   let engine: Engine | undefined;
+  let listener: WorkerListener | undefined;
   try {
-    engine = openCliEngine(opts, opts.callConcurrency === undefined ? {} : { callConcurrency: opts.callConcurrency });
+    if (opts.listen === undefined && !opts.local) throw new PanoptesError('invalid_input', '--no-local needs --listen: no worker could run the jobs', { where: '--no-local' });
+    engine = openCliEngine(opts, {
+      local: opts.local,
+      ...(opts.callConcurrency === undefined ? {} : { callConcurrency: opts.callConcurrency }),
+      ...(opts.waitForWorkers === undefined ? {} : { waitForWorkerMs: opts.waitForWorkers * 1000 }),
+    });
+    if (opts.listen !== undefined) {
+      const token = opts.token ?? process.env.PANOPTES_WORKER_TOKEN;
+      if (!token) throw new PanoptesError('invalid_input', '--listen needs a worker token: --token or $PANOPTES_WORKER_TOKEN', { where: '--token' });
+      const tls = loadServerTls(opts.tlsCert, opts.tlsKey);
+      listener = await startWorkerListener(engine, { port: opts.listen, token, ...(opts.listenHost ? { host: opts.listenHost } : {}), ...(tls ? { tls } : {}) });
+      process.stderr.write(`listening for workers on ${listener.host}:${listener.port}${listener.tls ? ' (TLS)' : ''}\n`);
+    }
     const sampling = {
       ...(opts.temperature === undefined ? {} : { temperature: opts.temperature }),
       ...(opts.maxTokens === undefined ? {} : { maxTokens: opts.maxTokens }),
@@ -122,6 +151,7 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
     return reportError(err);
   } finally {
     await engine?.close();
+    await listener?.close();
   }
 }
 
