@@ -9,7 +9,9 @@ import { registerExportCommand } from './commands/export.js';
 import { registerResumeCommand } from './commands/resume.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerRunsCommand } from './commands/runs.js';
+import { registerServeCommand } from './commands/serve.js';
 import { registerStatsCommand } from './commands/stats.js';
+import { registerWorkerCommand } from './commands/worker.js';
 
 export function buildProgram(): Command {
   const program = new Command('panoptes')
@@ -22,6 +24,8 @@ export function buildProgram(): Command {
   registerExportCommand(program);
   registerStatsCommand(program);
   registerRunsCommand(program);
+  registerWorkerCommand(program);
+  registerServeCommand(program);
   return program;
 }
 
