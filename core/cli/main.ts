@@ -9,7 +9,6 @@ import { registerExportCommand } from './commands/export.js';
 import { registerResumeCommand } from './commands/resume.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerRunsCommand } from './commands/runs.js';
-import { registerServeCommand } from './commands/serve.js';
 import { registerStatsCommand } from './commands/stats.js';
 import { registerWorkerCommand } from './commands/worker.js';
 
@@ -25,7 +24,6 @@ export function buildProgram(): Command {
   registerStatsCommand(program);
   registerRunsCommand(program);
   registerWorkerCommand(program);
-  registerServeCommand(program);
   return program;
 }
 
