@@ -12,7 +12,7 @@ import type { ResponseLog } from './response-log.js';
 export interface RecordBatcherOptions {
   /** Records per batch (default 128: one batch's transaction stays around a millisecond, so the event loop stays responsive). */
   maxBatch?: number;
-  /** Longest a record waits before its batch is written (default 50 ms). */
+  /** Longest a record waits before its batch is written (default 100 ms: few transactions when calls are slow, and no slower than the events the UI sees). */
   maxDelayMs?: number;
   onLanded?: (records: StoredResponse[]) => void;
 }
@@ -33,7 +33,7 @@ export class RecordBatcher implements JobSink {
     private readonly opts: RecordBatcherOptions = {},
   ) {
     this.maxBatch = opts.maxBatch ?? 128;
-    this.maxDelayMs = opts.maxDelayMs ?? 50;
+    this.maxDelayMs = opts.maxDelayMs ?? 100;
   }
 
   record(record: ResponseRecord): void {
