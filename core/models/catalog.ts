@@ -30,8 +30,11 @@ export const ProviderSchema = z
     trainsOnData: z.union([z.boolean(), z.literal('per-model')]),
     rpm: z.number().positive().optional(),
     maxConcurrency: z.number().int().positive().optional(),
+    /** Longest wait for one call before it counts as a timeout (default 60 s). */
     timeoutMs: z.number().int().positive().optional(),
     dailyBudget: DailyBudgetSchema.optional(),
+    /** Where the facts above come from (privacy terms, limits): for people, ignored by code. */
+    note: z.string().optional(),
     /** Kind-specific settings (e.g. the mock's latency and fault injection). */
     options: z.record(z.string(), z.unknown()).optional(),
   })
@@ -61,10 +64,31 @@ export const ModelSchema = z
   .strict();
 export type CatalogModel = z.infer<typeof ModelSchema>;
 
+/**
+ * A profile: a named set of keys and budgets. Each entry overrides, for one provider, the key
+ * variable and the daily budget; budget windows are kept per (profile, provider).
+ */
+export const ProfileSchema = z
+  .object({
+    providers: z.record(
+      z.string(),
+      z.object({ apiKeyEnv: z.string().min(1).optional(), dailyBudget: DailyBudgetSchema.optional() }).strict(),
+    ),
+  })
+  .strict();
+export type Profile = z.infer<typeof ProfileSchema>;
+
+/** Where a catalog's facts come from and when they were checked. */
+export const CatalogMetaSchema = z
+  .object({ description: z.string().optional(), asOf: z.string().optional(), sources: z.array(z.string()).optional() })
+  .strict();
+
 export const CatalogSchema = z
   .object({
+    meta: CatalogMetaSchema.optional(),
     providers: z.record(z.string(), ProviderSchema),
     models: z.record(z.string(), ModelSchema),
+    profiles: z.record(z.string(), ProfileSchema).optional(),
   })
   .strict()
   .superRefine((cat, ctx) => {
@@ -86,6 +110,17 @@ export const CatalogSchema = z
         }
       });
     }
+    for (const [profileId, profile] of Object.entries(cat.profiles ?? {})) {
+      for (const providerId of Object.keys(profile.providers)) {
+        if (!cat.providers[providerId]) {
+          ctx.addIssue({
+            code: 'custom',
+            path: ['profiles', profileId, 'providers', providerId],
+            message: `unknown provider "${providerId}"`,
+          });
+        }
+      }
+    }
   });
 export type CatalogData = z.infer<typeof CatalogSchema>;
 
@@ -106,9 +141,18 @@ export interface ResolvedHost extends Host {
   privacySafe: boolean;
 }
 
+/** What a provider runs with under one profile: the key variable and the daily budget. */
+export interface ProviderTerms {
+  apiKeyEnv: string | undefined;
+  dailyBudget: DailyBudget | undefined;
+}
+export type DailyBudget = z.infer<typeof DailyBudgetSchema>;
+
 export class Catalog {
   readonly data: CatalogData;
   readonly source: string;
+  /** Resolved hosts per model, built once: the catalog never changes after parsing, and routing asks on every call. */
+  private readonly resolved = new Map<string, ResolvedHost[]>();
 
   constructor(data: CatalogData, source: string) {
     this.data = data;
@@ -147,10 +191,11 @@ export class Catalog {
 
   /** Several catalogs as one: later files add models and providers, and override same-named ones. */
   static merge(catalogs: Catalog[]): Catalog {
-    const data: CatalogData = { providers: {}, models: {} };
+    const data: CatalogData = { providers: {}, models: {}, profiles: {} };
     for (const c of catalogs) {
       Object.assign(data.providers, c.data.providers);
       Object.assign(data.models, c.data.models);
+      Object.assign(data.profiles!, c.data.profiles ?? {});
     }
     return Catalog.parse(data, catalogs.map((c) => c.source).join(' + '));
   }
@@ -163,14 +208,29 @@ export class Catalog {
     return Object.hasOwn(this.data.models, model);
   }
 
+  /** The model's hosts in catalog order (the same array on every call: do not mutate it). */
   hosts(model: string): ResolvedHost[] {
+    const cached = this.resolved.get(model);
+    if (cached) return cached;
     const entry = this.data.models[model];
     if (!entry) return [];
-    return entry.hosts.map((h) => {
+    const hosts = entry.hosts.map((h) => {
       const providerConfig = this.data.providers[h.provider]!;
       const trains = h.trainsOnData ?? providerConfig.trainsOnData;
       return { ...h, id: `${h.provider}/${h.model}`, providerConfig, privacySafe: trains === false };
     });
+    this.resolved.set(model, hosts);
+    return hosts;
+  }
+
+  /** A provider's key variable and daily budget under a profile (the profile's entry wins). */
+  termsOf(provider: string, profile: string): ProviderTerms {
+    const base = this.data.providers[provider];
+    const own = this.data.profiles?.[profile]?.providers[provider];
+    return {
+      apiKeyEnv: own?.apiKeyEnv ?? base?.apiKeyEnv,
+      dailyBudget: own?.dailyBudget ?? base?.dailyBudget,
+    };
   }
 
   /** The price of a logical model: its first host's, else the seed's flat fallback. */
@@ -181,4 +241,12 @@ export class Catalog {
       outputPerMTok: first?.outputPerMTok ?? FALLBACK_PRICE.outputPerMTok,
     };
   }
+}
+
+/** A host's own price, else the seed's flat fallback. */
+export function priceOfHost(host: Host): Price {
+  return {
+    inputPerMTok: host.inputPerMTok ?? FALLBACK_PRICE.inputPerMTok,
+    outputPerMTok: host.outputPerMTok ?? FALLBACK_PRICE.outputPerMTok,
+  };
 }

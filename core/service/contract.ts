@@ -16,9 +16,19 @@ import type {
   StoredResponse,
   Vignette,
 } from '../domain.js';
+import type {
+  CallAggregate,
+  CallMetric,
+  HostPosture,
+  HostState,
+  MetricsReport,
+  ModelPosture,
+  PostureReport,
+} from '../models/router/router-report.js';
 import type { WorkerInfo } from '../workers/worker-handle.js';
 
 export type { Job, ModelUsage, PrivacyMode, Run, RunStatus, SerializedError, StoredResponse, Vignette, WorkerInfo };
+export type { CallAggregate, CallMetric, HostPosture, HostState, MetricsReport, ModelPosture, PostureReport };
 
 // ---- Inputs ----------------------------------------------------------------------------------
 
@@ -97,6 +107,20 @@ export const CheckManifestInputSchema = z
   .strict()
   .refine((v) => (v.path === undefined) !== (v.content === undefined), 'give either path or content');
 export type CheckManifestInput = z.input<typeof CheckManifestInputSchema>;
+
+export const MetricsInputSchema = z
+  .object({
+    /** Only calls at or after this time (ms since the epoch; default: the last 24 hours). */
+    since: z.number().int().min(0).optional(),
+    /** Only calls for this logical model. */
+    model: z.string().min(1).max(200).optional(),
+    /** Only calls to this provider (its catalog name). */
+    provider: z.string().min(1).max(200).optional(),
+    /** How many recent calls to list (default 100). Aggregates cover every matching call. */
+    limit: z.number().int().min(1).max(1000).optional(),
+  })
+  .strict();
+export type MetricsInput = z.infer<typeof MetricsInputSchema>;
 
 export const EmptyInputSchema = z.object({}).strict().optional();
 
@@ -198,6 +222,10 @@ export interface ControlApi {
   checkManifest(input: CheckManifestInput): Promise<ManifestPreview>;
   workers(): Promise<WorkerInfo[]>;
   defaults(): Promise<AppDefaults>;
+  /** Recent model calls and per-provider/host aggregates (the router's metrics). */
+  metrics(input?: MetricsInput): Promise<MetricsReport>;
+  /** For each logical model: whether a privacy-safe host is routable now, and each host's state. */
+  posture(): Promise<PostureReport>;
 }
 
 export type ControlMethod = keyof ControlApi;
@@ -215,6 +243,8 @@ export const CONTRACT_INPUTS = {
   checkManifest: CheckManifestInputSchema,
   workers: EmptyInputSchema,
   defaults: EmptyInputSchema,
+  metrics: MetricsInputSchema.optional(),
+  posture: EmptyInputSchema,
 } as const satisfies Record<ControlMethod, z.ZodType>;
 
 export const CONTRACT_METHODS = Object.keys(CONTRACT_INPUTS) as ControlMethod[];

@@ -13,6 +13,7 @@ import { PanoptesError, type IndexedVignette, type Run, type RunId, type RunOpti
 import { csvHeader, toCsvLine, toJsonlLine } from '../export.js';
 import { checkManifest, manifestError, readManifest } from '../manifest.js';
 import type { Catalog } from '../models/catalog.js';
+import type { Router } from '../models/router/router.js';
 import { responsesPath } from '../scheduler/response-log.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import type { Store } from '../store/store.js';
@@ -31,7 +32,10 @@ import {
   type ExportResult,
   type ListRunsInput,
   type ManifestPreview,
+  type MetricsInput,
+  type MetricsReport,
   type ModelCost,
+  type PostureReport,
   type ResponsesInput,
   type ResponsesPage,
   type RunDetail,
@@ -50,6 +54,8 @@ export interface ControlServiceOptions {
   pool: WorkerPool;
   dataDir: string;
   events: EventHub;
+  /** The model router, whose metrics and posture the contract serves. */
+  router: Pick<Router, 'metrics' | 'posture'>;
   defaults: Omit<AppDefaults, 'dataDir'>;
   /** Vignettes copied into the store per transaction while creating a run (default 500). */
   stageBatch?: number;
@@ -86,6 +92,7 @@ export class ControlService implements ControlApi {
   readonly pool: WorkerPool;
   readonly dataDir: string;
   readonly events: EventHub;
+  private readonly router: Pick<Router, 'metrics' | 'posture'>;
   private readonly appDefaults: AppDefaults;
   private readonly stageBatch: number;
 
@@ -98,6 +105,7 @@ export class ControlService implements ControlApi {
     this.appDefaults = { ...opts.defaults, dataDir: opts.dataDir };
     this.stageBatch = opts.stageBatch ?? 500;
     this.events = opts.events;
+    this.router = opts.router;
     this.pool.on('changed', () => this.events.workersChanged());
   }
 
@@ -299,6 +307,17 @@ export class ControlService implements ControlApi {
 
   async defaults(): Promise<AppDefaults> {
     return this.appDefaults;
+  }
+
+  // ---- The model router ----------------------------------------------------------------------------
+
+  async metrics(raw?: MetricsInput): Promise<MetricsReport> {
+    const input = validateInput('metrics', raw) ?? {};
+    return this.router.metrics(input);
+  }
+
+  async posture(): Promise<PostureReport> {
+    return this.router.posture();
   }
 
   // ---- Helpers -----------------------------------------------------------------------------------

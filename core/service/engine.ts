@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { Catalog } from '../models/catalog.js';
 import type { ModelClient } from '../models/model-client.js';
-import { Router } from '../models/router/router.js';
+import { Router, type RouterOptions } from '../models/router/router.js';
 import { databasePath, examplesDir, packageRoot } from '../paths.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { Store } from '../store/store.js';
@@ -34,6 +34,8 @@ export interface EngineOptions {
   waitForWorkerMs?: number;
   /** Replaces the router (tests). */
   modelClient?: ModelClient;
+  /** Router settings: profile, privacy lock, cache, cooldowns (see RouterOptions). */
+  router?: Omit<RouterOptions, 'catalog' | 'store' | 'logger'>;
   logger?: Logger;
 }
 
@@ -44,6 +46,7 @@ export interface Engine {
   pool: WorkerPool;
   catalog: Catalog;
   modelClient: ModelClient;
+  router: Router;
   dataDir: string;
   close(): Promise<void>;
 }
@@ -69,7 +72,8 @@ export function openEngine(opts: EngineOptions): Engine {
   store.discardAbandonedStaging();
   const local = opts.local ?? true;
   const pool = new WorkerPool({ waitForWorkerMs: opts.waitForWorkerMs ?? (local ? 0 : 30_000) });
-  const modelClient = opts.modelClient ?? new Router({ catalog });
+  const router = new Router({ catalog, store, logger, ...opts.router });
+  const modelClient = opts.modelClient ?? router;
   if (local) {
     pool.add(
       new LocalWorker({ client: modelClient, ...(opts.callConcurrency === undefined ? {} : { callConcurrency: opts.callConcurrency }) }),
@@ -101,6 +105,7 @@ export function openEngine(opts: EngineOptions): Engine {
     pool,
     dataDir: opts.dataDir,
     events,
+    router,
     defaults: {
       exampleManifest: join(examplesDir(), 'demo-manifest.jsonl'),
       defaultModels: ['mock-fast', 'mock-slow'],
@@ -115,11 +120,13 @@ export function openEngine(opts: EngineOptions): Engine {
     pool,
     catalog,
     modelClient,
+    router,
     dataDir: opts.dataDir,
     async close() {
       await scheduler.stop();
       service.events.close();
       await Promise.all(pool.handles().map((h) => h.close()));
+      await router.close();
       store.close();
     },
   };

@@ -1,80 +1,515 @@
 /**
- * The router: a ModelClient over the catalog. A call names a logical model; the router tries its
- * hosts in catalog order, skipping hosts the privacy mode forbids, and fails over to the next host
- * on a retryable failure or an empty answer.
+ * The router (seed 004): a ModelClient over the catalog. A call names a logical model; the router
+ * answers from the prompt cache when it can, else lets the SlotScheduler pick a host and calls it
+ * under the provider's pacing and budget. A failure (429, 5xx, timeout, dropped connection, empty
+ * answer, refused key, exhausted quota, a host without room for the prompt) penalises that host and
+ * bounces the call to another host of the same logical model, each host at most once per call,
+ * within one attempt budget. When nothing is eligible the error says why for every host and when
+ * the soonest one returns; when the remaining hosts are only cooling down briefly, the call waits.
+ * Every attempt and every cache hit is a metric. Providers never retry on their own: this loop is
+ * the only one.
  * Runs on: Node (core).
  */
-import { PanoptesError, toPanoptesError } from '../../domain.js';
-import type { Catalog, ResolvedHost } from '../catalog.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import { estCostUsd } from '../../cost.js';
+import { PanoptesError, toPanoptesError, type PrivacyMode, type Usage } from '../../domain.js';
+import { RouterStore, type CallAggregateRow, type CallRow } from '../../store/router-store.js';
+import { Store } from '../../store/store.js';
+import { logger as rootLogger } from '../../telemetry.js';
+import { priceOfHost, type Catalog, type DailyBudget, type ResolvedHost } from '../catalog.js';
 import type { ModelClient, ModelRequest, ModelResponse } from '../model-client.js';
+import { emptyOutput, ProviderFailure } from '../providers/failures.js';
 import type { HostClient } from '../providers/host-client.js';
 import { createHostClient } from '../providers/index.js';
+import { readApiKey } from '../providers/secrets.js';
+import { BudgetGuard, BUDGET_WINDOW_MS, type Reservation } from './budget-guard.js';
+import { HostHealth, type CooldownPolicy } from './host-health.js';
+import { ProviderPacer } from './pacer.js';
+import { effectivePrivacy, privacyLockFromEnv } from './privacy.js';
+import { PromptCache, promptCacheKey } from './prompt-cache.js';
+import type { CallAggregate, HostPosture, MetricsQuery, MetricsReport, PostureReport } from './router-report.js';
+import { SlotScheduler, type HostVerdict, type Pick, type PickRequest, type ProviderGate } from './slot-scheduler.js';
+import { tokensNeeded } from './token-estimate.js';
+import { WriteBehind } from './write-behind.js';
 
 export interface RouterOptions {
   catalog: Catalog;
+  /** Where the prompt cache, metrics and budget windows live (default: an in-memory database of its own). */
+  store?: Store;
   /** Builds the client for a provider (tests inject fakes for hosts outside the machine). */
-  hostClientFor?: (providerName: string) => HostClient;
+  hostClientFor?: (providerName: string, apiKey: string | undefined) => HostClient;
+  /** The profile whose keys and budgets apply (default: PANOPTES_PROFILE, else `default`). */
+  profile?: string;
+  /** Locks every call to this privacy mode (default: PANOPTES_PRIVACY_LOCK, else none). */
+  privacyLock?: PrivacyMode | null;
+  /** Where API keys are read (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Wall clock for cooldowns, budget windows, cache expiry and metrics (tests inject one). */
+  now?: () => number;
+  /** Prompt cache: on by default; a TTL (default 24 h) and an in-memory LRU size (default 512). */
+  cache?: { enabled?: boolean; ttlMs?: number; maxEntries?: number };
+  /** Hosts one call may try (default: all hosts of its model). */
+  maxAttemptsPerCall?: number;
+  /** The longest a call waits for a cooling host instead of failing (default 30 s). */
+  maxCooldownWaitMs?: number;
+  cooldowns?: Partial<CooldownPolicy>;
+  /** Output tokens a call is assumed to spend when it sets no max, for budget reservations (default 1024). */
+  budgetOutputTokens?: number;
+  /** Metrics kept this long (default 7 days). */
+  metricsRetentionMs?: number;
+  flushMs?: number;
+  flushRows?: number;
+  logger?: Logger;
 }
+
+/** What the router keeps per provider once it is first used. */
+interface ProviderRuntime {
+  client: HostClient;
+  pacer: ProviderPacer | undefined;
+  budget: DailyBudget | undefined;
+}
+
+const DAY_MS = 24 * 60 * 60_000;
+/** Waits for cooling hosts within one call, at most (each at most `maxCooldownWaitMs`). */
+const MAX_WAITS_PER_CALL = 8;
 
 export class Router implements ModelClient {
   readonly catalog: Catalog;
-  private readonly clients = new Map<string, HostClient>();
-  private readonly hostClientFor: (providerName: string) => HostClient;
+  readonly profile: string;
+  readonly privacyLock: PrivacyMode | null;
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly now: () => number;
+  private readonly log: Logger;
+  private readonly store: Store;
+  private readonly ownsStore: boolean;
+  private readonly routerStore: RouterStore;
+  private readonly writer: WriteBehind;
+  private readonly cache: PromptCache | undefined;
+  private readonly health: HostHealth;
+  private readonly scheduler: SlotScheduler;
+  private readonly budget: BudgetGuard;
+  private readonly providers = new Map<string, ProviderRuntime>();
+  private readonly hostClientFor: (providerName: string, apiKey: string | undefined) => HostClient;
+  private readonly maxAttempts: number;
+  private readonly maxCooldownWaitMs: number;
+  private readonly budgetOutputTokens: number;
+  /** Per logical model: the smallest context window of its hosts (the catalog never changes). */
+  private readonly smallestWindow = new Map<string, number>();
+  private closed = false;
 
   constructor(opts: RouterOptions) {
     this.catalog = opts.catalog;
-    this.hostClientFor =
-      opts.hostClientFor ?? ((name) => createHostClient(name, this.catalog.data.providers[name]!));
-  }
-
-  serves(model: string): boolean {
-    return this.catalog.has(model);
-  }
-
-  private clientFor(host: ResolvedHost): HostClient {
-    let client = this.clients.get(host.provider);
-    if (!client) {
-      client = this.hostClientFor(host.provider);
-      this.clients.set(host.provider, client);
+    this.env = opts.env ?? process.env;
+    this.profile = opts.profile ?? (this.env.PANOPTES_PROFILE?.trim() || 'default');
+    this.privacyLock = opts.privacyLock === undefined ? privacyLockFromEnv(this.env) : opts.privacyLock;
+    this.now = opts.now ?? Date.now;
+    this.log = (opts.logger ?? rootLogger()).child({ component: 'router' });
+    this.ownsStore = opts.store === undefined;
+    this.store = opts.store ?? new Store(':memory:');
+    this.routerStore = new RouterStore(this.store);
+    this.writer = new WriteBehind(this.routerStore, { flushMs: opts.flushMs, maxRows: opts.flushRows, logger: this.log });
+    if (opts.cache?.enabled ?? true) {
+      this.cache = new PromptCache({
+        store: this.routerStore,
+        writer: this.writer,
+        ttlMs: opts.cache?.ttlMs ?? DAY_MS,
+        maxEntries: opts.cache?.maxEntries ?? 512,
+        now: this.now,
+      });
     }
-    return client;
+    this.health = new HostHealth(opts.cooldowns);
+    this.budget = new BudgetGuard({
+      profile: this.profile,
+      store: this.routerStore,
+      writer: this.writer,
+      now: this.now,
+      budgetOf: (p) => this.catalog.termsOf(p, this.profile).dailyBudget,
+    });
+    this.maxAttempts = opts.maxAttemptsPerCall ?? Infinity;
+    this.maxCooldownWaitMs = opts.maxCooldownWaitMs ?? 30_000;
+    this.budgetOutputTokens = opts.budgetOutputTokens ?? 1024;
+    this.scheduler = new SlotScheduler({
+      catalog: this.catalog,
+      health: this.health,
+      now: this.now,
+      briefWaitMs: this.maxCooldownWaitMs,
+      gate: (host, request) => this.gate(host, request),
+    });
+    this.hostClientFor =
+      opts.hostClientFor ?? ((name, key) => createHostClient(name, this.catalog.data.providers[name]!, key));
+    const now = this.now();
+    this.routerStore.prune(now, now - (opts.metricsRetentionMs ?? 7 * DAY_MS), Math.floor((now - BUDGET_WINDOW_MS) / 60_000));
   }
+
+  /** The model is in the catalog and some host of it has what it needs to be called (its key). */
+  serves(model: string): boolean {
+    return this.catalog.hosts(model).some((h) => this.keyState(h.provider) !== 'missing');
+  }
+
+  // ---- Calls -------------------------------------------------------------------------------------
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
     const hosts = this.catalog.hosts(request.model);
     if (hosts.length === 0) {
       throw new PanoptesError('no_host', `model "${request.model}" is not in the catalog`, { where: 'model' });
     }
-    const eligible = request.privacy === 'strict' ? hosts.filter((h) => h.privacySafe) : hosts;
-    if (eligible.length === 0) {
-      throw new PanoptesError(
-        'privacy_blocked',
-        `every host of "${request.model}" may train on or log prompts; privacy mode "strict" refuses them`,
-      );
+    const privacy = effectivePrivacy(request.privacy, this.privacyLock);
+    const cacheKey = request.noStore || !this.cache ? undefined : promptCacheKey(request, privacy);
+    if (cacheKey !== undefined) {
+      const hit = this.cache!.get(cacheKey);
+      if (hit) return this.answerFromCache(request, hit);
     }
-    const ordered =
-      request.privacy === 'fallback' ? [...eligible.filter((h) => h.privacySafe), ...eligible.filter((h) => !h.privacySafe)] : eligible;
+    const maxOutput = request.sampling.maxTokens ?? 0;
+    const pickRequest: PickRequest = {
+      privacy,
+      needTokens: await tokensNeeded(request.messages, maxOutput, this.smallestWindowOf(request.model, hosts)),
+      estimate: { inputTokens: roughTokens(request), outputTokens: request.sampling.maxTokens ?? this.budgetOutputTokens },
+    };
+    const budget = Math.min(this.maxAttempts, hosts.length);
+    const tried = new Set<string>();
     let last: PanoptesError | undefined;
-    for (const host of ordered) {
-      request.signal?.throwIfAborted();
+    let waits = 0;
+    while (tried.size < budget) {
+      if (request.signal?.aborted) throw cancelled(request.model);
+      const pick = this.scheduler.pick(request.model, pickRequest, tried);
+      if (pick.kind === 'wait' && waits < MAX_WAITS_PER_CALL) {
+        waits += 1;
+        await this.waitFor(pick.until, request.signal, request.model);
+        continue;
+      }
+      if (pick.kind !== 'host') throw this.nothingEligible(request.model, privacy, pick, last);
+      tried.add(pick.host.id);
       try {
-        const res = await this.clientFor(host).call(host, request);
-        if (res.text.trim() === '') {
-          throw new PanoptesError('empty_output', `${host.id} answered with empty output`, { retryable: true });
-        }
-        return { ...res, host: host.id, cached: false };
+        return await this.attempt(pick.host, request, pickRequest, cacheKey);
       } catch (err) {
         last = toPanoptesError(err);
-        if (request.signal?.aborted) throw last;
-        // A host's own failure (throttled, down, refused our key) says nothing of the next host.
-        if (!last.retryable && last.code !== 'auth' && last.code !== 'quota') throw last;
+        if (!failsOver(last)) throw last;
       }
     }
-    throw last!;
+    throw this.withSoonest(last!, request.model, pickRequest, tried);
+  }
+
+  /** One attempt on one host: pacing, budget, the call, penalty or success, metric, cache. */
+  private async attempt(host: ResolvedHost, request: ModelRequest, pick: PickRequest, cacheKey: string | undefined): Promise<ModelResponse> {
+    const rt = this.runtime(host.provider);
+    // Reserved in the same turn as the pick that checked the room: no other call can take it in between.
+    const reservation: Reservation | undefined = rt.budget ? this.budget.reserve(host.provider, this.spendOf(host, pick.estimate)) : undefined;
+    let entered = false;
+    try {
+      if (rt.pacer) {
+        await rt.pacer.enter(request.signal);
+        entered = true;
+      }
+      const started = performance.now();
+      let res;
+      try {
+        res = await rt.client.call(host, request);
+        if (res.text.trim() === '') throw emptyOutput(host.id, res.finishReason);
+      } catch (err) {
+        const e = toPanoptesError(err);
+        const latencyMs = performance.now() - started;
+        if (reservation) this.budget.settle(reservation, { calls: 1, tokens: 0, usd: 0 });
+        this.recordCall(host, request, e.code, latencyMs);
+        if (e.code !== 'cancelled') {
+          const penalty = this.health.failed(host, e, this.now());
+          this.log.debug(
+            { host: host.id, code: e.code, until: penalty ? new Date(penalty.until).toISOString() : null },
+            `router: ${e.message}`,
+          );
+          if (penalty?.until === Infinity) this.log.warn({ host: host.id, scope: penalty.scope }, `router: blacklisted: ${e.message}`);
+        }
+        throw e;
+      }
+      const now = this.now();
+      this.health.succeeded(host, now);
+      const cost = estCostUsd(res.usage, priceOfHost(host));
+      if (reservation) {
+        this.budget.settle(reservation, { calls: 1, tokens: res.usage.inputTokens + res.usage.outputTokens, usd: cost });
+      }
+      this.recordCall(host, request, 'ok', res.latencyMs, res.usage, cost);
+      if (cacheKey !== undefined) {
+        this.cache!.put(cacheKey, {
+          text: res.text,
+          usage: res.usage,
+          host: host.id,
+          ...(res.finishReason === undefined ? {} : { finishReason: res.finishReason }),
+        });
+      }
+      return { ...res, host: host.id, cached: false };
+    } finally {
+      if (entered) rt.pacer!.leave();
+      if (reservation && !reservation.settled) this.budget.settle(reservation, { calls: 0, tokens: 0, usd: 0 });
+    }
+  }
+
+  private answerFromCache(request: ModelRequest, hit: { text: string; usage: Usage; host: string; finishReason?: string }): ModelResponse {
+    const provider = hit.host.slice(0, hit.host.indexOf('/'));
+    this.writer.call({
+      at: this.now(),
+      profile: this.profile,
+      provider,
+      host: hit.host,
+      model: request.model,
+      status: 'ok',
+      latencyMs: 0,
+      inputTokens: hit.usage.inputTokens,
+      outputTokens: hit.usage.outputTokens,
+      cachedTokens: hit.usage.cachedTokens ?? null,
+      reasoningTokens: hit.usage.reasoningTokens ?? null,
+      costUsd: 0,
+      cacheHit: true,
+    });
+    const res: ModelResponse = { text: hit.text, usage: hit.usage, host: hit.host, cached: true, latencyMs: 0 };
+    if (hit.finishReason !== undefined) res.finishReason = hit.finishReason;
+    return res;
+  }
+
+  private recordCall(
+    host: ResolvedHost,
+    request: ModelRequest,
+    status: string,
+    latencyMs: number,
+    usage?: Usage,
+    costUsd = 0,
+  ): void {
+    const row: CallRow = {
+      at: this.now(),
+      profile: this.profile,
+      provider: host.provider,
+      host: host.id,
+      model: request.model,
+      status,
+      latencyMs,
+      inputTokens: usage?.inputTokens ?? 0,
+      outputTokens: usage?.outputTokens ?? 0,
+      cachedTokens: usage?.cachedTokens ?? null,
+      reasoningTokens: usage?.reasoningTokens ?? null,
+      costUsd,
+      cacheHit: false,
+    };
+    this.writer.call(row);
+  }
+
+  private async waitFor(until: number, signal: AbortSignal | undefined, model: string): Promise<void> {
+    const ms = Math.max(1, until - this.now());
+    try {
+      await sleep(ms, undefined, signal ? { signal } : undefined);
+    } catch {
+      throw cancelled(model);
+    }
+  }
+
+  // ---- Eligibility -------------------------------------------------------------------------------
+
+  private smallestWindowOf(model: string, hosts: readonly ResolvedHost[]): number {
+    let w = this.smallestWindow.get(model);
+    if (w === undefined) {
+      w = Math.min(...hosts.map((h) => h.contextWindow));
+      this.smallestWindow.set(model, w);
+    }
+    return w;
+  }
+
+  private keyState(provider: string): 'present' | 'missing' | 'not_needed' {
+    const name = this.catalog.termsOf(provider, this.profile).apiKeyEnv;
+    if (!name) return 'not_needed';
+    return readApiKey(this.env, name) ? 'present' : 'missing';
+  }
+
+  private spendOf(host: ResolvedHost, usage: Usage): { calls: number; tokens: number; usd: number } {
+    return { calls: 1, tokens: usage.inputTokens + usage.outputTokens, usd: estCostUsd(usage, priceOfHost(host)) };
+  }
+
+  /** Conditions outside health: a missing key, a spent budget. */
+  private gate(host: ResolvedHost, request: PickRequest | undefined): ReturnType<ProviderGate> {
+    const rt = this.providers.get(host.provider);
+    if (!rt && this.keyState(host.provider) === 'missing') {
+      const name = this.catalog.termsOf(host.provider, this.profile).apiKeyEnv;
+      return { state: 'no_key', until: null, reason: `${name} is not set` };
+    }
+    const budget = rt ? rt.budget : this.catalog.termsOf(host.provider, this.profile).dailyBudget;
+    if (!budget) return undefined;
+    const estimate = request ? this.spendOf(host, request.estimate) : { calls: 1, tokens: 0, usd: 0 };
+    const block = this.budget.check(host.provider, estimate);
+    return block ? { state: 'over_budget', until: block.until, reason: block.reason } : undefined;
+  }
+
+  private runtime(provider: string): ProviderRuntime {
+    let rt = this.providers.get(provider);
+    if (!rt) {
+      const config = this.catalog.data.providers[provider]!;
+      const terms = this.catalog.termsOf(provider, this.profile);
+      const pacer = new ProviderPacer({ rpm: config.rpm, maxConcurrency: config.maxConcurrency });
+      rt = {
+        client: this.hostClientFor(provider, readApiKey(this.env, terms.apiKeyEnv)),
+        pacer: pacer.limits ? pacer : undefined,
+        budget: terms.dailyBudget,
+      };
+      this.providers.set(provider, rt);
+    }
+    return rt;
+  }
+
+  /** The typed error for a call with no eligible host: why, host by host, and when the soonest returns. */
+  private nothingEligible(model: string, privacy: PrivacyMode, pick: Exclude<Pick, { kind: 'host' }>, last: PanoptesError | undefined): PanoptesError {
+    const verdicts = pick.kind === 'none' ? pick.verdicts : [];
+    const soonest = pick.kind === 'none' ? pick.soonest : pick.until;
+    const retryAfterMs = soonest === null ? undefined : Math.max(0, soonest - this.now());
+    const why = verdicts.map((v) => `${v.host.id}: ${v.state}${v.until ? ` until ${new Date(v.until).toISOString()}` : ''} (${v.reason})`).join('; ');
+    const others = verdicts.filter((v) => v.state !== 'excluded');
+    if (last) {
+      // The call tried something: its last failure is the answer, with when another host returns.
+      return new PanoptesError(last.code, `${last.message}; no other host of "${model}" is eligible: ${why}`, {
+        retryable: last.retryable || retryAfterMs !== undefined,
+        ...(retryAfterMs === undefined ? (last.retryAfterMs === undefined ? {} : { retryAfterMs: last.retryAfterMs }) : { retryAfterMs }),
+        cause: last,
+      });
+    }
+    if (others.length > 0 && others.every((v) => v.state === 'privacy')) {
+      return new PanoptesError(
+        'privacy_blocked',
+        `every host of "${model}" may train on or log prompts; privacy mode "${privacy}" refuses them`,
+      );
+    }
+    if (retryAfterMs !== undefined && others.some((v) => v.state === 'cooling')) {
+      return new PanoptesError('no_host', `no host of "${model}" can take a call now: ${why}`, { retryable: true, retryAfterMs });
+    }
+    if (others.length > 0 && others.every((v) => v.state === 'over_budget' || v.state === 'privacy')) {
+      return new PanoptesError('budget_exceeded', `no host of "${model}" has budget left: ${why}`, {
+        retryable: false,
+        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      });
+    }
+    return new PanoptesError('no_host', `no host of "${model}" can take this call: ${why}`, {
+      retryable: false,
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    });
+  }
+
+  /** The last failure of a call that used its attempt budget, with when a host of the model returns. */
+  private withSoonest(last: PanoptesError, model: string, pick: PickRequest, tried: ReadonlySet<string>): PanoptesError {
+    const now = this.now();
+    let soonest: number | null = null;
+    for (const host of this.catalog.hosts(model)) {
+      const v = this.scheduler.verdict(host, pick, new Set(), now);
+      if (v?.until && (soonest === null || v.until < soonest)) soonest = v.until;
+    }
+    if (soonest === null || last.retryAfterMs !== undefined) return last;
+    return new PanoptesError(last.code, `${last.message} (tried ${[...tried].join(', ')})`, {
+      retryable: last.retryable,
+      retryAfterMs: Math.max(0, soonest - now),
+      cause: last,
+    });
+  }
+
+  // ---- Reports -----------------------------------------------------------------------------------
+
+  /** Recent calls and aggregates per provider and host. */
+  metrics(query: MetricsQuery = {}): MetricsReport {
+    this.writer.flush();
+    const since = query.since ?? this.now() - DAY_MS;
+    const filter = { since, model: query.model, provider: query.provider };
+    const errors = new Map<string, Record<string, number>>();
+    const providerErrors = new Map<string, Record<string, number>>();
+    for (const e of this.routerStore.errorCounts(filter)) {
+      const byHost = errors.get(e.host) ?? {};
+      byHost[e.status] = (byHost[e.status] ?? 0) + e.n;
+      errors.set(e.host, byHost);
+      const byProvider = providerErrors.get(e.provider) ?? {};
+      byProvider[e.status] = (byProvider[e.status] ?? 0) + e.n;
+      providerErrors.set(e.provider, byProvider);
+    }
+    const toAggregate = (r: CallAggregateRow, errs: Record<string, number> | undefined): CallAggregate => ({
+      provider: r.provider,
+      ...(r.host === null ? {} : { host: r.host }),
+      calls: r.calls,
+      errors: errs ?? {},
+      p50LatencyMs: r.p50LatencyMs,
+      p95LatencyMs: r.p95LatencyMs,
+      inputTokens: r.inputTokens,
+      outputTokens: r.outputTokens,
+      costUsd: r.costUsd,
+      cacheHits: r.cacheHits,
+    });
+    return {
+      since,
+      recent: this.routerStore.recentCalls(filter, query.limit ?? 100).map((c) => ({
+        at: c.at,
+        provider: c.provider,
+        host: c.host,
+        model: c.model,
+        status: c.status,
+        latencyMs: c.latencyMs,
+        inputTokens: c.inputTokens,
+        outputTokens: c.outputTokens,
+        costUsd: c.costUsd,
+        cacheHit: c.cacheHit,
+        profile: c.profile,
+      })),
+      hosts: this.routerStore.aggregateByHost(filter).map((r) => toAggregate(r, errors.get(r.host!))),
+      providers: this.routerStore.aggregateByProvider(filter).map((r) => toAggregate(r, providerErrors.get(r.provider))),
+    };
+  }
+
+  /** Each logical model's hosts as routing sees them now, and whether a privacy-safe one is routable. */
+  posture(): PostureReport {
+    const now = this.now();
+    const none = new Set<string>();
+    return {
+      at: now,
+      privacyLock: this.privacyLock,
+      models: this.catalog.modelIds().map((model) => {
+        const hosts: HostPosture[] = this.catalog.hosts(model).map((host) => {
+          const v: HostVerdict | undefined = this.scheduler.verdict(host, undefined, none, now);
+          return {
+            id: host.id,
+            provider: host.provider,
+            privacySafe: host.privacySafe,
+            state: v ? (v.state as HostPosture['state']) : 'ready',
+            until: v?.state === 'blacklisted' ? null : (v?.until ?? null),
+            reason: v?.reason ?? null,
+          };
+        });
+        return {
+          model,
+          routable: hosts.some((h) => h.state === 'ready'),
+          privacySafeRoutable: hosts.some((h) => h.state === 'ready' && h.privacySafe),
+          hosts,
+        };
+      }),
+    };
+  }
+
+  /** Commits buffered metrics and cache entries now (readers of the database call this first). */
+  flush(): void {
+    this.writer.flush();
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.clients.values()].map((c) => c.close?.()));
-    this.clients.clear();
+    if (this.closed) return;
+    this.closed = true;
+    this.writer.close();
+    await Promise.all([...this.providers.values()].map((p) => p.client.close?.()));
+    this.providers.clear();
+    if (this.ownsStore) this.store.close();
   }
+}
+
+/** Whether another host could succeed where this one failed. */
+function failsOver(e: PanoptesError): boolean {
+  if (e.retryable || e.code === 'auth' || e.code === 'quota') return true;
+  // A host that lacks the model, or has no room for the prompt, says nothing of the next host.
+  return e instanceof ProviderFailure && (e.status === 404 || e.status === 413);
+}
+
+function cancelled(model: string): PanoptesError {
+  return new PanoptesError('cancelled', `call to "${model}" was cancelled`, { retryable: false });
+}
+
+/** A cheap prompt size for budget reservations (settled with real counts afterwards): ~3 characters a token. */
+function roughTokens(request: ModelRequest): number {
+  let chars = 0;
+  for (const m of request.messages) chars += m.content.length;
+  return Math.ceil(chars / 3);
 }

@@ -1,0 +1,82 @@
+/**
+ * The `anthropic` provider: the Messages API on @anthropic-ai/sdk, with the SDK's retries off and an
+ * explicit timeout (the router is the only retry loop). System messages become the `system` field;
+ * `max_tokens` is required by the API, so calls without one send `defaultMaxTokens`. Input tokens
+ * are normalised to include prompt-cache reads and writes (Anthropic reports them apart).
+ * Provider options:
+ *   defaultMaxTokens   max_tokens when the run sets none (default 1024)
+ * Runs on: Node (core).
+ */
+import Anthropic from '@anthropic-ai/sdk';
+import { z } from 'zod';
+import type { Usage } from '../../domain.js';
+import type { Provider, ResolvedHost } from '../catalog.js';
+import type { ModelRequest } from '../model-client.js';
+import { failureFromSdk } from './failures.js';
+import type { HostClient, HostResponse } from './host-client.js';
+import { DEFAULT_TIMEOUT_MS } from './openai.js';
+import { parseProviderOptions } from './options.js';
+
+export const AnthropicOptionsSchema = z
+  .object({ defaultMaxTokens: z.number().int().positive().default(1024) })
+  .strict();
+
+export function anthropicUsage(u: Anthropic.Usage | undefined): Usage {
+  const read = u?.cache_read_input_tokens ?? 0;
+  const written = u?.cache_creation_input_tokens ?? 0;
+  const usage: Usage = { inputTokens: (u?.input_tokens ?? 0) + read + written, outputTokens: u?.output_tokens ?? 0 };
+  if (read) usage.cachedTokens = read;
+  return usage;
+}
+
+export class AnthropicHostClient implements HostClient {
+  private readonly client: Anthropic;
+  private readonly secrets: string[];
+  private readonly defaultMaxTokens: number;
+
+  constructor(name: string, provider: Provider, apiKey: string | undefined) {
+    const opts = parseProviderOptions(AnthropicOptionsSchema, provider.options, `providers.${name}.options`);
+    this.defaultMaxTokens = opts.defaultMaxTokens;
+    this.secrets = apiKey ? [apiKey] : [];
+    this.client = new Anthropic({
+      // A local proxy may take no key, but the SDK insists on one.
+      apiKey: apiKey ?? 'no-key',
+      ...(provider.baseUrl ? { baseURL: provider.baseUrl } : {}),
+      maxRetries: 0,
+      timeout: provider.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    });
+  }
+
+  async call(host: ResolvedHost, request: ModelRequest): Promise<HostResponse> {
+    const s = request.sampling;
+    const system = request.messages
+      .filter((m) => m.role === 'system')
+      .map((m) => m.content)
+      .join('\n\n');
+    const body: Anthropic.MessageCreateParamsNonStreaming = {
+      model: host.model,
+      max_tokens: s.maxTokens ?? this.defaultMaxTokens,
+      messages: request.messages
+        .filter((m) => m.role !== 'system')
+        .map((m) => ({ role: m.role as 'user' | 'assistant', content: m.content })),
+      ...(system ? { system } : {}),
+      ...(s.temperature === undefined ? {} : { temperature: s.temperature }),
+      ...(s.topP === undefined ? {} : { top_p: s.topP }),
+      ...(s.stop === undefined || s.stop.length === 0 ? {} : { stop_sequences: s.stop }),
+    };
+    const started = performance.now();
+    let res: Anthropic.Message;
+    try {
+      res = await this.client.messages.create(body, request.signal ? { signal: request.signal } : undefined);
+    } catch (err) {
+      throw failureFromSdk(host.id, err, Anthropic, this.secrets);
+    }
+    const text = (res.content ?? [])
+      .filter((b): b is Anthropic.TextBlock => b.type === 'text')
+      .map((b) => b.text)
+      .join('');
+    const out: HostResponse = { text, usage: anthropicUsage(res.usage), latencyMs: performance.now() - started };
+    if (res.stop_reason) out.finishReason = res.stop_reason;
+    return out;
+  }
+}
