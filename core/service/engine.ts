@@ -36,6 +36,8 @@ export interface EngineOptions {
   modelClient?: ModelClient;
   /** Router settings: profile, privacy lock, cache, cooldowns (see RouterOptions). */
   router?: Omit<RouterOptions, 'catalog' | 'store' | 'logger'>;
+  /** better-sqlite3 addon to load instead of node_modules' Node build (Electron passes its own ABI's). */
+  nativeBinding?: string;
   logger?: Logger;
 }
 
@@ -68,7 +70,7 @@ export function openEngine(opts: EngineOptions): Engine {
   mkdirSync(opts.dataDir, { recursive: true });
   const logger = opts.logger ?? rootLogger();
   const catalog = loadCatalog(opts.dataDir, opts.catalogPaths);
-  const store = new Store(databasePath(opts.dataDir));
+  const store = new Store(databasePath(opts.dataDir), opts.nativeBinding === undefined ? {} : { nativeBinding: opts.nativeBinding });
   store.discardAbandonedStaging();
   const local = opts.local ?? true;
   const pool = new WorkerPool({ waitForWorkerMs: opts.waitForWorkerMs ?? (local ? 0 : 30_000) });
