@@ -1,0 +1,115 @@
+/**
+ * The client over the browser bridge (core/http/bridge.ts): contract calls are
+ * `POST /bridge/call/:method` with the launch token as a bearer header, answered with an Envelope;
+ * events come over one WebSocket (`/bridge/events`, the token in a subprotocol, since a browser
+ * cannot set headers on a socket), reopened with backoff when it drops; an export is a download of
+ * a one-time link the bridge hands out, so the token never appears in a URL.
+ * Runs on: renderer (in a plain browser).
+ */
+import { ApiError, Listeners, unwrap, type CallArgs, type ConnectionState, type PanoptesClient } from './client.js';
+import type { ControlEvent, ControlMethod, Envelope, ManifestPreview, MethodResult } from './types.js';
+
+function base64url(text: string): string {
+  let binary = '';
+  for (const byte of new TextEncoder().encode(text)) binary += String.fromCharCode(byte);
+  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** The subprotocols the bridge expects: its name, and the token (base64url, so any token is a valid protocol name). */
+export function eventSubprotocols(token: string): string[] {
+  return ['panoptes', `panoptes.token.${base64url(token)}`];
+}
+
+const RECONNECT_MIN_MS = 500;
+const RECONNECT_MAX_MS = 5000;
+
+export function createBridgeClient(token: string, origin: string = window.location.origin): PanoptesClient {
+  const events = new Listeners<ControlEvent>();
+  const connection = new Listeners<ConnectionState>();
+  let state: ConnectionState = 'connecting';
+  let socket: WebSocket | null = null;
+  let retryMs = RECONNECT_MIN_MS;
+
+  const setState = (next: ConnectionState): void => {
+    if (next === state) return;
+    state = next;
+    connection.emit(next);
+  };
+
+  const open = (): void => {
+    const url = new URL('/bridge/events', origin);
+    url.protocol = url.protocol === 'https:' ? 'wss:' : 'ws:';
+    const ws = new WebSocket(url, eventSubprotocols(token));
+    socket = ws;
+    ws.onopen = () => {
+      retryMs = RECONNECT_MIN_MS;
+      setState('open');
+    };
+    ws.onmessage = (message) => {
+      if (typeof message.data !== 'string') return;
+      events.emit(JSON.parse(message.data) as ControlEvent);
+    };
+    ws.onclose = () => {
+      if (socket !== ws) return;
+      socket = null;
+      setState('reconnecting');
+      setTimeout(open, retryMs);
+      retryMs = Math.min(retryMs * 2, RECONNECT_MAX_MS);
+    };
+  };
+  open();
+
+  const post = async <T>(path: string, body: unknown, contentType = 'application/json'): Promise<T> => {
+    let res: Response;
+    try {
+      res = await fetch(new URL(path, origin), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': contentType },
+        body: typeof body === 'string' ? body : JSON.stringify(body ?? {}),
+      });
+    } catch (err) {
+      throw new ApiError({ code: 'connection', message: `cannot reach Panoptes: ${(err as Error).message}`, retryable: true });
+    }
+    const text = await res.text();
+    let answer: unknown;
+    try {
+      answer = JSON.parse(text);
+    } catch {
+      throw new ApiError({ code: 'internal', message: `HTTP ${res.status}: ${text.slice(0, 200)}`, retryable: false });
+    }
+    if (typeof answer === 'object' && answer !== null && 'ok' in answer) return unwrap(answer as Envelope<T>);
+    // The server's own guards (token, Host/Origin, load) answer {error: {code, message}}.
+    const error = (answer as { error?: { code?: string; message?: string } }).error;
+    const code = res.status === 401 || res.status === 403 ? 'auth' : res.status >= 500 ? 'server_error' : 'bad_request';
+    throw new ApiError({ code, message: `HTTP ${res.status}: ${error?.message ?? text.slice(0, 200)}`, retryable: res.status === 503 });
+  };
+
+  return {
+    kind: 'browser',
+    call<M extends ControlMethod>(method: M, ...args: CallArgs<M>): Promise<MethodResult<M>> {
+      return post<MethodResult<M>>(`/bridge/call/${method}`, args[0]);
+    },
+    onEvent: (listener) => events.add(listener),
+    onConnection(listener) {
+      const off = connection.add(listener);
+      listener(state);
+      return off;
+    },
+    chooseManifest: null,
+    async uploadManifest(file) {
+      const query = new URLSearchParams({ fileName: file.name });
+      return post<ManifestPreview>(`/bridge/manifest?${query}`, await file.text(), 'text/plain; charset=utf-8');
+    },
+    async exportRun(runId, format) {
+      const { url, fileName } = await post<{ url: string; fileName: string }>('/bridge/export-link', { runId, format });
+      const link = document.createElement('a');
+      link.href = new URL(url, origin).href;
+      link.download = fileName;
+      link.rel = 'noopener';
+      document.body.append(link);
+      link.click();
+      link.remove();
+      return { kind: 'download', fileName };
+    },
+  };
+}

@@ -1,0 +1,69 @@
+/**
+ * The one client interface every view talks to. Two implementations exist: over Electron's IPC
+ * (`window.panoptes`, see ipc-client.ts) and over the browser bridge (HTTP + WebSocket, see
+ * bridge-client.ts); `connect.ts` picks one at start-up. Errors arrive as data (an Envelope) and
+ * are rethrown here as `ApiError`, keeping the code, the message and the field they name.
+ * Runs on: renderer.
+ */
+import type { ControlEvent, ControlMethod, ManifestPreview, MethodInput, MethodResult, SerializedError } from './types.js';
+
+export class ApiError extends Error {
+  readonly code: SerializedError['code'];
+  /** The field, `file:line` or frame the error names, when it names one. */
+  readonly where: string | undefined;
+
+  constructor(readonly error: SerializedError) {
+    super(error.message);
+    this.name = 'ApiError';
+    this.code = error.code;
+    this.where = error.where;
+  }
+}
+
+/** A method's arguments: the input may be left out exactly when the contract makes it optional. */
+export type CallArgs<M extends ControlMethod> = undefined extends MethodInput<M> ? [input?: MethodInput<M>] : [input: MethodInput<M>];
+
+/** The event stream's state; after a reconnect the views fetch again, since events may have been missed. */
+export type ConnectionState = 'connecting' | 'open' | 'reconnecting';
+
+export type ExportFormat = 'jsonl' | 'csv';
+
+/** What an export did: saved to a file (desktop) or handed to the browser as a download. */
+export type ExportOutcome = { kind: 'saved'; path: string; lines: number } | { kind: 'download'; fileName: string };
+
+export interface PanoptesClient {
+  readonly kind: 'desktop' | 'browser';
+  call<M extends ControlMethod>(method: M, ...args: CallArgs<M>): Promise<MethodResult<M>>;
+  onEvent(listener: (event: ControlEvent) => void): () => void;
+  onConnection(listener: (state: ConnectionState) => void): () => void;
+  /** A native file dialog for the manifest (desktop only; the browser offers an upload instead). */
+  chooseManifest: (() => Promise<string | null>) | null;
+  /** Sends a manifest file the user picked to be kept and checked (browser only). */
+  uploadManifest: ((file: File) => Promise<ManifestPreview>) | null;
+  /** Saves (desktop: save dialog) or downloads (browser) a run's responses; null when the user cancelled. */
+  exportRun(runId: string, format: ExportFormat): Promise<ExportOutcome | null>;
+}
+
+/** Unwraps an Envelope: the value, or an ApiError carrying the serialized error. */
+export function unwrap<T>(envelope: { ok: true; value: T } | { ok: false; error: SerializedError }): T {
+  if (envelope.ok) return envelope.value;
+  throw new ApiError(envelope.error);
+}
+
+/** A small listener set, shared by both clients. */
+export class Listeners<T> {
+  private readonly set = new Set<(value: T) => void>();
+
+  add(listener: (value: T) => void): () => void {
+    this.set.add(listener);
+    return () => this.set.delete(listener);
+  }
+
+  emit(value: T): void {
+    for (const listener of this.set) listener(value);
+  }
+}
+
+export function exportFileName(runId: string, format: ExportFormat): string {
+  return `${runId}-responses.${format}`;
+}

@@ -1,0 +1,78 @@
+/**
+ * The app's frame: the navigation, the event stream's state, and the view the URL names.
+ * Runs on: renderer.
+ */
+import { useAppStore } from './state/app-store.js';
+import { routeHref, useRoute, type Route, type ViewName } from './state/router.js';
+import { ExportView } from './views/export-view.js';
+import { NewRunView } from './views/new-run-view.js';
+import { ResponsesView } from './views/responses-view.js';
+import { RunView } from './views/run-view.js';
+import { RunsView } from './views/runs-view.js';
+import { StatsView } from './views/stats-view.js';
+import { WorkersView } from './views/workers-view.js';
+
+const NAV: Array<{ label: string; route: Route; active: ViewName[] }> = [
+  { label: 'Runs', route: { view: 'runs' }, active: ['runs', 'run'] },
+  { label: 'New run', route: { view: 'new', example: false }, active: ['new'] },
+  { label: 'Stats', route: { view: 'stats', runId: null }, active: ['stats'] },
+  { label: 'Responses', route: { view: 'responses', runId: null }, active: ['responses'] },
+  { label: 'Export', route: { view: 'export', runId: null }, active: ['export'] },
+  { label: 'Workers', route: { view: 'workers' }, active: ['workers'] },
+];
+
+function CurrentView({ route }: { route: Route }) {
+  switch (route.view) {
+    case 'runs':
+      return <RunsView />;
+    case 'new':
+      return <NewRunView key={route.example ? 'example' : 'blank'} example={route.example} />;
+    case 'run':
+      return <RunView key={route.runId} runId={route.runId} />;
+    case 'stats':
+      return <StatsView runId={route.runId} />;
+    case 'responses':
+      return <ResponsesView runId={route.runId} />;
+    case 'export':
+      return <ExportView runId={route.runId} />;
+    case 'workers':
+      return <WorkersView />;
+  }
+}
+
+export function App() {
+  const route = useRoute();
+  const connection = useAppStore((s) => s.connection);
+  return (
+    <div className="app">
+      <nav className="sidebar" aria-label="Views">
+        <div className="brand">
+          <span className="brand-mark" aria-hidden="true" />
+          Panoptes
+        </div>
+        {NAV.map((item) => (
+          <a
+            key={item.label}
+            href={routeHref(item.route)}
+            className={`nav-link${item.active.includes(route.view) ? ' active' : ''}`}
+            aria-current={item.active.includes(route.view) ? 'page' : undefined}
+          >
+            {item.label}
+          </a>
+        ))}
+        <div className={`connection connection-${connection}`} data-testid="connection">
+          <span className="dot" />
+          {connection === 'open' ? 'live' : connection === 'connecting' ? 'connecting…' : 'reconnecting…'}
+        </div>
+      </nav>
+      <main className="main">
+        {connection === 'reconnecting' ? (
+          <div className="banner" role="status">
+            The connection to Panoptes was lost; reconnecting. What you see may be out of date.
+          </div>
+        ) : null}
+        <CurrentView route={route} />
+      </main>
+    </div>
+  );
+}

@@ -1,0 +1,46 @@
+/**
+ * Chooses the run a view shows (Stats, Responses, Export): a select of the runs, newest first,
+ * optionally with "All runs". The choice lives in the URL, so it survives a reload.
+ * Runs on: renderer.
+ */
+import type { RunSummary } from '../api/types.js';
+import { baseName, formatTime } from '../format.js';
+
+export function runLabel(run: RunSummary): string {
+  return `${run.id} · ${baseName(run.manifestPath)} · ${run.status} · ${formatTime(run.createdAt)}`;
+}
+
+export function RunPicker({
+  runs,
+  value,
+  onChange,
+  allowAll = false,
+}: {
+  runs: readonly RunSummary[];
+  value: string | null;
+  onChange: (runId: string | null) => void;
+  allowAll?: boolean;
+}) {
+  return (
+    <label className="inline-field">
+      <span>Run</span>
+      <select
+        data-testid="run-picker"
+        value={value ?? ''}
+        onChange={(e) => onChange(e.target.value === '' ? null : e.target.value)}
+      >
+        {allowAll ? <option value="">All runs</option> : null}
+        {!allowAll && value === null ? (
+          <option value="" disabled>
+            Choose a run…
+          </option>
+        ) : null}
+        {runs.map((run) => (
+          <option key={run.id} value={run.id}>
+            {runLabel(run)}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}

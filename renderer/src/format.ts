@@ -1,0 +1,68 @@
+/**
+ * How numbers, money, times and durations read on screen, the same in every view.
+ * Runs on: renderer.
+ */
+
+const INT = new Intl.NumberFormat('en-US');
+const COMPACT = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
+
+export function formatInt(n: number): string {
+  return INT.format(n);
+}
+
+/** 1.2K, 3.4M: for chart axes and tight cells. */
+export function formatCompact(n: number): string {
+  return COMPACT.format(n);
+}
+
+export function formatUsd(n: number): string {
+  if (n === 0) return '$0.00';
+  if (n < 0.01) return `$${n.toFixed(4)}`;
+  return `$${n.toFixed(2)}`;
+}
+
+const USD_SMALL = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumSignificantDigits: 2 });
+
+/** Dollars on a chart axis: two significant digits below $1000 (so $0.002 and $0.004 differ), compact above. */
+export function formatUsdAxis(n: number): string {
+  if (n === 0) return '$0';
+  return Math.abs(n) < 1000 ? USD_SMALL.format(n) : `$${formatCompact(n)}`;
+}
+
+export function formatPercent(fraction: number): string {
+  return `${(Math.min(Math.max(fraction, 0), 1) * 100).toFixed(fraction > 0 && fraction < 0.1 ? 1 : 0)}%`;
+}
+
+export function formatDuration(ms: number | null): string {
+  if (ms === null || !Number.isFinite(ms) || ms < 0) return '—';
+  const s = Math.round(ms / 1000);
+  if (s < 60) return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m} min ${s % 60} s`;
+  const h = Math.floor(m / 60);
+  return `${h} h ${m % 60} min`;
+}
+
+export function formatTime(at: number | null): string {
+  if (at === null) return '—';
+  const d = new Date(at);
+  const today = new Date();
+  const sameDay = d.toDateString() === today.toDateString();
+  return sameDay
+    ? d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' })
+    : d.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+}
+
+export function formatRate(perSecond: number | null): string {
+  if (perSecond === null) return '—';
+  return perSecond >= 10 ? `${formatInt(Math.round(perSecond))}/s` : `${perSecond.toFixed(1)}/s`;
+}
+
+export function formatPrice(perMTok: number | null): string {
+  return perMTok === null ? '—' : `$${perMTok < 1 ? perMTok.toFixed(2) : perMTok.toFixed(perMTok % 1 === 0 ? 0 : 2)}`;
+}
+
+/** The last part of a path, for a manifest shown in a table. */
+export function baseName(path: string): string {
+  return path.split(/[\\/]/).pop() ?? path;
+}

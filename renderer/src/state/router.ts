@@ -1,0 +1,74 @@
+/**
+ * Which view is open, kept in the URL's fragment (`#/runs/<id>`), so the browser's back button,
+ * a reload and a shared link all land on the same view. No server round trip is involved, and
+ * Electron loads the same page from disk.
+ * Runs on: renderer.
+ */
+import { useSyncExternalStore } from 'react';
+
+export type Route =
+  | { view: 'runs' }
+  | { view: 'new'; example: boolean }
+  | { view: 'run'; runId: string }
+  | { view: 'stats'; runId: string | null }
+  | { view: 'responses'; runId: string | null }
+  | { view: 'export'; runId: string | null }
+  | { view: 'workers' };
+
+export type ViewName = Route['view'];
+
+export function parseRoute(hash: string): Route {
+  const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
+  const [head, id] = parts;
+  switch (head) {
+    case 'new':
+      return { view: 'new', example: id === 'example' };
+    case 'runs':
+      return id ? { view: 'run', runId: id } : { view: 'runs' };
+    case 'stats':
+    case 'responses':
+    case 'export':
+      return { view: head, runId: id ?? null };
+    case 'workers':
+      return { view: 'workers' };
+    default:
+      return { view: 'runs' };
+  }
+}
+
+export function routeHref(route: Route): string {
+  switch (route.view) {
+    case 'runs':
+    case 'workers':
+      return `#/${route.view}`;
+    case 'new':
+      return route.example ? '#/new/example' : '#/new';
+    case 'run':
+      return `#/runs/${encodeURIComponent(route.runId)}`;
+    case 'stats':
+    case 'responses':
+    case 'export':
+      return route.runId === null ? `#/${route.view}` : `#/${route.view}/${encodeURIComponent(route.runId)}`;
+  }
+}
+
+export function navigate(route: Route): void {
+  window.location.hash = routeHref(route);
+}
+
+function subscribe(onChange: () => void): () => void {
+  window.addEventListener('hashchange', onChange);
+  return () => window.removeEventListener('hashchange', onChange);
+}
+
+let cached: { hash: string; route: Route } | null = null;
+
+function currentRoute(): Route {
+  const hash = window.location.hash;
+  if (cached?.hash !== hash) cached = { hash, route: parseRoute(hash) };
+  return cached.route;
+}
+
+export function useRoute(): Route {
+  return useSyncExternalStore(subscribe, currentRoute);
+}

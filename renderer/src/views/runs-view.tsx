@@ -1,0 +1,104 @@
+/**
+ * Runs: every run, newest first, with status, progress, models, epochs, tokens, cost, start and
+ * duration; a click opens the run. With no runs yet it offers the example sweep (mock models, no
+ * key, no network), so a first run is three clicks away.
+ * Runs on: renderer.
+ */
+import type { RunSummary } from '../api/types.js';
+import { EmptyState, ErrorNotice } from '../components/notice.js';
+import { ProgressBar } from '../components/progress-bar.js';
+import { StatusBadge } from '../components/status-badge.js';
+import { useNow } from '../components/use-now.js';
+import { useRuns } from '../components/use-runs.js';
+import { baseName, formatCompact, formatDuration, formatInt, formatTime, formatUsd } from '../format.js';
+import { elapsedMs, progressFraction } from '../state/run-metrics.js';
+import { navigate, routeHref } from '../state/router.js';
+
+function RunRow({ run, now }: { run: RunSummary; now: number }) {
+  return (
+    <tr className="clickable" data-testid="run-row" data-run-id={run.id} onClick={() => navigate({ view: 'run', runId: run.id })}>
+      <td>
+        <StatusBadge status={run.status} />
+      </td>
+      <td>
+        <a href={routeHref({ view: 'run', runId: run.id })} className="mono" onClick={(e) => e.stopPropagation()}>
+          {run.id}
+        </a>
+        <div className="sub">
+          {baseName(run.manifestPath)} · {formatInt(run.vignetteCount)} vignettes
+        </div>
+      </td>
+      <td className="col-progress">
+        <ProgressBar fraction={progressFraction(run)} status={run.status} label={`run ${run.id} progress`} />
+      </td>
+      <td>
+        <div className="chips">
+          {run.models.slice(0, 4).map((m) => (
+            <span key={m} className="chip">
+              {m}
+            </span>
+          ))}
+          {run.models.length > 4 ? <span className="chip">+{run.models.length - 4}</span> : null}
+        </div>
+      </td>
+      <td className="num">{formatInt(run.epochs)}</td>
+      <td className="num" title={`${formatInt(run.inputTokens)} in / ${formatInt(run.outputTokens)} out`}>
+        {formatCompact(run.inputTokens)} / {formatCompact(run.outputTokens)}
+      </td>
+      <td className="num">{formatUsd(run.estCostUsd)}</td>
+      <td className="nowrap">{formatTime(run.startedAt ?? run.createdAt)}</td>
+      <td className="num nowrap">{formatDuration(elapsedMs(run, now))}</td>
+    </tr>
+  );
+}
+
+export function RunsView() {
+  const { runs, loaded, error } = useRuns();
+  const now = useNow(runs.some((r) => r.status === 'running'));
+  return (
+    <section className="view">
+      <header className="view-header">
+        <h1>Runs</h1>
+        <a className="button primary" href={routeHref({ view: 'new', example: false })}>
+          New run
+        </a>
+      </header>
+      <ErrorNotice error={error} title="Could not list the runs" />
+      {loaded && runs.length === 0 ? (
+        <EmptyState title="No runs yet">
+          <p>
+            A run poses every vignette of a manifest to every model you choose, epoch after epoch. Panoptes ships an
+            example manifest and mock models that need no API key and no network: try them first.
+          </p>
+          <a className="button primary" href={routeHref({ view: 'new', example: true })} data-testid="try-example">
+            Try the example run
+          </a>
+        </EmptyState>
+      ) : (
+        <div className="card table-card">
+          <table className="table" data-testid="runs-table">
+            <thead>
+              <tr>
+                <th>Status</th>
+                <th>Run</th>
+                <th>Progress</th>
+                <th>Models</th>
+                <th className="num">Epochs</th>
+                <th className="num">Tokens in / out</th>
+                <th className="num">Est. cost</th>
+                <th>Started</th>
+                <th className="num">Duration</th>
+              </tr>
+            </thead>
+            <tbody>
+              {runs.map((run) => (
+                <RunRow key={run.id} run={run} now={now} />
+              ))}
+            </tbody>
+          </table>
+          {!loaded && !error ? <p className="muted pad">Loading…</p> : null}
+        </div>
+      )}
+    </section>
+  );
+}
