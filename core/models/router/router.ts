@@ -214,7 +214,7 @@ export class Router implements ModelClient {
         if (e.code !== 'cancelled') {
           const penalty = this.health.failed(host, e, this.now());
           this.log.debug(
-            { host: host.id, code: e.code, until: penalty ? new Date(penalty.until).toISOString() : null },
+            { host: host.id, code: e.code, until: penalty ? untilText(penalty.until) : null },
             `router: ${e.message}`,
           );
           if (penalty?.until === Infinity) this.log.warn({ host: host.id, scope: penalty.scope }, `router: blacklisted: ${e.message}`);
@@ -356,7 +356,7 @@ export class Router implements ModelClient {
     const verdicts = pick.kind === 'none' ? pick.verdicts : [];
     const soonest = pick.kind === 'none' ? pick.soonest : pick.until;
     const retryAfterMs = soonest === null ? undefined : Math.max(0, soonest - this.now());
-    const why = verdicts.map((v) => `${v.host.id}: ${v.state}${v.until ? ` until ${new Date(v.until).toISOString()}` : ''} (${v.reason})`).join('; ');
+    const why = verdicts.map((v) => `${v.host.id}: ${v.state}${v.until ? ` until ${untilText(v.until)}` : ''} (${v.reason})`).join('; ');
     const others = verdicts.filter((v) => v.state !== 'excluded');
     if (last) {
       // The call tried something: its last failure is the answer, with when another host returns.
@@ -501,6 +501,10 @@ function failsOver(e: PanoptesError): boolean {
   if (e.retryable || e.code === 'auth' || e.code === 'quota') return true;
   // A host that lacks the model, or has no room for the prompt, says nothing of the next host.
   return e instanceof ProviderFailure && (e.status === 404 || e.status === 413);
+}
+
+function untilText(until: number): string {
+  return Number.isFinite(until) ? new Date(until).toISOString() : 'restart';
 }
 
 function cancelled(model: string): PanoptesError {

@@ -1,0 +1,164 @@
+/**
+ * The prompt cache: a hit only for exactly the same request (every key field changes the key),
+ * never across privacy modes, epochs independent unless shared, only successes stored, a TTL,
+ * `noStore` neither reading nor writing, and entries that survive the process (SQLite).
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ModelRequest } from '../../core/models/model-client.js';
+import { promptCacheKey } from '../../core/models/router/prompt-cache.js';
+import { FakeProvider } from './fake-provider.js';
+import { catalog, host, manualClock, openaiProvider, request, router, tempStore, type TempStore } from './helpers.js';
+
+let fake: FakeProvider;
+let ts: TempStore;
+beforeEach(async () => {
+  fake = await new FakeProvider().start();
+  ts = tempStore();
+});
+afterEach(async () => {
+  await fake.stop();
+  ts.cleanup();
+});
+
+function cat() {
+  return catalog({
+    providers: { p: openaiProvider(fake.url), q: openaiProvider(fake.url, { trainsOnData: true }) },
+    models: { m: { hosts: [host('p', 'model-m')] }, other: { hosts: [host('p', 'model-o')] }, pub: { hosts: [host('q', 'model-q')] } },
+  });
+}
+
+const base: ModelRequest = {
+  model: 'm',
+  messages: [
+    { role: 'system', content: 'Be brief.' },
+    { role: 'user', content: 'Is the sky blue?' },
+  ],
+  sampling: { temperature: 0.2, topP: 0.9, maxTokens: 64, seed: 1, stop: ['END'] },
+  privacy: 'strict',
+  noStore: false,
+  epoch: 1,
+};
+
+describe('prompt cache', () => {
+  it('hits on the same request, marked cached, with no call', async () => {
+    const r = router({ catalog: cat(), store: ts.store });
+    const first = await r.generate(base);
+    expect(first.cached).toBe(false);
+    const second = await r.generate({ ...base, messages: base.messages.map((m) => ({ ...m })), sampling: { ...base.sampling } });
+    expect(second).toMatchObject({ cached: true, text: first.text, host: first.host, usage: first.usage });
+    expect(fake.count('model-m')).toBe(1);
+    const m = r.metrics();
+    expect(m.hosts[0]).toMatchObject({ calls: 1, cacheHits: 1 });
+    expect(m.recent.filter((c) => c.cacheHit)).toHaveLength(1);
+    expect(m.recent.find((c) => c.cacheHit)!.costUsd).toBe(0);
+    await r.close();
+  });
+
+  const variants: Array<[string, Partial<ModelRequest>]> = [
+    ['user message', { messages: [base.messages[0]!, { role: 'user', content: 'Is the sky green?' }] }],
+    ['system message', { messages: [{ role: 'system', content: 'Be long.' }, base.messages[1]!] }],
+    ['a role', { messages: [{ role: 'user', content: 'Be brief.' }, base.messages[1]!] }],
+    ['temperature', { sampling: { ...base.sampling, temperature: 0.3 } }],
+    ['top_p', { sampling: { ...base.sampling, topP: 0.8 } }],
+    ['max tokens', { sampling: { ...base.sampling, maxTokens: 65 } }],
+    ['seed', { sampling: { ...base.sampling, seed: 2 } }],
+    ['stop', { sampling: { ...base.sampling, stop: ['STOP'] } }],
+    ['an unset parameter', { sampling: { topP: 0.9, maxTokens: 64, seed: 1, stop: ['END'] } }],
+    ['logical model', { model: 'other' }],
+    ['privacy mode', { privacy: 'fallback' }],
+    ['epoch', { epoch: 2 }],
+  ];
+
+  it.each(variants)('misses when the %s differs', async (_name, change) => {
+    const r = router({ catalog: cat(), store: ts.store });
+    await r.generate(base);
+    const before = fake.count();
+    const res = await r.generate({ ...base, ...change });
+    expect(res.cached).toBe(false);
+    expect(fake.count()).toBe(before + 1);
+    expect(promptCacheKey({ ...base, ...change }, change.privacy ?? 'strict')).not.toBe(promptCacheKey(base, 'strict'));
+    await r.close();
+  });
+
+  it('never serves an answer made under one privacy mode to another', async () => {
+    const r = router({ catalog: cat(), store: ts.store });
+    await r.generate(request('pub', 'q', { privacy: 'off' }));
+    await r.generate(request('pub', 'q', { privacy: 'fallback' }));
+    expect(fake.count('model-q')).toBe(2);
+    // ...and strict refuses the unsafe host outright rather than reuse its answer.
+    await expect(r.generate(request('pub', 'q', { privacy: 'strict' }))).rejects.toMatchObject({ code: 'privacy_blocked' });
+    expect((await r.generate(request('pub', 'q', { privacy: 'off' }))).cached).toBe(true);
+    await r.close();
+  });
+
+  it('the privacy lock is part of the key: a locked instance never reuses an unlocked answer', async () => {
+    const unlocked = router({ catalog: cat(), store: ts.store });
+    await unlocked.generate({ ...base, privacy: 'off' });
+    await unlocked.close();
+    const locked = router({ catalog: cat(), store: ts.store, privacyLock: 'strict' });
+    expect((await locked.generate({ ...base, privacy: 'off' })).cached).toBe(false);
+    await locked.close();
+  });
+
+  it('keeps epochs independent unless the run shares answers across epochs', async () => {
+    const r = router({ catalog: cat(), store: ts.store });
+    await r.generate({ ...base, epoch: 1 });
+    expect((await r.generate({ ...base, epoch: 2 })).cached).toBe(false);
+    await r.generate({ ...base, epoch: 1, shareCacheAcrossEpochs: true, messages: [{ role: 'user', content: 'shared' }] });
+    const shared = await r.generate({ ...base, epoch: 3, shareCacheAcrossEpochs: true, messages: [{ role: 'user', content: 'shared' }] });
+    expect(shared.cached).toBe(true);
+    await r.close();
+  });
+
+  it('stores only successes', async () => {
+    fake.next('model-m', { kind: 'status', status: 500 }, { kind: 'empty' });
+    const r = router({ catalog: cat(), store: ts.store, maxCooldownWaitMs: 0, cooldowns: { errorBaseMs: 1 } });
+    await expect(r.generate(base)).rejects.toMatchObject({ code: 'server_error' });
+    await new Promise((res) => setTimeout(res, 5));
+    await expect(r.generate(base)).rejects.toMatchObject({ code: 'empty_output' });
+    await new Promise((res) => setTimeout(res, 5));
+    const ok = await r.generate(base);
+    expect(ok.cached).toBe(false);
+    expect((await r.generate(base)).cached).toBe(true);
+    expect(fake.count('model-m')).toBe(3);
+    await r.close();
+  });
+
+  it('noStore neither reads nor writes the cache', async () => {
+    const r = router({ catalog: cat(), store: ts.store });
+    await r.generate(base);
+    expect((await r.generate({ ...base, noStore: true })).cached).toBe(false);
+    const fresh = { ...base, messages: [{ role: 'user' as const, content: 'never stored' }] };
+    await r.generate({ ...fresh, noStore: true });
+    r.flush();
+    expect((ts.store.db.prepare('SELECT COUNT(*) AS n FROM prompt_cache').get() as { n: number }).n).toBe(1);
+    expect((await r.generate(fresh)).cached).toBe(false);
+    expect(fake.count('model-m')).toBe(4);
+    await r.close();
+  });
+
+  it('expires entries after the TTL', async () => {
+    const clock = manualClock();
+    const r = router({ catalog: cat(), store: ts.store, now: clock.now, cache: { ttlMs: 60_000 } });
+    await r.generate(base);
+    clock.advance(59_000);
+    expect((await r.generate(base)).cached).toBe(true);
+    clock.advance(2_000);
+    expect((await r.generate(base)).cached).toBe(false);
+    await r.close();
+  });
+
+  it('answers from SQLite after a restart, and keeps no prompt text', async () => {
+    const r1 = router({ catalog: cat(), store: ts.store });
+    await r1.generate(base);
+    await r1.close();
+    const r2 = router({ catalog: cat(), store: ts.store });
+    expect((await r2.generate(base)).cached).toBe(true);
+    expect(fake.count('model-m')).toBe(1);
+    await r2.close();
+    const rows = ts.store.db.prepare('SELECT key, value FROM prompt_cache').all() as Array<{ key: string; value: string }>;
+    expect(rows).toHaveLength(1);
+    expect(rows[0]!.key).toMatch(/^[0-9a-f]{64}$/);
+    expect(rows[0]!.value).not.toContain('Is the sky blue?');
+  });
+});

@@ -1,0 +1,74 @@
+/**
+ * Context windows: a host whose window cannot hold the prompt plus the most it may write is
+ * skipped (it never sees the call), and when no host can hold it the error says so.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { PanoptesError } from '../../core/domain.js';
+import { estimatePromptTokens, promptTokenBound } from '../../core/models/router/token-estimate.js';
+import { FakeProvider } from './fake-provider.js';
+import { catalog, host, openaiProvider, request, router, tempStore, type TempStore } from './helpers.js';
+
+let fake: FakeProvider;
+let ts: TempStore;
+beforeEach(async () => {
+  fake = await new FakeProvider().start();
+  ts = tempStore();
+});
+afterEach(async () => {
+  await fake.stop();
+  ts.cleanup();
+});
+
+function cat() {
+  return catalog({
+    providers: { small: openaiProvider(fake.url), big: openaiProvider(fake.url) },
+    models: {
+      m: { hosts: [host('small', 'small-ctx', { contextWindow: 1000 }), host('big', 'big-ctx', { contextWindow: 32000 })] },
+      tiny: { hosts: [host('small', 'tiny-ctx', { contextWindow: 200 })] },
+    },
+  });
+}
+
+// About 2,000 tokens of English.
+const longPrompt = 'The patient reports intermittent chest pain after exercise, relieved by rest. '.repeat(150);
+
+describe('context window', () => {
+  it('skips a host too small for the prompt', async () => {
+    const r = router({ catalog: cat(), store: ts.store, cache: { enabled: false } });
+    for (let i = 0; i < 4; i++) expect((await r.generate(request('m', `${i} ${longPrompt}`))).host).toBe('big/big-ctx');
+    expect(fake.count('small-ctx')).toBe(0);
+    // A short prompt fits both, and rotation uses both.
+    const hosts = new Set<string>();
+    for (let i = 0; i < 4; i++) hosts.add((await r.generate(request('m', `short ${i}`))).host);
+    expect(hosts).toEqual(new Set(['small/small-ctx', 'big/big-ctx']));
+    await r.close();
+  });
+
+  it('counts the maximum output against the window too', async () => {
+    const r = router({ catalog: cat(), store: ts.store, cache: { enabled: false } });
+    for (let i = 0; i < 3; i++) {
+      expect((await r.generate(request('m', `short ${i}`, { sampling: { maxTokens: 2000 } }))).host).toBe('big/big-ctx');
+    }
+    expect(fake.count('small-ctx')).toBe(0);
+    await r.close();
+  });
+
+  it('says so when no host can hold the prompt', async () => {
+    const r = router({ catalog: cat(), store: ts.store, cache: { enabled: false } });
+    const err = await r.generate(request('tiny', longPrompt)).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(PanoptesError);
+    expect((err as PanoptesError).code).toBe('no_host');
+    expect((err as PanoptesError).retryable).toBe(false);
+    expect((err as PanoptesError).message).toMatch(/context window 200 < ~\d+ tokens needed/);
+    expect(fake.count('tiny-ctx')).toBe(0);
+    await r.close();
+  });
+
+  it('estimates with a real tokenizer and a margin, and the free bound never undercounts', async () => {
+    const messages = [{ role: 'user' as const, content: longPrompt }];
+    const estimate = await estimatePromptTokens(messages);
+    expect(estimate).toBeGreaterThan(1500);
+    expect(estimate).toBeLessThan(3000);
+    expect(promptTokenBound(messages)).toBeGreaterThanOrEqual(estimate);
+  });
+});
