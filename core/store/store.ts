@@ -143,8 +143,10 @@ const RESPONSE_COLUMNS = `s.seq, s.job_id, s.vignette_idx, s.response, s.input_t
   s.cached_tokens, s.reasoning_tokens, s.latency_ms, s.host, s.cached, s.finished_at,
   j.run_id, j.model, j.epoch, v.vignette_id, v.prompt, v.system, v.target, r.options`;
 
+// CROSS JOIN keeps responses the outer loop, walked in seq order: a page (`seq > cursor ... LIMIT n`)
+// then reads n rows, where letting SQLite start from the run's jobs sorted the whole run per page.
 const RESPONSE_JOINS = `FROM responses s
-  JOIN jobs j ON j.id = s.job_id
+  CROSS JOIN jobs j ON j.id = s.job_id
   JOIN runs r ON r.id = j.run_id
   JOIN vignettes v ON v.run_id = j.run_id AND v.idx = s.vignette_idx`;
 
