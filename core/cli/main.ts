@@ -9,6 +9,7 @@ import { registerExportCommand } from './commands/export.js';
 import { registerResumeCommand } from './commands/resume.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerRunsCommand } from './commands/runs.js';
+import { registerServeCommand } from './commands/serve.js';
 import { registerStatsCommand } from './commands/stats.js';
 import { registerWorkerCommand } from './commands/worker.js';
 
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
   registerStatsCommand(program);
   registerRunsCommand(program);
   registerWorkerCommand(program);
+  registerServeCommand(program);
   return program;
 }
 

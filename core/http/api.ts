@@ -1,0 +1,99 @@
+/**
+ * The coordinator as a service: `createHttpServer` assembles the HTTP API on Fastify over an open
+ * engine. Limits and hooks live here, in one place, in the order a request meets them:
+ *   socket    connection cap, header timeout (slowloris), request timeout, keep-alive timeout
+ *   onRequest Host/Origin guard (403) -> concurrent-request cap (503) -> bearer token (401, API routes)
+ *   body      size cap (413), then the route's zod schema (400 naming the field)
+ *   handler   one ControlService call; engine errors map to 400/404/409
+ *   done      one log line per request: method, path, status, latency (and run_id on run routes)
+ * The instance is returned before it listens, so a host (`panoptes serve`, the desktop app) can
+ * register more plugins on it first — the browser bridge reuses `hostOriginGuard` (applied to
+ * every route already) and `bearerAuth`/`createTokenCheck` from ./auth.js.
+ * Runs on: Node (core).
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { packageVersion, type Engine } from '../service/engine.js';
+import { logger as rootLogger } from '../telemetry.js';
+import { createTokenCheck } from './auth.js';
+import { QueuedRunGate, concurrentRequestLimit } from './backpressure.js';
+import { handleError, handleNotFound } from './errors.js';
+import { hostOriginGuard } from './host-guard.js';
+import { RequestLog } from './request-log.js';
+import { apiRoutes, healthRoutes } from './routes.js';
+import { zodValidatorCompiler } from './zod-validation.js';
+
+export interface HttpServerOptions {
+  /** The bearer token every route but /health requires. */
+  token: string;
+  /** The address the server will bind (accepted as a Host name); default 127.0.0.1. */
+  host?: string;
+  /** More Host names to answer to (a LAN name when bound beyond loopback). */
+  allowedHosts?: readonly string[];
+  /** Largest request body in bytes (default 1 MiB); larger ones get 413. */
+  bodyLimit?: number;
+  /** Requests in flight at once (default 64); more get 503 + Retry-After. */
+  maxConcurrent?: number;
+  /** Runs waiting in the queue (default 100); a POST /runs beyond it gets 429 + Retry-After. */
+  maxQueuedRuns?: number;
+  /** Time to receive a whole request, headers and body (default 30 s); a slow sender is cut off. */
+  requestTimeoutMs?: number;
+  /** Time to receive a request's headers (default 10 s): the slowloris bound. */
+  headersTimeoutMs?: number;
+  /** How often the server checks those timeouts (default 1 s). */
+  timeoutCheckIntervalMs?: number;
+  /** Idle time before a kept-alive connection is closed (default 5 s). */
+  keepAliveTimeoutMs?: number;
+  /** Open connections at once (default 1024); more are refused at accept. */
+  maxConnections?: number;
+  logger?: Logger;
+}
+
+export const HTTP_DEFAULTS = {
+  host: '127.0.0.1',
+  bodyLimit: 1024 * 1024,
+  maxConcurrent: 64,
+  maxQueuedRuns: 100,
+  requestTimeoutMs: 30_000,
+  headersTimeoutMs: 10_000,
+  timeoutCheckIntervalMs: 1_000,
+  keepAliveTimeoutMs: 5_000,
+  maxConnections: 1024,
+} as const;
+
+/** Builds the API over `engine` (not yet listening). The engine's scheduler is the caller's to start. */
+export function createHttpServer(engine: Engine, opts: HttpServerOptions): FastifyInstance {
+  const o = { ...HTTP_DEFAULTS, ...definedOnly(opts) };
+  const service = engine.service;
+  const log = (opts.logger ?? rootLogger()).child({ component: 'http' });
+  const app = Fastify({
+    loggerInstance: log,
+    logController: new RequestLog(),
+    bodyLimit: o.bodyLimit,
+    requestTimeout: o.requestTimeoutMs,
+    keepAliveTimeout: o.keepAliveTimeoutMs,
+    http: {
+      headersTimeout: Math.min(o.headersTimeoutMs, o.requestTimeoutMs),
+      connectionsCheckingInterval: o.timeoutCheckIntervalMs,
+    },
+  }) as unknown as FastifyInstance;
+  app.server.maxConnections = o.maxConnections;
+
+  app.setValidatorCompiler(zodValidatorCompiler as Parameters<FastifyInstance['setValidatorCompiler']>[0]);
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler(handleNotFound);
+
+  app.addHook('onRequest', hostOriginGuard({ bindHost: o.host, allowedHosts: o.allowedHosts ?? [] }));
+  app.addHook('onRequest', concurrentRequestLimit(o.maxConcurrent));
+  const queuedRunGate = new QueuedRunGate(o.maxQueuedRuns, async () => {
+    const queued = await service.listRuns({ status: 'queued', limit: Math.min(1000, o.maxQueuedRuns) });
+    return queued.length;
+  });
+  void app.register(healthRoutes(service, packageVersion(), Date.now()));
+  void app.register(apiRoutes, { service, tokenCheck: createTokenCheck(opts.token), queuedRunGate });
+  return app;
+}
+
+function definedOnly<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,116 @@
+/**
+ * The HTTP API's routes, each declared with its schema and each a thin call into the ControlService
+ * (the one implementation of the contract): the seed's routes (runs, /stats) plus paging, a
+ * streamed export, per-run stats and the router's metrics. Everything here needs the bearer token;
+ * `healthRoutes` is the one route outside it.
+ * Runs on: Node (core).
+ */
+import { Readable } from 'node:stream';
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { z } from 'zod';
+import { PanoptesError } from '../domain.js';
+import {
+  CreateRunInputSchema,
+  ListRunsInputSchema,
+  MetricsInputSchema,
+  ResponsesInputSchema,
+  RunIdInputSchema,
+} from '../service/contract.js';
+import type { ControlService } from '../service/control-service.js';
+import { bearerAuth } from './auth.js';
+import type { QueuedRunGate } from './backpressure.js';
+import { sendError } from './errors.js';
+import { SEED_STATS_JSON_SCHEMA, toRunStats, toSeedStats } from './stats-shapes.js';
+import { fromQueryString, type ZodTypeProvider } from './zod-validation.js';
+
+/** `POST /runs`: the contract's input, with the manifest path under the seed's name `manifest`. */
+export const CreateRunBodySchema = CreateRunInputSchema.omit({ manifestPath: true }).extend({
+  manifest: z.string({ error: 'give the manifest path' }).min(1, 'give the manifest path'),
+});
+
+const RunParamsSchema = z.object({ id: RunIdInputSchema.shape.runId }).strict();
+const ListRunsQuerySchema = fromQueryString(ListRunsInputSchema);
+const ResponsesQuerySchema = fromQueryString(ResponsesInputSchema.omit({ runId: true }));
+const MetricsQuerySchema = fromQueryString(MetricsInputSchema);
+
+/** How long a client turned away by the queued-run cap should wait, in seconds. */
+const QUEUE_FULL_RETRY_AFTER_S = 5;
+
+export interface ApiRoutesOptions {
+  service: ControlService;
+  tokenCheck: (presented: string | undefined) => boolean;
+  queuedRunGate: QueuedRunGate;
+}
+
+export const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (instance, opts) => {
+  const app = instance.withTypeProvider<ZodTypeProvider>();
+  const { service, queuedRunGate } = opts;
+  app.addHook('onRequest', bearerAuth(opts.tokenCheck));
+
+  app.post('/runs', { schema: { body: CreateRunBodySchema } }, async (request, reply) => {
+    const { manifest, ...rest } = request.body;
+    const run = await queuedRunGate.admit(() => service.createRun({ manifestPath: manifest, ...rest }));
+    if (run === null) {
+      return sendError(reply, 429, 'too_many_queued_runs', `${queuedRunGate.maxQueued} runs are queued already; retry later`, {
+        retryAfterS: QUEUE_FULL_RETRY_AFTER_S,
+      });
+    }
+    return reply.code(201).header('location', `/runs/${run.id}`).send(run);
+  });
+
+  app.get('/runs', { schema: { querystring: ListRunsQuerySchema } }, async (request) => {
+    return { runs: await service.listRuns(request.query) };
+  });
+
+  app.get('/runs/:id', { schema: { params: RunParamsSchema } }, async (request) => {
+    return service.getRun({ runId: request.params.id });
+  });
+
+  app.post('/runs/:id/cancel', { schema: { params: RunParamsSchema } }, async (request) => {
+    const run = await service.cancelRun({ runId: request.params.id });
+    // Cancelling a cancelled run is a no-op (200); a run that ended otherwise cannot be cancelled.
+    if (run.status !== 'cancelled') {
+      throw new PanoptesError('conflict', `run ${run.id} is ${run.status} already; nothing to cancel`, { where: 'id' });
+    }
+    return run;
+  });
+
+  app.get('/runs/:id/responses', { schema: { params: RunParamsSchema, querystring: ResponsesQuerySchema } }, async (request) => {
+    return service.responses({ runId: request.params.id, ...request.query });
+  });
+
+  app.get('/runs/:id/responses.jsonl', { schema: { params: RunParamsSchema } }, async (request, reply) => {
+    const runId = request.params.id;
+    await service.getRun({ runId }); // 404 before any byte is sent
+    // Pulled line by line as the socket drains: memory stays flat whatever the run's size.
+    const body = Readable.from(service.exportLines(runId, 'jsonl'), { objectMode: false });
+    return reply
+      .header('content-type', 'application/x-ndjson; charset=utf-8')
+      .header('content-disposition', `attachment; filename="${runId}-responses.jsonl"`)
+      .send(body);
+  });
+
+  app.get('/runs/:id/stats', { schema: { params: RunParamsSchema } }, async (request) => {
+    return toRunStats(await service.getRun({ runId: request.params.id }));
+  });
+
+  app.get('/stats', { schema: { response: { 200: SEED_STATS_JSON_SCHEMA } } }, async () => {
+    return toSeedStats(await service.stats());
+  });
+
+  app.get('/metrics', { schema: { querystring: MetricsQuerySchema } }, async (request) => {
+    return service.metrics(request.query);
+  });
+};
+
+/** `GET /health`: liveness without a token (what a supervisor polls), and the router's posture. */
+export function healthRoutes(service: ControlService, version: string, startedAt: number) {
+  return async (app: FastifyInstance): Promise<void> => {
+    app.get('/health', async () => ({
+      status: 'ok' as const,
+      version,
+      uptime_s: Math.round((Date.now() - startedAt) / 1000),
+      posture: await service.posture(),
+    }));
+  };
+}

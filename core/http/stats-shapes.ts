@@ -1,0 +1,80 @@
+/**
+ * The accounting answers in the seed's snake_case shapes. `GET /stats` is exactly seed 002's
+ * `{"models":[{"model","input_tokens","output_tokens","calls","est_cost_usd"}],"total_est_cost_usd"}`
+ * and nothing more (its schema doubles as the route's response schema, so an extra field cannot
+ * slip out); `GET /runs/:id/stats` is the same per-model shape for one run, with progress and rates.
+ * Runs on: Node (core).
+ */
+import { z } from 'zod';
+import type { JobStatus } from '../domain.js';
+import type { ModelCost, RunDetail, StatsReport } from '../service/contract.js';
+
+export const ModelStatsSchema = z
+  .object({
+    model: z.string(),
+    input_tokens: z.number().int(),
+    output_tokens: z.number().int(),
+    calls: z.number().int(),
+    est_cost_usd: z.number(),
+  })
+  .strict();
+
+export const SeedStatsSchema = z
+  .object({
+    models: z.array(ModelStatsSchema),
+    total_est_cost_usd: z.number(),
+  })
+  .strict();
+export type SeedStats = z.infer<typeof SeedStatsSchema>;
+
+/** The JSON schema Fastify serialises `GET /stats` with (drops anything not in the seed's shape). */
+export const SEED_STATS_JSON_SCHEMA = z.toJSONSchema(SeedStatsSchema, { target: 'draft-7' });
+
+export function toModelStats(m: ModelCost): z.infer<typeof ModelStatsSchema> {
+  return {
+    model: m.model,
+    input_tokens: m.inputTokens,
+    output_tokens: m.outputTokens,
+    calls: m.calls,
+    est_cost_usd: m.estCostUsd,
+  };
+}
+
+/** The seed's /stats answer, models sorted by name. */
+export function toSeedStats(report: StatsReport): SeedStats {
+  const models = report.models.map(toModelStats).sort((a, b) => (a.model < b.model ? -1 : a.model > b.model ? 1 : 0));
+  return { models, total_est_cost_usd: report.totalEstCostUsd };
+}
+
+const JOB_STATUSES: readonly JobStatus[] = ['pending', 'running', 'done', 'failed', 'cancelled'];
+
+/** One run's accounting: the seed's per-model figures plus each model's job progress, and the run's rate. */
+export function toRunStats(detail: RunDetail, now = Date.now()) {
+  const { run, jobs } = detail;
+  const jobCounts = Object.fromEntries(JOB_STATUSES.map((s) => [s, jobs.filter((j) => j.status === s).length]));
+  const elapsedMs = run.startedAt === null ? 0 : (run.finishedAt ?? now) - run.startedAt;
+  const models = detail.usage.map((m) => {
+    const own = jobs.filter((j) => j.model === m.model);
+    return {
+      ...toModelStats(m),
+      jobs_total: run.epochs,
+      jobs_done: own.filter((j) => j.status === 'done').length,
+      jobs_failed: own.filter((j) => j.status === 'failed').length,
+      calls_expected: run.epochs * run.vignetteCount,
+    };
+  });
+  return {
+    run_id: run.id,
+    status: run.status,
+    job_count: run.jobCount,
+    jobs: jobCounts,
+    calls: run.calls,
+    calls_expected: run.jobCount * run.vignetteCount,
+    input_tokens: run.inputTokens,
+    output_tokens: run.outputTokens,
+    elapsed_ms: elapsedMs,
+    calls_per_second: elapsedMs > 0 ? Math.round((run.calls / elapsedMs) * 1000 * 100) / 100 : 0,
+    models,
+    total_est_cost_usd: run.estCostUsd,
+  };
+}

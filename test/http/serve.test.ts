@@ -1,0 +1,110 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Store } from '../../core/store/store.js';
+import { runCli, startCli } from '../helpers/cli.js';
+import { tempDir, writeManifest, writeMockCatalog } from '../helpers/temp.js';
+import { send } from './harness.js';
+
+/** Starts `panoptes serve` on a free port and waits for its URL and token lines. */
+async function serve(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const cli = startCli(['serve', '--port', '0', ...args], env);
+  let stdout = '';
+  cli.child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const url = /serving the HTTP API at (http:\/\/127\.0\.0\.1:(\d+))/.exec(stdout);
+    const token = /^token: (.+)$/m.exec(stdout);
+    if (url && token) return { cli, url: url[1]!, port: Number(url[2]), tokenLine: token[1]!, stdout: () => stdout };
+    if (Date.now() > deadline || cli.child.exitCode !== null) throw new Error(`serve did not start:\n${stdout}\n${cli.stderr()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('panoptes serve', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let catalog: string;
+  beforeAll(() => {
+    tmp = tempDir();
+    catalog = writeMockCatalog(tmp.dir, { quick: { latencyMs: 1 }, slow: { latencyMs: 200 } });
+  });
+  afterAll(() => tmp.cleanup());
+
+  it('generates and prints a token when given none, serves the API, runs what is posted, and stops on SIGTERM', async () => {
+    const dataDir = join(tmp.dir, 'gen');
+    const env = { PANOPTES_TOKEN: '' };
+    const s = await serve(['--data-dir', dataDir, '--catalog', catalog], env);
+    const token = s.tokenLine;
+    expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const headers = { host: `127.0.0.1:${s.port}`, authorization: `Bearer ${token}` };
+
+    expect((await send(s.port, 'GET', '/health', { headers: { host: headers.host } })).status).toBe(200);
+    expect((await send(s.port, 'GET', '/stats', { headers: { host: headers.host } })).status).toBe(401);
+
+    const manifest = writeManifest(tmp.dir, 10, 'serve.jsonl');
+    const created = await send(s.port, 'POST', '/runs', { headers, body: JSON.stringify({ manifest, models: ['quick'], epochs: 2 }) });
+    expect(created.status).toBe(201);
+    let status = '';
+    for (let i = 0; i < 400 && status !== 'done'; i++) {
+      status = (await send(s.port, 'GET', `/runs/${created.json.id}`, { headers })).json.run.status;
+      if (status !== 'done') await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(status).toBe('done');
+    const stats = await send(s.port, 'GET', '/stats', { headers });
+    expect(stats.json.models).toEqual([expect.objectContaining({ model: 'quick', calls: 20 })]);
+
+    s.cli.child.kill('SIGTERM');
+    const res = await s.cli.done;
+    expect(res.code).toBe(0);
+    expect(res.stderr).toMatch(/SIGTERM: stopping/);
+  });
+
+  it('takes the token from PANOPTES_TOKEN without echoing it, and refuses a short one', async () => {
+    const dataDir = join(tmp.dir, 'env');
+    const token = 'an-environment-token-of-decent-length';
+    const s = await serve(['--data-dir', dataDir, '--catalog', catalog], { PANOPTES_TOKEN: token });
+    expect(s.tokenLine).toBe('(from PANOPTES_TOKEN)');
+    expect(s.stdout()).not.toContain(token);
+    const ok = await send(s.port, 'GET', '/stats', { headers: { host: `127.0.0.1:${s.port}`, authorization: `Bearer ${token}` } });
+    expect(ok.status).toBe(200);
+    s.cli.child.kill('SIGINT');
+    expect((await s.cli.done).code).toBe(0);
+
+    const short = await runCli(['serve', '--port', '0', '--data-dir', dataDir, '--token', 'tooshort']);
+    expect(short.code).toBe(2);
+    expect(short.stderr).toMatch(/--token: a token needs at least 16 characters/);
+  });
+
+  it('hands a run in progress back to the queue on SIGINT, so the next start finishes it', async () => {
+    const dataDir = join(tmp.dir, 'interrupt');
+    const token = 'interrupt-test-token-0123456789';
+    const s = await serve(['--data-dir', dataDir, '--catalog', catalog, '--token', token]);
+    const headers = { host: `127.0.0.1:${s.port}`, authorization: `Bearer ${token}` };
+    const manifest = writeManifest(tmp.dir, 40, 'slow.jsonl');
+    const created = await send(s.port, 'POST', '/runs', { headers, body: JSON.stringify({ manifest, models: ['slow'], epochs: 1 }) });
+    let run = created.json;
+    for (let i = 0; i < 200 && run.status !== 'running'; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      run = (await send(s.port, 'GET', `/runs/${created.json.id}`, { headers })).json.run;
+    }
+    expect(run.status).toBe('running');
+    s.cli.child.kill('SIGINT');
+    expect((await s.cli.done).code).toBe(0);
+
+    const store = new Store(join(dataDir, 'panoptes.db'));
+    try {
+      expect(store.getRun(created.json.id)?.status).toBe('queued');
+    } finally {
+      store.close();
+    }
+
+    const again = await serve(['--data-dir', dataDir, '--catalog', catalog, '--token', token]);
+    const againHeaders = { host: `127.0.0.1:${again.port}`, authorization: `Bearer ${token}` };
+    for (let i = 0; i < 400 && run.status !== 'done'; i++) {
+      await new Promise((r) => setTimeout(r, 25));
+      run = (await send(again.port, 'GET', `/runs/${created.json.id}`, { headers: againHeaders })).json.run;
+    }
+    expect(run).toMatchObject({ status: 'done', calls: 40 });
+    again.cli.child.kill('SIGTERM');
+    expect((await again.cli.done).code).toBe(0);
+  });
+});
