@@ -53,9 +53,12 @@ export interface Engine {
   close(): Promise<void>;
 }
 
-/** The embedded default catalog, then `<dataDir>/catalog.json` if present, then `extra`. */
+/**
+ * The embedded defaults (the common hosted models, then the mock models), then
+ * `<dataDir>/catalog.json` if present, then `extra`.
+ */
 export function loadCatalog(dataDir: string, extra: string[] = []): Catalog {
-  const layers = [Catalog.load(join(examplesDir(), 'catalog.json'))];
+  const layers = [Catalog.load(join(examplesDir(), 'hosted-catalog.json')), Catalog.load(join(examplesDir(), 'catalog.json'))];
   const user = join(dataDir, 'catalog.json');
   if (existsSync(user)) layers.push(Catalog.load(user));
   for (const p of extra) layers.push(Catalog.load(p));
