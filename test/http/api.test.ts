@@ -223,6 +223,32 @@ describe('HTTP API', () => {
     expect(noRoute.json.error.code).toBe('not_found');
   });
 
+  it('serves the router metrics, filtered by model, with query numbers checked like the contract', async () => {
+    api = await startApi();
+    const manifest = writeManifest(api.dir, 20);
+    const created = await api.call('POST', '/runs', { body: { manifest, models: ['fast', 'flaky'], epochs: 1 } });
+    await waitForRun(api, created.json.id);
+
+    const all = await api.call('GET', '/metrics');
+    expect(all.status).toBe(200);
+    const hosts = Object.fromEntries(all.json.hosts.map((h: { host: string; calls: number }) => [h.host, h]));
+    expect(hosts['mocktest/fast']).toMatchObject({ provider: 'mocktest', calls: 20 });
+    // Every flaky call that failed was retried until it succeeded: 20 successes, plus its failures.
+    const flaky = hosts['mocktest/flaky'];
+    const flakyErrors = Object.values(flaky.errors as Record<string, number>).reduce((a, b) => a + b, 0);
+    expect(flaky.calls).toBe(20 + flakyErrors);
+
+    const filtered = await api.call('GET', '/metrics?model=flaky&limit=5');
+    expect(filtered.status).toBe(200);
+    expect(filtered.json.recent).toHaveLength(5);
+    expect(filtered.json.recent.every((c: { model: string }) => c.model === 'flaky')).toBe(true);
+    expect(filtered.json.hosts.map((h: { host: string }) => h.host)).toEqual(['mocktest/flaky']);
+
+    const bad = await api.call('GET', '/metrics?limit=lots');
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.where).toBe('limit');
+  });
+
   it('answers /health without a token, with the version and the router posture', async () => {
     api = await startApi({ startScheduler: false });
     const res = await api.call('GET', '/health', { headers: { authorization: '' } });
