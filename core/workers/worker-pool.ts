@@ -82,10 +82,13 @@ export class WorkerPool extends EventEmitter<{ changed: [] }> {
   }
 
   async acquire(model: string, avoid: ReadonlySet<string>, signal: AbortSignal): Promise<Lease> {
-    const deadline = Date.now() + this.waitForWorkerMs;
+    // The wait for a serving worker starts each time none is left (waiting on busy ones does not count).
+    let deadline = Infinity;
     for (;;) {
       signal.throwIfAborted();
       const got = this.pick(model, avoid);
+      if (got === 'busy') deadline = Infinity;
+      else if (got === 'none' && deadline === Infinity) deadline = Date.now() + this.waitForWorkerMs;
       if (got !== 'busy' && got !== 'none') {
         got.busy += 1;
         let released = false;
