@@ -1,13 +1,17 @@
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../core/store/store.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { tempDir, writeManifest, writeMockCatalog } from '../helpers/temp.js';
 import { send } from './harness.js';
 
+/** Every server a test started, so a failing test cannot leave one running. */
+const started: Array<ReturnType<typeof startCli>> = [];
+
 /** Starts `panoptes serve` on a free port and waits for its URL and token lines. */
 async function serve(args: string[], env: NodeJS.ProcessEnv = {}) {
   const cli = startCli(['serve', '--port', '0', ...args], env);
+  started.push(cli);
   let stdout = '';
   cli.child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   const deadline = Date.now() + 20_000;
@@ -26,6 +30,12 @@ describe('panoptes serve', () => {
   beforeAll(() => {
     tmp = tempDir();
     catalog = writeMockCatalog(tmp.dir, { quick: { latencyMs: 1 }, slow: { latencyMs: 200 } });
+  });
+  afterEach(async () => {
+    for (const cli of started.splice(0)) {
+      if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill('SIGKILL');
+      await cli.done;
+    }
   });
   afterAll(() => tmp.cleanup());
 
