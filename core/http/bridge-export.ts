@@ -11,14 +11,12 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import type { RunId } from '../domain.js';
-import { csvHeader, toCsvLine, toJsonlLine } from '../export.js';
-import type { ControlApi } from '../service/contract.js';
+import { csvHeader } from '../export.js';
 
 export type ExportFormat = 'jsonl' | 'csv';
 
 const LINK_TTL_MS = 60_000;
 const MAX_OPEN_LINKS = 256;
-const PAGE_SIZE = 1000;
 
 export const EXPORT_CONTENT_TYPES: Record<ExportFormat, string> = {
   jsonl: 'application/x-ndjson; charset=utf-8',
@@ -39,10 +37,8 @@ interface Link {
 export class ExportLinks {
   private readonly links = new Map<string, Link>();
 
-  constructor(private readonly now: () => number = Date.now) {}
-
   create(runId: RunId, format: ExportFormat): string {
-    const now = this.now();
+    const now = Date.now();
     for (const [key, link] of this.links) if (link.expiresAt <= now) this.links.delete(key);
     // Insertion order is age order: past the cap, the oldest link goes.
     if (this.links.size >= MAX_OPEN_LINKS) this.links.delete(this.links.keys().next().value!);
@@ -57,22 +53,18 @@ export class ExportLinks {
     const link = this.links.get(key);
     if (!link) return false;
     this.links.delete(key);
-    return link.runId === runId && link.format === format && link.expiresAt > this.now();
+    return link.runId === runId && link.format === format && link.expiresAt > Date.now();
   }
 }
 
-/** A run's records as a byte stream, one line per record (CSV with its header), read page by page as the client drains it. */
-export function exportStream(service: Pick<ControlApi, 'responses'>, runId: RunId, format: ExportFormat): Readable {
-  const toLine = format === 'csv' ? toCsvLine : toJsonlLine;
-  async function* lines(): AsyncGenerator<string> {
+/** What an export is read from: ControlService's `exportLines`, one line (with its newline) per record. */
+export type ExportLines = (runId: RunId, format: ExportFormat) => Iterable<string>;
+
+/** A run's export as a byte stream (CSV with its header), pulled as the client drains it. */
+export function exportStream(exportLines: ExportLines, runId: RunId, format: ExportFormat): Readable {
+  function* lines(): Generator<string> {
     if (format === 'csv') yield `${csvHeader()}\n`;
-    let cursor = 0;
-    for (;;) {
-      const page = await service.responses({ runId, cursor, limit: PAGE_SIZE });
-      if (page.items.length > 0) yield page.items.map((r) => `${toLine(r)}\n`).join('');
-      if (page.nextCursor === null) return;
-      cursor = page.nextCursor;
-    }
+    yield* exportLines(runId, format);
   }
   return Readable.from(lines(), { objectMode: false });
 }

@@ -37,9 +37,10 @@ import { EXPORT_CONTENT_TYPES, ExportLinks, exportFileName, exportStream, type E
 import { statusOf } from './errors.js';
 import { allowedHostNames } from './host-guard.js';
 
-/** What the bridge needs of the engine: the contract and its events. ControlService is one. */
+/** What the bridge needs of the engine: the contract, its events, and the export's lines. ControlService is one. */
 export interface BridgeService extends ControlApi {
   subscribe(listener: (event: ControlEvent) => void): () => void;
+  exportLines(runId: string, format: ExportFormat): Iterable<string>;
 }
 
 export interface BridgeOptions {
@@ -177,7 +178,7 @@ export const browserBridge: FastifyPluginAsync<BridgeOptions> = async (app, opts
         .header('content-type', EXPORT_CONTENT_TYPES[format])
         .header('content-disposition', `attachment; filename="${exportFileName(runId, format)}"`)
         .header('cache-control', 'no-store')
-        .send(exportStream(service, runId, format));
+        .send(exportStream((id, f) => service.exportLines(id, f), runId, format));
     } catch (err) {
       return sendFailure(reply, err);
     }
