@@ -42,6 +42,8 @@ const PRELOAD = join(HERE, 'preload.cjs');
 const RENDERER_DIR = join(HERE, '..', 'renderer');
 /** The worker token is kept with the API keys and read from the same environment. */
 const WORKER_TOKEN_ENV = 'PANOPTES_WORKER_TOKEN';
+/** Catalogs layered over the embedded one, passed by `panoptes desktop --catalog` as `--catalog=<path>`. */
+const CATALOG_PATHS = process.argv.filter((a) => a.startsWith('--catalog=')).map((a) => a.slice('--catalog='.length));
 
 interface Running {
   engine: Engine;
@@ -209,13 +211,13 @@ async function start(): Promise<void> {
   const dataDir = defaultDataDir();
   // Keys go into the environment before the engine (and its router) opens.
   const secrets = new SecretStore(join(userData, 'secrets.bin'), safeStorage);
-  const secretNames = apiKeyNames(loadCatalog(dataDir));
+  const secretNames = apiKeyNames(loadCatalog(dataDir, CATALOG_PATHS));
   secretNames.add(WORKER_TOKEN_ENV);
   const applied = applySecrets(process.env, savedSecrets(secrets, logger), secretNames);
   if (applied.length > 0) logger.info({ keys: applied }, 'saved API keys in use');
 
   const binding = nativeBinding();
-  const engine = openEngine({ dataDir, logger, ...(binding === undefined ? {} : { nativeBinding: binding }) });
+  const engine = openEngine({ dataDir, catalogPaths: CATALOG_PATHS, logger, ...(binding === undefined ? {} : { nativeBinding: binding }) });
 
   guardSession(session.defaultSession, (url) => logger.warn({ url }, 'blocked a request from the renderer'));
   protocol.handle(APP_SCHEME, createAppProtocolHandler(RENDERER_DIR));

@@ -5,6 +5,7 @@
 import { Command, CommanderError } from 'commander';
 import { packageVersion } from '../service/engine.js';
 import { EXIT, reportError } from './common.js';
+import { registerDesktopCommand } from './commands/desktop.js';
 import { registerExportCommand } from './commands/export.js';
 import { registerResumeCommand } from './commands/resume.js';
 import { registerRunCommand } from './commands/run.js';
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
   registerRunsCommand(program);
   registerWorkerCommand(program);
   registerServeCommand(program);
+  registerDesktopCommand(program);
   return program;
 }
 

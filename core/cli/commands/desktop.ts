@@ -1,0 +1,179 @@
+/**
+ * `panoptes desktop` (what `npm start` runs): the desktop app where Electron can start, the same
+ * app in the browser where it cannot. Electron can start when its binary is on disk and (on
+ * Linux and the BSDs) there is a display. The binary is found by path, as the electron package
+ * itself does (node_modules/electron/path.txt + dist/, or ELECTRON_OVERRIDE_DIST_PATH), never by
+ * `require('electron')`, which would try to download it. Before launching, better-sqlite3 is built
+ * for Electron's ABI (scripts/electron-native.mjs, skipped while up to date) and handed to the
+ * app in PANOPTES_NATIVE_BINDING. Otherwise one line says why, and `panoptes serve --ui` runs in
+ * its place (the same function, with a free port unless --port says which), printing the URL.
+ * Runs on: Node (core).
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import type { Command } from 'commander';
+import { PanoptesError } from '../../domain.js';
+import { HTTP_DEFAULTS } from '../../http/api.js';
+import { packageRoot } from '../../paths.js';
+import { addCommonOptions, reportError, type CommonOptions } from '../common.js';
+import { browserUiAddon, parsePort, serveCommand } from './serve.js';
+
+/** What the launch decision looks at, so it can be decided for any machine. */
+export interface LaunchProbe {
+  /** The package root (where node_modules/ and dist/ are). */
+  root: string;
+  env: NodeJS.ProcessEnv;
+  platform: NodeJS.Platform;
+  exists(path: string): boolean;
+  /** A file's text, or undefined when it cannot be read. */
+  read(path: string): string | undefined;
+}
+
+export type DesktopPlan = { mode: 'electron'; binary: string } | { mode: 'browser'; reason: string };
+
+export function nodeProbe(root: string = packageRoot()): LaunchProbe {
+  return {
+    root,
+    env: process.env,
+    platform: process.platform,
+    exists: existsSync,
+    read: (path) => {
+      try {
+        return readFileSync(path, 'utf8');
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
+/** The Electron executable the electron package would run, or why there is none. */
+export function findElectronBinary(probe: LaunchProbe): { binary: string } | { reason: string } {
+  const pkg = join(probe.root, 'node_modules', 'electron');
+  if (!probe.exists(join(pkg, 'package.json'))) return { reason: 'Electron is not installed (no node_modules/electron)' };
+  const executable = probe.read(join(pkg, 'path.txt'))?.trim() || undefined;
+  const override = probe.env.ELECTRON_OVERRIDE_DIST_PATH;
+  if (override) {
+    const binary = join(override, executable ?? 'electron');
+    return probe.exists(binary) ? { binary } : { reason: `ELECTRON_OVERRIDE_DIST_PATH holds no Electron binary (${binary})` };
+  }
+  if (executable === undefined) return { reason: 'no Electron binary was downloaded (node_modules/electron/path.txt is missing)' };
+  const binary = join(pkg, 'dist', executable);
+  return probe.exists(binary) ? { binary } : { reason: `no Electron binary at ${relative(probe.root, binary)}` };
+}
+
+/** Linux and the BSDs draw windows through X11 or Wayland; macOS and Windows always have a screen. */
+export function displayMissing(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string | null {
+  if (platform === 'darwin' || platform === 'win32') return null;
+  return env.DISPLAY || env.WAYLAND_DISPLAY ? null : 'no display (neither DISPLAY nor WAYLAND_DISPLAY is set)';
+}
+
+export function planDesktopLaunch(probe: LaunchProbe): DesktopPlan {
+  const found = findElectronBinary(probe);
+  if ('reason' in found) return { mode: 'browser', reason: found.reason };
+  const noDisplay = displayMissing(probe.env, probe.platform);
+  if (noDisplay !== null) return { mode: 'browser', reason: noDisplay };
+  return { mode: 'electron', binary: found.binary };
+}
+
+/**
+ * Runs scripts/electron-native.mjs; resolves to the addon's path, or why it could not be built
+ * (its full output is kept in .electron-native/build.log).
+ */
+export async function buildNativeBinding(root: string): Promise<{ path: string } | { reason: string }> {
+  const script = join(root, 'scripts', 'electron-native.mjs');
+  const child = spawn(process.execPath, [script], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => {
+    // The first build takes a minute: say so once, keep the compiler's output for the log.
+    if (stderr === '') process.stderr.write('panoptes: building better-sqlite3 for Electron (first start only)...\n');
+    stderr += d.toString();
+  });
+  const code = await new Promise<number | null>((res) => child.on('close', res));
+  if (code === 0) {
+    const result = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as { path?: string };
+    if (result.path) return { path: result.path };
+  }
+  const log = join(root, '.electron-native', 'build.log');
+  mkdirSync(join(root, '.electron-native'), { recursive: true });
+  writeFileSync(log, stderr);
+  return { reason: `better-sqlite3 could not be built for Electron (see ${relative(process.cwd(), log) || log})` };
+}
+
+export interface ElectronLaunch {
+  binary: string;
+  /** dist/electron/main.js */
+  main: string;
+  nativeBinding: string;
+  dataDir?: string;
+  catalogs?: string[];
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Starts the desktop app and resolves to its exit status; Ctrl-C and SIGTERM reach it. */
+export async function launchElectron(launch: ElectronLaunch): Promise<number> {
+  const { ELECTRON_RUN_AS_NODE: _runAsNode, ...env } = launch.env ?? process.env;
+  const args = [launch.main, ...(launch.catalogs ?? []).map((c) => `--catalog=${c}`)];
+  const child = spawn(launch.binary, args, {
+    stdio: 'inherit',
+    env: {
+      ...env,
+      PANOPTES_NATIVE_BINDING: launch.nativeBinding,
+      ...(launch.dataDir === undefined ? {} : { PANOPTES_DATA_DIR: launch.dataDir }),
+    },
+  });
+  const forward = (signal: NodeJS.Signals) => child.kill(signal);
+  process.on('SIGINT', forward);
+  process.on('SIGTERM', forward);
+  try {
+    return await new Promise<number>((res, rej) => {
+      child.once('error', (err) => rej(new PanoptesError('internal', `Electron did not start: ${err.message}`, { where: launch.binary, cause: err })));
+      child.once('exit', (code, signal) => res(code ?? (signal ? 1 : 0)));
+    });
+  } finally {
+    process.off('SIGINT', forward);
+    process.off('SIGTERM', forward);
+  }
+}
+
+interface DesktopOptions extends CommonOptions {
+  port: number;
+}
+
+export function registerDesktopCommand(program: Command): void {
+  addCommonOptions(
+    program
+      .command('desktop')
+      .description('open the desktop app (or, where Electron cannot start, the same app in the browser)')
+      .option('--port <n>', 'port for the browser app when Electron cannot start (0: any free port)', parsePort, 0),
+  ).action(async (opts: DesktopOptions, cmd: Command) => {
+    cmd.setOptionValue('exit', await desktopCommand(opts));
+  });
+}
+
+async function desktopCommand(opts: DesktopOptions): Promise<number> {
+  const root = packageRoot();
+  let plan = planDesktopLaunch(nodeProbe(root));
+  if (plan.mode === 'electron') {
+    const native = await buildNativeBinding(root);
+    if ('path' in native) {
+      try {
+        return await launchElectron({
+          binary: plan.binary,
+          main: join(root, 'dist', 'electron', 'main.js'),
+          nativeBinding: native.path,
+          ...(opts.dataDir === undefined ? {} : { dataDir: resolve(opts.dataDir) }),
+          ...(opts.catalog === undefined ? {} : { catalogs: opts.catalog.map((c) => resolve(c)) }),
+        });
+      } catch (err) {
+        return reportError(err);
+      }
+    }
+    plan = { mode: 'browser', reason: native.reason };
+  }
+  process.stdout.write(`panoptes: ${plan.reason}; opening the app in the browser instead\n`);
+  return serveCommand({ ...opts, host: HTTP_DEFAULTS.host }, [browserUiAddon]);
+}
