@@ -23,6 +23,8 @@ import {
   session,
   shell,
   type MessageBoxOptions,
+  type OpenDialogOptions,
+  type SaveDialogOptions,
 } from 'electron';
 import type { Logger } from 'pino';
 import { toPanoptesError } from '../core/domain.js';
@@ -50,6 +52,8 @@ interface Running {
   settings: DesktopSettings;
   secrets: SecretStore;
   secretNames: Set<string>;
+  /** Saved keys this process put into its environment (a relaunch must not inherit them as "set by the user"). */
+  appliedSecrets: string[];
   listener: WorkerListener | null;
   disposeIpc: () => void;
   logger: Logger;
@@ -77,17 +81,29 @@ function nativeBinding(): string | undefined {
   return app.isPackaged ? join(process.resourcesPath, 'native', 'better_sqlite3.node') : process.env.PANOPTES_NATIVE_BINDING;
 }
 
+// Dialogs are modal to the window when there is one.
 function message(options: MessageBoxOptions): Promise<number> {
   const shown = mainWindow ? dialog.showMessageBox(mainWindow, options) : dialog.showMessageBox(options);
   return shown.then((r) => r.response);
 }
 
-async function offerRestart(text: string): Promise<void> {
-  const choice = await message({ type: 'info', message: text, detail: 'Panoptes restarts to use them.', buttons: ['Restart now', 'Later'] });
-  if (choice === 0) {
-    app.relaunch();
-    app.quit();
-  }
+async function openFile(options: OpenDialogOptions): Promise<string | null> {
+  const pick = await (mainWindow ? dialog.showOpenDialog(mainWindow, options) : dialog.showOpenDialog(options));
+  return pick.canceled ? null : (pick.filePaths[0] ?? null);
+}
+
+async function saveFile(options: SaveDialogOptions): Promise<string | null> {
+  const pick = await (mainWindow ? dialog.showSaveDialog(mainWindow, options) : dialog.showSaveDialog(options));
+  return pick.canceled || !pick.filePath ? null : pick.filePath;
+}
+
+/** Offers a restart so the engine reads the keys afresh; the new process gets the environment the user gave this one. */
+async function offerRestart(r: Running, text: string, detail: string): Promise<void> {
+  const choice = await message({ type: 'info', message: text, detail, buttons: ['Restart now', 'Later'] });
+  if (choice !== 0) return;
+  for (const name of r.appliedSecrets) delete process.env[name];
+  app.relaunch();
+  app.quit();
 }
 
 function savedSecrets(secrets: SecretStore, logger: Logger): Secrets {
@@ -105,11 +121,8 @@ async function importKeys(r: Running): Promise<void> {
     await message({ type: 'warning', message: 'API keys cannot be saved on this system', detail: `${unavailable}. Set them as environment variables instead.` });
     return;
   }
-  const pick = await (mainWindow
-    ? dialog.showOpenDialog(mainWindow, { title: 'Import API keys from a .env file', properties: ['openFile', 'showHiddenFiles'] })
-    : dialog.showOpenDialog({ title: 'Import API keys from a .env file', properties: ['openFile', 'showHiddenFiles'] }));
-  const file = pick.canceled ? undefined : pick.filePaths[0];
-  if (file === undefined) return;
+  const file = await openFile({ title: 'Import API keys from a .env file', properties: ['openFile', 'showHiddenFiles'] });
+  if (file === null) return;
   try {
     const { accepted, ignored } = importKeyFile(readFileSync(file, 'utf8'), r.secretNames);
     const names = Object.keys(accepted);
@@ -123,7 +136,7 @@ async function importKeys(r: Running): Promise<void> {
     }
     r.secrets.save({ ...savedSecrets(r.secrets, r.logger), ...accepted });
     r.logger.info({ keys: names, ignored }, 'API keys saved');
-    await offerRestart(`Saved ${names.length === 1 ? 'a key' : `${names.length} keys`}: ${names.join(', ')}`);
+    await offerRestart(r, `Saved ${names.length === 1 ? 'a key' : `${names.length} keys`}: ${names.join(', ')}`, 'Panoptes restarts to use them.');
   } catch (err) {
     await message({ type: 'error', message: 'The keys were not saved', detail: toPanoptesError(err).message });
   }
@@ -134,31 +147,27 @@ async function forgetKeys(r: Running): Promise<void> {
   if (choice !== 0) return;
   r.secrets.clear();
   r.logger.info('saved API keys forgotten');
-  await offerRestart('The saved keys are gone.');
+  await offerRestart(r, 'The saved keys are gone.', 'Panoptes restarts without them (keys set in your environment stay).');
 }
 
-async function chooseManifest(): Promise<string | null> {
-  const options = {
+function chooseManifest(): Promise<string | null> {
+  return openFile({
     title: 'Choose a manifest',
-    properties: ['openFile' as const],
+    properties: ['openFile'],
     filters: [
       { name: 'JSONL manifests', extensions: ['jsonl', 'ndjson', 'json', 'txt'] },
       { name: 'All files', extensions: ['*'] },
     ],
-  };
-  const pick = await (mainWindow ? dialog.showOpenDialog(mainWindow, options) : dialog.showOpenDialog(options));
-  return pick.canceled ? null : (pick.filePaths[0] ?? null);
+  });
 }
 
-async function chooseExportPath(defaultName: string): Promise<string | null> {
+function chooseExportPath(defaultName: string): Promise<string | null> {
   const csv = defaultName.toLowerCase().endsWith('.csv');
-  const options = {
+  return saveFile({
     title: 'Export responses',
     defaultPath: join(app.getPath('downloads'), defaultName),
     filters: [csv ? { name: 'CSV', extensions: ['csv'] } : { name: 'JSON Lines', extensions: ['jsonl'] }],
-  };
-  const pick = await (mainWindow ? dialog.showSaveDialog(mainWindow, options) : dialog.showSaveDialog(options));
-  return pick.canceled || !pick.filePath ? null : pick.filePath;
+  });
 }
 
 async function startListener(engine: Engine, settings: DesktopSettings, logger: Logger): Promise<WorkerListener | null> {
@@ -237,7 +246,7 @@ async function start(): Promise<void> {
     logger,
   });
   engine.scheduler.start();
-  const r: Running = { engine, settings, secrets, secretNames, listener: null, disposeIpc, logger };
+  const r: Running = { engine, settings, secrets, secretNames, appliedSecrets: applied, listener: null, disposeIpc, logger };
   running = r;
 
   Menu.setApplicationMenu(
