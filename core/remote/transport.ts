@@ -104,7 +104,7 @@ export function connectToCoordinator(addr: CoordinatorAddress, timeoutMs: number
         if (pin !== undefined) {
           const got = tlsSocket.getPeerCertificate().fingerprint256;
           if (!got || normalizeFingerprint(got) !== pin) {
-            return fail(new PanoptesError('auth', `the coordinator's certificate fingerprint ${got ?? '(none)'} is not the pinned one`));
+            return fail(new PanoptesError('connection', `the coordinator's certificate fingerprint ${got ?? '(none)'} is not the pinned one`));
           }
         }
         ready();

@@ -50,13 +50,16 @@ export interface WorkerAgentOptions {
   /** Model calls in flight at once across all jobs. */
   callConcurrency: number;
   version: string;
-  /** First and longest pause between connection attempts (default 100 ms and 5 s). */
-  reconnectMinMs?: number;
-  reconnectMaxMs?: number;
-  /** Longest a record waits before its batch is sent (default 20 ms). */
-  recordFlushMs?: number;
   logger: Logger;
 }
+
+/** First and longest pause between connection attempts (doubling, with jitter). */
+const RECONNECT_MIN_MS = 100;
+const RECONNECT_MAX_MS = 5000;
+/** Longest a record waits on the worker before its batch is sent. */
+const RECORD_FLUSH_MS = 20;
+/** How long a coordinator has to answer `register`. */
+const REGISTER_ANSWER_MS = 10_000;
 
 /** Why a session ended. */
 interface SessionEnd {
@@ -75,28 +78,29 @@ export class WorkerAgent {
     this.executor = new LocalWorker({ id: opts.workerId, client: opts.client, callConcurrency: opts.callConcurrency, capacity: opts.capacity });
   }
 
-  /** Serves coordinators until `signal` aborts; rejects only when the coordinator refuses this worker. */
+  /**
+   * Serves coordinators until `signal` aborts. Rejects only when a coordinator refuses this worker
+   * (token, protocol, id): retrying cannot help. Anything else — unreachable, TLS not verified, a
+   * dropped connection — is logged and retried with backoff.
+   */
   async run(signal: AbortSignal): Promise<void> {
     const { logger } = this.opts;
-    const minMs = this.opts.reconnectMinMs ?? 100;
-    const maxMs = this.opts.reconnectMaxMs ?? 5000;
-    let delay = minMs;
+    let delay = RECONNECT_MIN_MS;
     const where = `${this.opts.coordinator.host}:${this.opts.coordinator.port}`;
     while (!signal.aborted) {
+      let end: SessionEnd | undefined;
       try {
-        const socket = await connectToCoordinator(this.opts.coordinator, 10_000);
-        const end = await new Session(this.opts, this.executor, socket, signal).done;
-        if (end.refusal) throw end.refusal;
-        if (end.registered) delay = minMs;
-        if (!signal.aborted) logger.warn({ coordinator: where, reason: end.reason }, 'disconnected from coordinator');
+        const socket = await connectToCoordinator(this.opts.coordinator, REGISTER_ANSWER_MS);
+        end = await new Session(this.opts, this.executor, socket, signal).done;
       } catch (err) {
-        const e = toPanoptesError(err);
-        if (e.code === 'auth' || e.code === 'bad_request' || e.code === 'conflict') throw e;
-        logger.warn({ coordinator: where, err: e.message, retry_in_ms: delay }, 'cannot reach coordinator');
+        logger.warn({ coordinator: where, err: toPanoptesError(err).message, retry_in_ms: delay }, 'cannot reach coordinator');
       }
+      if (end?.refusal) throw end.refusal;
+      if (end?.registered) delay = RECONNECT_MIN_MS;
+      if (end && !signal.aborted) logger.warn({ coordinator: where, reason: end.reason }, 'disconnected from coordinator');
       if (signal.aborted) break;
       await sleep(delay * (0.75 + Math.random() / 2), undefined, { signal }).catch(() => undefined);
-      delay = Math.min(maxMs, delay * 2);
+      delay = Math.min(RECONNECT_MAX_MS, delay * 2);
     }
   }
 
@@ -139,7 +143,7 @@ class Session {
     let settle!: (end: SessionEnd) => void;
     this.done = new Promise((resolve) => (settle = resolve));
     const onStop = () => this.stream.close('worker stopping');
-    const registerTimer = setTimeout(() => this.stream.close('no answer to register within 10 s'), 10_000);
+    const registerTimer = setTimeout(() => this.stream.close(`no answer to register within ${REGISTER_ANSWER_MS} ms`), REGISTER_ANSWER_MS);
     this.stream = new MessageStream<CoordinatorMessage>(socket, {
       schema: CoordinatorMessageSchema,
       maxFrameBytes: PRE_REGISTER_MAX_FRAME_BYTES,
@@ -275,7 +279,7 @@ class Session {
         });
         state.vignettesDone += 1;
         addUsage(state.usage, r.usage);
-        flushTimer ??= setTimeout(flush, this.opts.recordFlushMs ?? 20);
+        flushTimer ??= setTimeout(flush, RECORD_FLUSH_MS);
       },
     };
     this.executor.dispatch(job, attempt, sink, state.controller.signal).then(
