@@ -76,7 +76,8 @@ export async function buildElectronNative({ root, force = false, rebuild, log = 
   );
   // The sources only: the Node build in build/ must neither be reused nor touched.
   const nodeBuild = join(source, 'build');
-  cpSync(source, staged, { recursive: true, filter: (p) => p !== nodeBuild && !p.startsWith(nodeBuild + sep) });
+  // dereference: with pnpm (or npm link) node_modules/better-sqlite3 is a symlink into a store.
+  cpSync(source, staged, { recursive: true, dereference: true, filter: (p) => p !== nodeBuild && !p.startsWith(nodeBuild + sep) });
 
   log(`building better-sqlite3 ${target.betterSqlite3} for Electron ${target.electron} (${target.platform}-${target.arch})`);
   try {
