@@ -141,6 +141,10 @@ export class RemoteWorker implements WorkerHandle {
       if (!this.isAlive()) throw this.lostError();
       throw new PanoptesError('cancelled', `job ${job.jobId} was cancelled`);
     }
+    if (!this.isAlive()) {
+      this.slots.release();
+      throw this.lostError();
+    }
     const key = keyOf(job.jobId, attempt);
     if (this.inFlight.has(key) || this.cancelled.has(key)) {
       this.slots.release();

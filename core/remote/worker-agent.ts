@@ -21,6 +21,7 @@ import {
   type Usage,
 } from '../domain.js';
 import type { ModelClient } from '../models/model-client.js';
+import { formatZodIssues } from '../validation.js';
 import { LocalWorker } from '../workers/local-worker.js';
 import { FrameBatcher, budgetFor, jsonBytes } from './frame-batcher.js';
 import { Heartbeat } from './heartbeat.js';
@@ -29,6 +30,7 @@ import {
   CoordinatorMessageSchema,
   PRE_REGISTER_MAX_FRAME_BYTES,
   PROTOCOL_VERSION,
+  RegisterSchema,
   type AssignMessage,
   type CoordinatorMessage,
   type JobProgress,
@@ -72,9 +74,31 @@ interface SessionEnd {
 export class WorkerAgent {
   private readonly opts: WorkerAgentOptions;
   private readonly executor: LocalWorker;
+  private readonly register: RegisterMessage;
 
   constructor(opts: WorkerAgentOptions) {
     this.opts = opts;
+    this.register = {
+      type: 'register',
+      protocol: PROTOCOL_VERSION,
+      worker_id: opts.workerId,
+      capacity: opts.capacity,
+      models: opts.models,
+      token: opts.token,
+      version: opts.version,
+    };
+    const checked = RegisterSchema.safeParse(this.register);
+    if (!checked.success) {
+      throw new PanoptesError('invalid_input', `this worker cannot register: ${formatZodIssues(checked.error)}`, { where: 'register' });
+    }
+    const bytes = jsonBytes(this.register);
+    if (bytes > PRE_REGISTER_MAX_FRAME_BYTES) {
+      throw new PanoptesError(
+        'invalid_input',
+        `the register frame would be ${bytes} bytes, over the ${PRE_REGISTER_MAX_FRAME_BYTES}-byte limit: serve fewer models by name, or "all"`,
+        { where: '--models' },
+      );
+    }
     this.executor = new LocalWorker({ id: opts.workerId, client: opts.client, callConcurrency: opts.callConcurrency, capacity: opts.capacity });
   }
 
@@ -91,7 +115,7 @@ export class WorkerAgent {
       let end: SessionEnd | undefined;
       try {
         const socket = await connectToCoordinator(this.opts.coordinator, REGISTER_ANSWER_MS);
-        end = await new Session(this.opts, this.executor, socket, signal).done;
+        end = await new Session(this.opts, this.executor, this.register, socket, signal).done;
       } catch (err) {
         logger.warn({ coordinator: where, err: toPanoptesError(err).message, retry_in_ms: delay }, 'cannot reach coordinator');
       }
@@ -110,6 +134,8 @@ export class WorkerAgent {
 }
 
 interface RunningJob {
+  jobId: number;
+  attempt: number;
   controller: AbortController;
   vignettesDone: number;
   usage: Usage;
@@ -136,6 +162,7 @@ class Session {
   constructor(
     private readonly opts: WorkerAgentOptions,
     private readonly executor: LocalWorker,
+    register: RegisterMessage,
     socket: Socket,
     signal: AbortSignal,
   ) {
@@ -160,15 +187,7 @@ class Session {
       },
     });
     signal.addEventListener('abort', onStop, { once: true });
-    const register: RegisterMessage = {
-      type: 'register',
-      protocol: PROTOCOL_VERSION,
-      worker_id: opts.workerId,
-      capacity: opts.capacity,
-      models: opts.models,
-      token: opts.token,
-      version: opts.version,
-    };
+    if (signal.aborted) onStop();
     this.stream.send(register);
   }
 
@@ -233,10 +252,7 @@ class Session {
   }
 
   private progress(): JobProgress[] {
-    return [...this.running.entries()].map(([key, j]) => {
-      const [jobId, attempt] = key.split('/').map(Number) as [number, number];
-      return { job_id: jobId, attempt, vignettes_done: j.vignettesDone, usage: j.usage };
-    });
+    return [...this.running.values()].map((j) => ({ job_id: j.jobId, attempt: j.attempt, vignettes_done: j.vignettesDone, usage: j.usage }));
   }
 
   private start({ first, vignettes }: Assembling): void {
@@ -252,7 +268,7 @@ class Session {
       vignettes: vignettes as IndexedVignette[],
       options: first.job.options,
     };
-    const state: RunningJob = { controller: new AbortController(), vignettesDone: 0, usage: emptyUsage() };
+    const state: RunningJob = { jobId, attempt, controller: new AbortController(), vignettesDone: 0, usage: emptyUsage() };
     this.running.set(keyOf(jobId, attempt), state);
     const envelope = { type: 'records', job_id: jobId, attempt, records: [] };
     const batcher = new FrameBatcher<WireRecord>(
