@@ -203,7 +203,9 @@ export const JobGrid = memo(function JobGrid({ table, version, selected, onSelec
   const layout = useMemo(() => measureLayout(table.models, table.epochs, width), [table.models, table.epochs, width]);
   const viewHeight = Math.min(layout.totalH, MAX_VIEW_H);
 
-  const state = useRef({ table, layout, colors, selected, hovered: null as number | null, frame: 0 });
+  // The scroll position and size, read when they change (scroll, resize) rather than while drawing,
+  // since reading them right after React changed the DOM would force a synchronous layout.
+  const state = useRef({ table, layout, colors, selected, hovered: null as number | null, frame: 0, view: { left: 0, top: 0, width: 0, height: 0 } });
   state.current.table = table;
   state.current.layout = layout;
   state.current.colors = colors;
@@ -215,14 +217,13 @@ export const JobGrid = memo(function JobGrid({ table, version, selected, onSelec
     if (s.frame) return;
     s.frame = requestAnimationFrame(() => {
       s.frame = 0;
-      const scroller = scrollRef.current;
       const canvas = canvasRef.current;
-      if (!scroller || !canvas) return;
+      if (!canvas) return;
       draw(
         canvas,
         s.table,
         s.layout,
-        { left: scroller.scrollLeft, top: scroller.scrollTop, width: scroller.clientWidth, height: scroller.clientHeight },
+        s.view,
         s.colors,
         [
           { index: s.hovered, color: s.colors.muted },
@@ -235,12 +236,14 @@ export const JobGrid = memo(function JobGrid({ table, version, selected, onSelec
   useLayoutEffect(() => {
     const scroller = scrollRef.current;
     if (!scroller) return;
-    const observer = new ResizeObserver(() => {
+    const measure = () => {
+      state.current.view = { left: scroller.scrollLeft, top: scroller.scrollTop, width: scroller.clientWidth, height: scroller.clientHeight };
       setWidth(scroller.clientWidth);
       requestDraw();
-    });
+    };
+    const observer = new ResizeObserver(measure);
     observer.observe(scroller);
-    setWidth(scroller.clientWidth);
+    measure();
     return () => {
       observer.disconnect();
       cancelAnimationFrame(state.current.frame);
@@ -291,7 +294,11 @@ export const JobGrid = memo(function JobGrid({ table, version, selected, onSelec
         ref={scrollRef}
         className="job-grid-scroll"
         style={{ height: viewHeight, maxWidth: layout.totalW + 2 }}
-        onScroll={requestDraw}
+        onScroll={(e) => {
+          const el = e.currentTarget;
+          state.current.view = { left: el.scrollLeft, top: el.scrollTop, width: el.clientWidth, height: el.clientHeight };
+          requestDraw();
+        }}
         onMouseMove={(e) => {
           const index = cellAt(e.clientX, e.clientY);
           const rect = wrapperRef.current!.getBoundingClientRect();

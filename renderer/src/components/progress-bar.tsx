@@ -16,7 +16,7 @@ export function ProgressBar({ fraction, status, label }: { fraction: number; sta
         aria-valuemax={100}
         aria-valuenow={Math.round(clamped * 100)}
       >
-        <div className="progress-fill" style={{ width: `${clamped * 100}%` }} />
+        <div className="progress-fill" style={{ transform: `scaleX(${clamped})` }} />
       </div>
       <span className="progress-text">{formatPercent(clamped)}</span>
     </div>

@@ -21,6 +21,9 @@ type PrivacyMode = 'strict' | 'fallback' | 'off';
 type FieldName = 'manifest' | 'models' | 'epochs' | 'concurrency';
 type FieldErrors = Partial<Record<FieldName, string>>;
 
+/** Catalogs longer than this get a filter box above the list. */
+const MODEL_FILTER_FROM = 8;
+
 const PRIVACY_HINTS: Record<PrivacyMode, string> = {
   strict: 'Only hosts that neither train on nor log prompts.',
   fallback: 'Private hosts first; others only when no private host can answer.',
@@ -108,8 +111,8 @@ function ModelOption({ model, checked, onToggle }: { model: CatalogModelEntry; c
           </span>
         )}
         {model.available ? null : (
-          <span className="badge badge-muted" title="No connected worker serves this model yet">
-            no worker
+          <span className="badge badge-muted" title="No worker can run it now (for a hosted model: its API key is not set)">
+            unavailable
           </span>
         )}
       </span>
@@ -134,6 +137,7 @@ export function NewRunView({ example }: { example: boolean }) {
   const [epochs, setEpochs] = useState('1');
   const [concurrency, setConcurrency] = useState('4');
   const [privacy, setPrivacy] = useState<PrivacyMode>('strict');
+  const [modelFilter, setModelFilter] = useState('');
   const [serverErrors, setServerErrors] = useState<FieldErrors>({});
   const [formError, setFormError] = useState<Error | null>(null);
   const [creating, setCreating] = useState(false);
@@ -202,6 +206,14 @@ export function NewRunView({ example }: { example: boolean }) {
   };
 
   const catalogById = new Map((catalog.data ?? []).map((m) => [m.id, m]));
+  const needle = modelFilter.trim().toLowerCase();
+  // Models a worker can run now first (a fresh install: the mock models), the rest after, each in catalog order.
+  const shownModels = [...(catalog.data ?? [])].sort((a, b) => Number(b.available) - Number(a.available)).filter(
+    (m) =>
+      needle === '' ||
+      models.includes(m.id) ||
+      [m.id, m.label, ...m.hosts.map((h) => h.provider)].some((t) => t.toLowerCase().includes(needle)),
+  );
   const epochsN = wholeNumber(epochs, 1, 10_000);
   const concurrencyN = wholeNumber(concurrency, 1, 1024);
   const fresh = preview !== null && checkedPath === pathText;
@@ -312,8 +324,24 @@ export function NewRunView({ example }: { example: boolean }) {
         </Field>
 
         <Field label="Models" name="models" error={errors.models} hint="Each chosen model answers every vignette, every epoch.">
+          {(catalog.data?.length ?? 0) > MODEL_FILTER_FROM ? (
+            <div className="row">
+              <input
+                type="search"
+                className="grow"
+                placeholder="Filter the catalog by id, name or provider"
+                aria-label="Filter models"
+                data-testid="model-filter"
+                value={modelFilter}
+                onChange={(e) => setModelFilter(e.target.value)}
+              />
+              <span className="muted nowrap">
+                {models.length} of {catalog.data!.length} chosen
+              </span>
+            </div>
+          ) : null}
           <div className="model-list" data-testid="model-list">
-            {(catalog.data ?? []).map((m) => (
+            {shownModels.map((m) => (
               <ModelOption
                 key={m.id}
                 model={m}
