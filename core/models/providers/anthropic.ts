@@ -1,8 +1,9 @@
 /**
  * The `anthropic` provider: the Messages API on @anthropic-ai/sdk, with the SDK's retries off and an
- * explicit timeout (the router is the only retry loop). System messages become the `system` field;
- * `max_tokens` is required by the API, so calls without one send `defaultMaxTokens`. Input tokens
- * are normalised to include prompt-cache reads and writes (Anthropic reports them apart).
+ * explicit timeout (the router is the only retry loop), sending through `nodeFetch`. System
+ * messages become the `system` field; `max_tokens` is required by the API, so calls without one
+ * send `defaultMaxTokens`. Input tokens are normalised to include prompt-cache reads and writes
+ * (Anthropic reports them apart).
  * Provider options:
  *   defaultMaxTokens   max_tokens when the run sets none (default 1024)
  * Runs on: Node (core).
@@ -12,8 +13,10 @@ import { z } from 'zod';
 import type { Usage } from '../../domain.js';
 import type { Provider, ResolvedHost } from '../catalog.js';
 import type { ModelRequest } from '../model-client.js';
+import { callSignal } from './call-signal.js';
 import { failureFromSdk } from './failures.js';
 import type { HostClient, HostResponse } from './host-client.js';
+import { nodeFetch } from './http-transport.js';
 import { DEFAULT_TIMEOUT_MS } from './openai.js';
 import { parseProviderOptions } from './options.js';
 
@@ -44,6 +47,7 @@ export class AnthropicHostClient implements HostClient {
       ...(provider.baseUrl ? { baseURL: provider.baseUrl } : {}),
       maxRetries: 0,
       timeout: provider.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      fetch: nodeFetch,
     });
   }
 
@@ -65,11 +69,14 @@ export class AnthropicHostClient implements HostClient {
       ...(s.stop === undefined || s.stop.length === 0 ? {} : { stop_sequences: s.stop }),
     };
     const started = performance.now();
+    const call = callSignal(request.signal);
     let res: Anthropic.Message;
     try {
-      res = await this.client.messages.create(body, request.signal ? { signal: request.signal } : undefined);
+      res = await this.client.messages.create(body, { signal: call.signal });
     } catch (err) {
       throw failureFromSdk(host.id, err, Anthropic, this.secrets);
+    } finally {
+      call.release();
     }
     const text = (res.content ?? [])
       .filter((b): b is Anthropic.TextBlock => b.type === 'text')

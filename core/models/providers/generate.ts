@@ -10,8 +10,10 @@
 import { z } from 'zod';
 import type { Provider, ResolvedHost } from '../catalog.js';
 import type { ModelRequest } from '../model-client.js';
+import { callSignal } from './call-signal.js';
 import { failureFromHttp, failureFromNetwork, ProviderFailure } from './failures.js';
 import type { HostClient, HostResponse } from './host-client.js';
+import { nodeFetch } from './http-transport.js';
 import { DEFAULT_TIMEOUT_MS } from './openai.js';
 
 export const GenerateResponseSchema = z.object({
@@ -51,17 +53,18 @@ export class GenerateHostClient implements HostClient {
       ...(s.seed === undefined ? {} : { seed: s.seed }),
       ...(s.stop === undefined || s.stop.length === 0 ? {} : { stop: s.stop }),
     };
-    const timeout = AbortSignal.timeout(this.timeoutMs);
-    const signal = request.signal ? AbortSignal.any([request.signal, timeout]) : timeout;
+    const call = callSignal(request.signal, this.timeoutMs);
     const started = performance.now();
     let res: Response;
     let text: string;
     try {
-      res = await fetch(this.url, { method: 'POST', headers: this.headers, body: JSON.stringify(body), signal });
+      res = await nodeFetch(this.url, { method: 'POST', headers: this.headers, body: JSON.stringify(body), signal: call.signal });
       text = await res.text();
     } catch (err) {
-      const kind = request.signal?.aborted ? 'abort' : timeout.aborted ? 'timeout' : 'connection';
-      throw failureFromNetwork(host.id, (err as Error).cause ?? err, kind, this.secrets);
+      const kind = request.signal?.aborted ? 'abort' : call.signal.aborted ? 'timeout' : 'connection';
+      throw failureFromNetwork(host.id, err, kind, this.secrets);
+    } finally {
+      call.release();
     }
     if (!res.ok) throw failureFromHttp(host.id, res.status, res.headers, text, this.secrets);
     let parsed: z.infer<typeof GenerateResponseSchema>;

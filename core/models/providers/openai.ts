@@ -2,7 +2,8 @@
  * The `openai` provider: any OpenAI-compatible chat-completions endpoint (OpenAI, OpenRouter, Groq,
  * Google's OpenAI-compatible Gemini endpoint, NVIDIA NIM, GitHub Models, vLLM, Ollama, LM Studio) on
  * the openai SDK, with the SDK's own retries off and an explicit timeout: the router is the only
- * retry loop. Provider options:
+ * retry loop. The SDK sends through `nodeFetch` (keep-alive node:http, see http-transport.ts).
+ * Provider options:
  *   maxTokensField   `max_tokens` (default; what most compatible servers take) or
  *                    `max_completion_tokens` (OpenAI's reasoning models refuse `max_tokens`)
  *   headers          extra request headers (e.g. OpenRouter's HTTP-Referer / X-Title)
@@ -13,8 +14,10 @@ import { z } from 'zod';
 import type { Usage } from '../../domain.js';
 import type { Provider, ResolvedHost } from '../catalog.js';
 import type { ModelRequest } from '../model-client.js';
+import { callSignal } from './call-signal.js';
 import { failureFromSdk } from './failures.js';
 import type { HostClient, HostResponse } from './host-client.js';
+import { nodeFetch } from './http-transport.js';
 import { parseProviderOptions } from './options.js';
 
 export const OpenAIOptionsSchema = z
@@ -51,6 +54,7 @@ export class OpenAIHostClient implements HostClient {
       baseURL: provider.baseUrl ?? 'https://api.openai.com/v1',
       maxRetries: 0,
       timeout: provider.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      fetch: nodeFetch,
       ...(opts.headers ? { defaultHeaders: opts.headers } : {}),
     });
   }
@@ -67,11 +71,14 @@ export class OpenAIHostClient implements HostClient {
       ...(s.stop === undefined || s.stop.length === 0 ? {} : { stop: s.stop }),
     };
     const started = performance.now();
+    const call = callSignal(request.signal);
     let res: OpenAI.ChatCompletion;
     try {
-      res = await this.client.chat.completions.create(body, request.signal ? { signal: request.signal } : undefined);
+      res = await this.client.chat.completions.create(body, { signal: call.signal });
     } catch (err) {
       throw failureFromSdk(host.id, err, OpenAI, this.secrets);
+    } finally {
+      call.release();
     }
     const choice = res.choices?.[0];
     const out: HostResponse = {

@@ -1,7 +1,8 @@
 /**
  * The router's writes (call metrics, cache entries, budget spend) buffered and committed together
- * in one transaction every `flushMs` or every `maxRows` rows, whichever comes first, so the
- * per-call path never waits on a commit. Readers flush first, so what they see is complete. A
+ * in one transaction every `flushMs` (default 250 ms) or every `maxRows` rows (default 1024),
+ * whichever comes first, so the per-call path never waits on a commit. Each commit is an fsync
+ * (synchronous=FULL) that blocks the event loop, so commits stay few: a handful a second at any rate. Readers flush first, so what they see is complete. A
  * crash loses at most one interval of metrics and cache entries: both are advisory (the run's own
  * records are written by the scheduler, durably).
  * Runs on: Node (core).
@@ -29,8 +30,8 @@ export class WriteBehind {
     private readonly store: RouterStore,
     private readonly opts: WriteBehindOptions = {},
   ) {
-    this.flushMs = opts.flushMs ?? 100;
-    this.maxRows = opts.maxRows ?? 256;
+    this.flushMs = opts.flushMs ?? 250;
+    this.maxRows = opts.maxRows ?? 1024;
   }
 
   call(row: CallRow): void {
