@@ -87,7 +87,8 @@ export async function runJobWithRetry(job: Job, ctx: JobContext): Promise<void> 
       }
       store.noteRetry(job.id, attempt, e.message);
       logger.info({ attempt, err: e.message, code: e.code }, 'job attempt failed; retrying');
-      const wait = Math.min(30_000, e.retryAfterMs ?? ctx.retryBackoffMs * 2 ** (tries - 1));
+      // A lost worker says nothing about the job: redeliver at once. Otherwise back off.
+      const wait = e.code === 'worker_lost' ? 0 : Math.min(30_000, e.retryAfterMs ?? ctx.retryBackoffMs * 2 ** (tries - 1));
       await sleep(wait, undefined, { signal }).catch(() => undefined);
     } finally {
       lease.release();

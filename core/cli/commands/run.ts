@@ -20,7 +20,8 @@ interface RunCliOptions extends CommonOptions {
   concurrency?: number;
   callConcurrency?: number;
   privacy?: 'strict' | 'fallback' | 'off';
-  noStore?: boolean;
+  /** Commander's `--no-store` sets this to false. */
+  store?: boolean;
   shareCacheAcrossEpochs?: boolean;
   temperature?: number;
   maxTokens?: number;
@@ -138,7 +139,7 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
       epochs: opts.epochs,
       ...(opts.concurrency === undefined ? {} : { concurrency: opts.concurrency }),
       ...(opts.privacy === undefined ? {} : { privacy: opts.privacy }),
-      ...(opts.noStore === false ? { noStore: true } : {}),
+      ...(opts.store === false ? { noStore: true } : {}),
       ...(opts.shareCacheAcrossEpochs ? { shareCacheAcrossEpochs: true } : {}),
       ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
     });
