@@ -35,6 +35,7 @@ export function formatPercent(fraction: number): string {
 
 export function formatDuration(ms: number | null): string {
   if (ms === null || !Number.isFinite(ms) || ms < 0) return '—';
+  if (ms < 1000) return `${Math.round(ms)} ms`;
   const s = Math.round(ms / 1000);
   if (s < 60) return ms < 10_000 ? `${(ms / 1000).toFixed(1)} s` : `${s} s`;
   const m = Math.floor(s / 60);

@@ -232,28 +232,60 @@ describe('the app in a browser (panoptes serve --ui)', () => {
     expect(await bridgeCall(ui.origin, ui.token, 'listRuns', {})).toEqual(runsBefore);
   });
 
+  it('pins a job from the grid and cancels a running run', async () => {
+    await page.goto(`${ui.origin}/#/new/example`);
+    await expect.poll(() => page.getByTestId('create-run').textContent(), WAIT).toBe('Create run · 144 calls');
+    await page.locator('[data-model=mock-fast] input').uncheck();
+    await page.getByTestId('epochs').fill('100');
+    await page.getByTestId('concurrency').fill('1');
+    await expect.poll(() => page.getByTestId('create-run').textContent(), WAIT).toBe('Create run · 2,400 calls');
+    await page.getByTestId('create-run').click();
+    await page.waitForURL(/#\/runs\/r[0-9a-z]+$/);
+    const slowRun = decodeURIComponent(page.url().split('#/runs/')[1]!);
+    await expect.poll(() => text('.view-header [data-testid=status]'), WAIT).toBe('running');
+    await expect.poll(async () => Number(await text('[data-testid=job-legend] [data-status=done] strong')), WAIT).toBeGreaterThan(0);
+
+    // The first cell is mock-slow at epoch 1: click it to pin its details.
+    const grid = page.locator('.job-grid-scroll');
+    const box = (await grid.boundingBox())!;
+    const [x0, y0] = (await grid.getAttribute('data-cell-origin'))!.split(',').map(Number);
+    const [cw, ch] = (await grid.getAttribute('data-cell-size'))!.split(',').map(Number);
+    await page.mouse.click(box.x + x0! + cw! / 2, box.y + y0! + ch! / 2);
+    await page.getByTestId('job-details').waitFor();
+    expect(await text('[data-testid=job-details] h3')).toBe('mock-slow · epoch 1');
+    expect(await text('[data-testid=job-details] dl')).toMatch(/Statusdone.*Progress24 \/ 24 vignettes.*Workerlocal/);
+
+    await page.getByTestId('cancel-run').click();
+    await page.getByTestId('confirm-cancel').click();
+    await expect.poll(() => text('.view-header [data-testid=status]'), WAIT).toBe('cancelled');
+    expect(Number(await text('[data-testid=job-legend] [data-status=cancelled] strong'))).toBeGreaterThan(0);
+    expect(await page.getByTestId('cancel-run').count()).toBe(0);
+    await page.screenshot({ path: shotPath('10-run-cancelled') });
+    expect(store.getRun(slowRun)?.status).toBe('cancelled');
+  });
+
   it('lists the workers, survives a reload, and follows the system into dark mode', async () => {
     await page.goto(`${ui.origin}/#/workers`);
     await expect.poll(() => texts('[data-testid=workers-table] tbody td:first-child'), WAIT).toEqual(['local']);
-    await page.screenshot({ path: shotPath('10-workers') });
+    await page.screenshot({ path: shotPath('11-workers') });
 
     // A reload keeps the token for this tab.
     await page.goto(`${ui.origin}/#/runs`);
     await page.reload();
-    await expect.poll(() => page.getByTestId('run-row').count(), WAIT).toBe(1);
-    await page.screenshot({ path: shotPath('11-runs') });
+    await expect.poll(() => page.getByTestId('run-row').count(), WAIT).toBe(2);
+    await page.screenshot({ path: shotPath('12-runs') });
 
     const dark = await browser.newContext({ viewport: VIEWPORT, colorScheme: 'dark' });
     const darkPage = await dark.newPage();
     const darkProblems = watchPage(darkPage);
     await darkPage.goto(ui.appUrl);
-    await darkPage.getByTestId('run-row').waitFor();
+    await darkPage.getByTestId('run-row').first().waitFor();
     const background = await darkPage.evaluate<string>('getComputedStyle(document.body).backgroundColor');
     expect(background).toBe('rgb(14, 18, 23)');
-    await darkPage.screenshot({ path: shotPath('12-runs-dark') });
+    await darkPage.screenshot({ path: shotPath('13-runs-dark') });
     await darkPage.goto(`${ui.origin}/#/runs/${runId}`);
     await darkPage.getByTestId('job-grid').waitFor();
-    await darkPage.screenshot({ path: shotPath('13-run-dark') });
+    await darkPage.screenshot({ path: shotPath('14-run-dark') });
     await dark.close();
     expect(darkProblems).toEqual([]);
   });

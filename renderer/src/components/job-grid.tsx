@@ -161,7 +161,10 @@ function draw(
   for (let col = firstCol; col <= lastCol; col++) {
     const epoch = col + 1;
     if (epoch !== 1 && epoch % step !== 0) continue;
-    ctx.fillText(String(epoch), cellX(col) + 1, HEADER_H / 2);
+    const label = String(epoch);
+    const x = cellX(col) + 1;
+    if (x + ctx.measureText(label).width > w) break;
+    ctx.fillText(label, x, HEADER_H / 2);
   }
   ctx.restore();
   ctx.fillText(CORNER_LABEL, 8, HEADER_H / 2);
@@ -293,6 +296,8 @@ export const JobGrid = memo(function JobGrid({ table, version, selected, onSelec
       <div
         ref={scrollRef}
         className="job-grid-scroll"
+        data-cell-origin={`${layout.labelW},${HEADER_H}`}
+        data-cell-size={`${layout.cellW},${layout.cellH}`}
         style={{ height: viewHeight, maxWidth: layout.totalW + 2 }}
         onScroll={(e) => {
           const el = e.currentTarget;
