@@ -188,21 +188,27 @@ function RecordsTable({ run, filters, onOpen }: { run: RunSummary; filters: Filt
 
   const unfiltered = query.model === undefined && query.epoch === undefined && query.text === undefined;
   return (
-    <div className="card table-card">
+    <div className="card table-card" role="table" aria-label="Responses" aria-rowcount={unfiltered ? run.calls : -1}>
       <div className="records-status muted small" data-testid="records-status">
         {pages.error ? null : pages.loading && items.length === 0 ? 'Loading…' : `${formatInt(items.length)} loaded`}
         {unfiltered ? ` of ${formatInt(run.calls)} records` : pages.nextCursor !== null ? ', more below' : ' (all matches)'}
       </div>
       <ErrorNotice error={pages.error} />
       <div className="records-head records-row" role="row">
-        <span>Vignette</span>
-        <span>Model</span>
-        <span className="num">Epoch</span>
-        <span>Response</span>
-        <span className="num">Tokens in / out</span>
-        <span className="num">Latency</span>
+        <span role="columnheader">Vignette</span>
+        <span role="columnheader">Model</span>
+        <span role="columnheader" className="num">
+          Epoch
+        </span>
+        <span role="columnheader">Response</span>
+        <span role="columnheader" className="num">
+          Tokens in / out
+        </span>
+        <span role="columnheader" className="num">
+          Latency
+        </span>
       </div>
-      <div ref={scrollRef} className="records-scroll" data-testid="records-scroll">
+      <div ref={scrollRef} className="records-scroll" data-testid="records-scroll" role="rowgroup">
         {items.length === 0 && !pages.loading && !pages.error ? (
           <p className="muted pad">No records match.</p>
         ) : null}
@@ -216,21 +222,28 @@ function RecordsTable({ run, filters, onOpen }: { run: RunSummary; filters: Filt
                 data-testid="record-row"
                 data-seq={r.seq}
                 role="row"
+                aria-rowindex={row.index + 1}
                 style={{ transform: `translateY(${row.start}px)`, height: ROW_H }}
                 onClick={() => onOpen(r.vignetteId)}
               >
-                <span className="mono ellipsis" title={r.vignetteId}>
+                <span role="cell" className="mono ellipsis" title={r.vignetteId}>
                   {r.vignetteId}
                 </span>
-                <span className="ellipsis">{r.model}</span>
-                <span className="num">{r.epoch}</span>
-                <span className="ellipsis" title={r.response}>
+                <span role="cell" className="ellipsis">
+                  {r.model}
+                </span>
+                <span role="cell" className="num">
+                  {r.epoch}
+                </span>
+                <span role="cell" className="ellipsis" title={r.response}>
                   {r.response}
                 </span>
-                <span className="num">
+                <span role="cell" className="num">
                   {formatInt(r.usage.inputTokens)} / {formatInt(r.usage.outputTokens)}
                 </span>
-                <span className="num">{formatInt(Math.round(r.latencyMs))} ms</span>
+                <span role="cell" className="num">
+                  {formatInt(Math.round(r.latencyMs))} ms
+                </span>
               </div>
             );
           })}

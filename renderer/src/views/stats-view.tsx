@@ -79,8 +79,8 @@ function StatsTable({ models }: { models: readonly ModelCost[] }) {
           <tr>
             <th>Model</th>
             <th className="num">Calls</th>
-            <th className="num">Input tokens</th>
-            <th className="num">Output tokens</th>
+            <th className="num">Tokens in</th>
+            <th className="num">Tokens out</th>
             <th className="num">Est. cost</th>
           </tr>
         </thead>
