@@ -5,15 +5,17 @@
  *   A: 2,000 vignettes x 2 models x 1 epoch, server answers at once  -> calls/s   (target >= 2,000)
  *   B:   200 vignettes x 2 models x 3 epochs, server answers in 50 ms -> wall / ideal (target <= 1.05)
  * Ideal wall time for B: calls x 50 ms / 4 in flight. Peak RSS of the engine process (target < 150 MB).
- * With PROMPTFOO_BIN set (a promptfoo 0.123 installed outside the project), the same work is run
- * once through `promptfoo eval` against the same server for comparison; otherwise only Panoptes.
+ * `machine_floor` is a bare node:http client doing the same calls, for scale: on a loaded machine
+ * neither target is reachable by anything. With PROMPTFOO_BIN set (a promptfoo 0.123 installed
+ * outside the project; it needs Node >= 22.22), the same work is run once through `promptfoo eval`
+ * against the same server for comparison; otherwise only Panoptes.
  * `node router.bench.js --serve DELAY_MS` is the fake server itself (the child process).
  * Runs on: Node.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
+import http, { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -90,6 +92,40 @@ function writeCatalog(dir: string, url: string, models: string[]): string {
     }),
   );
   return path;
+}
+
+/**
+ * The machine's floor: the same calls from a bare node:http keep-alive client, 4 in flight, no
+ * engine. What Panoptes cannot beat on this machine at this moment (timers and scheduling on a
+ * loaded 2-core box add milliseconds per call on their own).
+ */
+async function rawHttpFloor(url: string, calls: number, delayMs: number): Promise<Record<string, number>> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
+  const body = JSON.stringify({ model: 'floor', messages: [{ role: 'user', content: 'floor' }] });
+  const post = () =>
+    new Promise<void>((resolve, reject) => {
+      const req = http.request(`${url}/v1/chat/completions`, { method: 'POST', agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        res.on('data', () => undefined);
+        res.on('end', resolve);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  let started = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (started < calls) {
+        started += 1;
+        await post();
+      }
+    }),
+  );
+  const wallMs = performance.now() - t0;
+  agent.destroy();
+  return delayMs > 0
+    ? { raw_http_calls: calls, raw_http_wall_over_ideal: round(wallMs / ((calls * delayMs) / IN_FLIGHT), 3) }
+    : { raw_http_calls: calls, raw_http_calls_per_sec: round(calls / (wallMs / 1000), 0) };
 }
 
 /** Peak RSS of this process (kernel high-water mark), MB. */
@@ -194,7 +230,8 @@ async function main(): Promise<void> {
     for (const s of SCENARIOS) {
       const server = await startServer(s.delayMs);
       try {
-        out[s.name] = { panoptes: await runPanoptes(s, server.url, dir) };
+        const floor = await rawHttpFloor(server.url, s.delayMs > 0 ? 400 : s.vignettes * s.models.length * s.epochs, s.delayMs);
+        out[s.name] = { panoptes: await runPanoptes(s, server.url, dir), machine_floor: floor };
         if (promptfoo) (out[s.name] as Record<string, unknown>).promptfoo = await runPromptfoo(promptfoo, s, server.url, dir);
       } finally {
         server.child.kill();

@@ -5,9 +5,9 @@
  * JSON call on this machine), and so does building a WHATWG `Response` around a body already in
  * memory (~0.1-0.2 ms: it wraps the bytes in a stream). Either would cap a sweep at a few hundred
  * calls a second. The SDKs accept any fetch, so they keep their request building, error classes and
- * timeouts and ride on this instead; what they get back is a `BufferedResponse`: the status, real
- * `Headers`, and the body as text or JSON — the part of `Response` they read for non-streaming
- * calls. Only string or byte request bodies, no streaming. Aborts reject with an `AbortError`, as
+ * timeouts and ride on this instead; what they get back is a `BufferedResponse`: the status, the
+ * headers (read-only, `Headers`-shaped) and the body as text or JSON — the part of `Response` they
+ * read for non-streaming calls. Only string or byte request bodies, no streaming. Aborts reject with an `AbortError`, as
  * fetch's do, so the SDKs still tell a timeout from a cancellation.
  * Runs on: Node (core).
  */
@@ -33,14 +33,45 @@ function headerRecord(h: RequestInit['headers']): Record<string, string> {
   return out;
 }
 
-function responseHeaders(raw: http.IncomingHttpHeaders): Headers {
-  const headers = new Headers();
-  for (const [k, v] of Object.entries(raw)) {
-    if (v === undefined) continue;
-    if (Array.isArray(v)) for (const x of v) headers.append(k, x);
-    else headers.set(k, v);
+/**
+ * The response's headers, read-only, over Node's already-lowercased header object: the `Headers`
+ * methods callers use (get, has, iteration), without building an undici `Headers` per call.
+ */
+export class ResponseHeaders {
+  constructor(private readonly raw: http.IncomingHttpHeaders) {}
+
+  get(name: string): string | null {
+    const v = this.raw[name.toLowerCase()];
+    if (v === undefined) return null;
+    return Array.isArray(v) ? v.join(', ') : v;
   }
-  return headers;
+
+  has(name: string): boolean {
+    return this.raw[name.toLowerCase()] !== undefined;
+  }
+
+  *entries(): IterableIterator<[string, string]> {
+    for (const k of Object.keys(this.raw).sort()) {
+      const v = this.get(k);
+      if (v !== null) yield [k, v];
+    }
+  }
+
+  *keys(): IterableIterator<string> {
+    for (const [k] of this.entries()) yield k;
+  }
+
+  *values(): IterableIterator<string> {
+    for (const [, v] of this.entries()) yield v;
+  }
+
+  forEach(fn: (value: string, key: string, parent: ResponseHeaders) => void): void {
+    for (const [k, v] of this.entries()) fn(v, k, this);
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.entries();
+  }
 }
 
 /** A finished HTTP answer with its body in memory: what a fetch caller reads of a `Response`, without the stream. */
@@ -54,7 +85,7 @@ export class BufferedResponse {
     readonly url: string,
     readonly status: number,
     readonly statusText: string,
-    readonly headers: Headers,
+    readonly headers: ResponseHeaders,
     private readonly bytes: Buffer,
   ) {
     this.ok = status >= 200 && status < 300;
@@ -99,7 +130,7 @@ export async function nodeFetch(input: string | URL | Request, init: RequestInit
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('error', reject);
       res.on('end', () => {
-        const answer = new BufferedResponse(url.href, res.statusCode ?? 0, res.statusMessage ?? '', responseHeaders(res.headers), Buffer.concat(chunks));
+        const answer = new BufferedResponse(url.href, res.statusCode ?? 0, res.statusMessage ?? '', new ResponseHeaders(res.headers), Buffer.concat(chunks));
         // Callers type fetch as returning a Response; they read only what BufferedResponse has (see above).
         resolve(answer as unknown as Response);
       });

@@ -30,7 +30,7 @@ import { effectivePrivacy, privacyLockFromEnv } from './privacy.js';
 import { PromptCache, promptCacheKey } from './prompt-cache.js';
 import type { CallAggregate, HostPosture, MetricsQuery, MetricsReport, PostureReport } from './router-report.js';
 import { SlotScheduler, type HostVerdict, type Pick, type PickRequest, type ProviderGate } from './slot-scheduler.js';
-import { tokensNeeded } from './token-estimate.js';
+import { estimatePromptTokens, promptTokenBound } from './token-estimate.js';
 import { WriteBehind } from './write-behind.js';
 
 export interface RouterOptions {
@@ -161,9 +161,11 @@ export class Router implements ModelClient {
       if (hit) return this.answerFromCache(request, hit);
     }
     const maxOutput = request.sampling.maxTokens ?? 0;
+    // The free bound settles almost every call; the tokenizer runs only for prompts near a window's size.
+    const bound = promptTokenBound(request.messages) + maxOutput;
     const pickRequest: PickRequest = {
       privacy,
-      needTokens: await tokensNeeded(request.messages, maxOutput, this.smallestWindowOf(request.model, hosts)),
+      needTokens: bound <= this.smallestWindowOf(request.model, hosts) ? bound : (await estimatePromptTokens(request.messages)) + maxOutput,
       estimate: { inputTokens: roughTokens(request), outputTokens: request.sampling.maxTokens ?? this.budgetOutputTokens },
     };
     const budget = Math.min(this.maxAttempts, hosts.length);

@@ -35,13 +35,3 @@ export async function estimatePromptTokens(messages: readonly ChatMessage[]): Pr
   for (const m of messages) n += count(m.content) + PER_MESSAGE_TOKENS;
   return Math.ceil(n * CONTEXT_MARGIN.ratio) + CONTEXT_MARGIN.tokens;
 }
-
-/**
- * Tokens the call needs from a host's window: prompt plus the most it may write. Counts with the
- * tokenizer only when the free bound exceeds `smallestWindow`.
- */
-export async function tokensNeeded(messages: readonly ChatMessage[], maxOutput: number, smallestWindow: number): Promise<number> {
-  const bound = promptTokenBound(messages) + maxOutput;
-  if (bound <= smallestWindow) return bound;
-  return (await estimatePromptTokens(messages)) + maxOutput;
-}
