@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PanoptesError } from '../../core/domain.js';
 import { FakeProvider } from './fake-provider.js';
-import { catalog, host, openaiProvider, request, router, tempStore, type TempStore } from './helpers.js';
+import { catalog, host, manualClock, openaiProvider, request, router, tempStore, type TempStore } from './helpers.js';
 
 let fake: FakeProvider;
 let ts: TempStore;
@@ -130,6 +130,22 @@ describe('failover', () => {
     expect(res.host).toBe('a/a');
     expect(performance.now() - started).toBeGreaterThanOrEqual(300);
     expect(fake.count('a')).toBe(2);
+    await r.close();
+  });
+
+  it('gives up waiting after a bounded number of waits, saying the host is still cooling', async () => {
+    const cat = catalog({ providers: { a: openaiProvider(fake.url) }, models: { m: { hosts: [host('a', 'a')] } } });
+    fake.next('a', { kind: 'status', status: 429, headers: { 'retry-after': '0.05' } });
+    // A clock that never moves: the cooldown never ends, however long the call waits.
+    const clock = manualClock();
+    const r = router({ catalog: cat, store: ts.store, cache: { enabled: false }, now: clock.now });
+    await failureOf(r.generate(request('m')));
+    const e = await failureOf(r.generate(request('m', 'again')));
+    expect(e.code).toBe('no_host');
+    expect(e.retryable).toBe(true);
+    expect(e.retryAfterMs).toBe(50);
+    expect(e.message).toMatch(/still cooling down; a\/a returns first/);
+    expect(fake.count('a')).toBe(1);
     await r.close();
   });
 

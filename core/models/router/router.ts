@@ -355,9 +355,17 @@ export class Router implements ModelClient {
 
   /** The typed error for a call with no eligible host: why, host by host, and when the soonest returns. */
   private nothingEligible(model: string, privacy: PrivacyMode, pick: Exclude<Pick, { kind: 'host' }>, last: PanoptesError | undefined): PanoptesError {
-    const verdicts = pick.kind === 'none' ? pick.verdicts : [];
     const soonest = pick.kind === 'none' ? pick.soonest : pick.until;
     const retryAfterMs = soonest === null ? undefined : Math.max(0, soonest - this.now());
+    if (pick.kind === 'wait') {
+      // Still cooling after every wait this call may make.
+      return new PanoptesError('no_host', `every eligible host of "${model}" is still cooling down; ${pick.host.id} returns first`, {
+        retryable: true,
+        retryAfterMs: retryAfterMs!,
+        ...(last ? { cause: last } : {}),
+      });
+    }
+    const verdicts = pick.verdicts;
     const why = verdicts.map((v) => `${v.host.id}: ${v.state}${v.until ? ` until ${untilText(v.until)}` : ''} (${v.reason})`).join('; ');
     const others = verdicts.filter((v) => v.state !== 'excluded');
     if (last) {
