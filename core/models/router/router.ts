@@ -10,7 +10,7 @@
  * the only one.
  * Runs on: Node (core).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { estCostUsd } from '../../cost.js';
 import { PanoptesError, toPanoptesError, type PrivacyMode, type Usage } from '../../domain.js';
@@ -158,7 +158,12 @@ export class Router implements ModelClient {
     const cacheKey = request.noStore || !this.cache ? undefined : promptCacheKey(request, privacy);
     if (cacheKey !== undefined) {
       const hit = this.cache!.get(cacheKey);
-      if (hit) return this.answerFromCache(request, hit);
+      if (hit) {
+        // A turn of the event loop, as a real call's I/O would give: a sweep answered from the
+        // cache must not starve timers, sockets and the UI the engine shares its loop with.
+        await setImmediate();
+        return this.answerFromCache(request, hit);
+      }
     }
     const maxOutput = request.sampling.maxTokens ?? 0;
     // The free bound settles almost every call; the tokenizer runs only for prompts near a window's size.
