@@ -145,6 +145,12 @@ const RESPONSE_COLUMNS = `s.seq, s.job_id, s.vignette_idx, s.response, s.input_t
 
 // CROSS JOIN keeps responses the outer loop, walked in seq order: a page (`seq > cursor ... LIMIT n`)
 // then reads n rows, where letting SQLite start from the run's jobs sorted the whole run per page.
+/** One vignette's records: from the run's jobs through the unique (job, vignette) key. */
+const VIGNETTE_RESPONSE_JOINS = `FROM jobs j
+  CROSS JOIN responses s ON s.job_id = j.id AND s.vignette_idx = @idx
+  JOIN runs r ON r.id = j.run_id
+  JOIN vignettes v ON v.run_id = j.run_id AND v.idx = s.vignette_idx`;
+
 const RESPONSE_JOINS = `FROM responses s
   CROSS JOIN jobs j ON j.id = s.job_id
   JOIN runs r ON r.id = j.run_id
@@ -272,7 +278,13 @@ export class Store {
       ),
       addJobProgress: db.prepare(
         `UPDATE jobs SET vignettes_done = vignettes_done + ?, input_tokens = input_tokens + ?,
-           output_tokens = output_tokens + ? WHERE id = ?`,
+           output_tokens = output_tokens + ?, first_seq = COALESCE(first_seq, ?), last_seq = ? WHERE id = ?`,
+      ),
+      runSeqRange: db.prepare<[string], { lo: number | null; hi: number | null }>(
+        `SELECT MIN(first_seq) AS lo, MAX(last_seq) AS hi FROM jobs WHERE run_id = ?`,
+      ),
+      vignetteIndex: db.prepare<[string, string], { idx: number }>(
+        `SELECT idx FROM vignettes WHERE run_id = ? AND vignette_id = ?`,
       ),
       markJobDone: db.prepare(`UPDATE jobs SET status = 'done', finished_at = ?, error = NULL WHERE id = ?`),
       markJobFailed: db.prepare(`UPDATE jobs SET status = 'failed', finished_at = ?, error = ? WHERE id = ?`),
@@ -300,11 +312,8 @@ export class Store {
       runVignettes: db.prepare<[string], VignetteRow>(
         `SELECT idx, vignette_id, prompt, system, target, metadata FROM vignettes WHERE run_id = ? ORDER BY idx`,
       ),
-      responsesAfter: db.prepare<[string, number], ResponseRow>(
-        `SELECT ${RESPONSE_COLUMNS} ${RESPONSE_JOINS} WHERE j.run_id = ? AND s.seq > ? ORDER BY s.seq`,
-      ),
-      responsesPage: db.prepare<[string, number, number], ResponseRow>(
-        `SELECT ${RESPONSE_COLUMNS} ${RESPONSE_JOINS} WHERE j.run_id = ? AND s.seq > ? ORDER BY s.seq LIMIT ?`,
+      responsesPage: db.prepare<[string, number, number, number], ResponseRow>(
+        `SELECT ${RESPONSE_COLUMNS} ${RESPONSE_JOINS} WHERE j.run_id = ? AND s.seq > ? AND s.seq <= ? ORDER BY s.seq LIMIT ?`,
       ),
       responseCount: db.prepare<[string], { n: number }>(
         `SELECT COALESCE(SUM(vignettes_done), 0) AS n FROM jobs WHERE run_id = ?`,
@@ -512,7 +521,10 @@ export class Store {
         output += r.usage.outputTokens;
       }
     }
-    if (landed.length > 0) this.stmt.addJobProgress.run(landed.length, input, output, jobId);
+    if (landed.length > 0) {
+      // Seqs only grow, so the batch's first and last are the job's newest bounds.
+      this.stmt.addJobProgress.run(landed.length, input, output, landed[0]!.seq, landed[landed.length - 1]!.seq, jobId);
+    }
     return landed;
   }
 
@@ -660,7 +672,7 @@ export class Store {
 
   /** Every record of a run, in sequence order: the run's results. */
   runResults(runId: RunId): StoredResponse[] {
-    return this.stmt.responsesAfter.all(runId, 0).map(toStoredResponse);
+    return [...this.iterateResponses(runId)];
   }
 
   /**
@@ -669,8 +681,9 @@ export class Store {
    * every write fail until the consumer (a slow HTTP client, say) finished.
    */
   *iterateResponses(runId: RunId, afterSeq = 0, pageSize = 1000): IterableIterator<StoredResponse> {
-    for (let cursor = afterSeq; ; ) {
-      const rows = this.stmt.responsesPage.all(runId, cursor, pageSize);
+    const { lo, hi } = this.runSeqRange(runId);
+    for (let cursor = Math.max(afterSeq, lo - 1); cursor < hi; ) {
+      const rows = this.stmt.responsesPage.all(runId, cursor, hi, pageSize);
       for (const row of rows) yield toStoredResponse(row);
       if (rows.length < pageSize) return;
       cursor = rows[rows.length - 1]!.seq;
@@ -682,10 +695,26 @@ export class Store {
   }
 
   /** One page of a run's records, filtered, in sequence order (keyset pagination on seq). */
+  /**
+   * The seq range holding a run's records ({lo: 1, hi: 0} when it has none). Pages walk responses in
+   * seq order within this range only, so another run's records never make a page slow.
+   */
+  private runSeqRange(runId: RunId): { lo: number; hi: number } {
+    const r = this.stmt.runSeqRange.get(runId);
+    return r && r.lo !== null && r.hi !== null ? { lo: r.lo, hi: r.hi } : { lo: 1, hi: 0 };
+  }
+
   responses(runId: RunId, filter: ResponseFilter = {}, page: { limit?: number; cursor?: number } = {}): ResponsePage {
     const limit = Math.min(Math.max(page.limit ?? 100, 1), 1000);
-    const where = ['j.run_id = @runId', 's.seq > @cursor'];
-    const params: Record<string, unknown> = { runId, cursor: page.cursor ?? 0, limit: limit + 1 };
+    const { lo, hi } = this.runSeqRange(runId);
+    const params: Record<string, unknown> = { runId, cursor: Math.max(page.cursor ?? 0, lo - 1), hi, limit: limit + 1 };
+    if (filter.vignetteId !== undefined) {
+      // One vignette: its records are found through the (job, vignette) key, one per job, not by a scan.
+      const v = this.stmt.vignetteIndex.get(runId, filter.vignetteId);
+      if (!v) return { items: [], nextCursor: null };
+      params.idx = v.idx;
+    }
+    const where = params.idx === undefined ? ['j.run_id = @runId', 's.seq > @cursor', 's.seq <= @hi'] : ['j.run_id = @runId', 's.seq > @cursor'];
     if (filter.model !== undefined) {
       where.push('j.model = @model');
       params.model = filter.model;
@@ -694,17 +723,14 @@ export class Store {
       where.push('j.epoch = @epoch');
       params.epoch = filter.epoch;
     }
-    if (filter.vignetteId !== undefined) {
-      where.push('v.vignette_id = @vignetteId');
-      params.vignetteId = filter.vignetteId;
-    }
     if (filter.text !== undefined && filter.text !== '') {
       where.push(`(instr(lower(s.response), lower(@text)) > 0 OR instr(lower(v.prompt), lower(@text)) > 0 OR instr(lower(v.vignette_id), lower(@text)) > 0)`);
       params.text = filter.text;
     }
+    const from = params.idx === undefined ? RESPONSE_JOINS : VIGNETTE_RESPONSE_JOINS;
     const rows = this.db
       .prepare<Record<string, unknown>, ResponseRow>(
-        `SELECT ${RESPONSE_COLUMNS} ${RESPONSE_JOINS} WHERE ${where.join(' AND ')} ORDER BY s.seq LIMIT @limit`,
+        `SELECT ${RESPONSE_COLUMNS} ${from} WHERE ${where.join(' AND ')} ORDER BY s.seq LIMIT @limit`,
       )
       .all(params);
     const items = rows.slice(0, limit).map(toStoredResponse);

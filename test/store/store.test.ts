@@ -187,4 +187,30 @@ describe('Store', () => {
     expect(run.failedCount).toBe(1);
     expect(run.error).toContain('bad@1: mock: 400 Bad Request');
   });
+  it("pages one run among others: only its records, each once, and a vignette's records by key", () => {
+    const a = createRun(store, 'a', ['m'], 2, 30);
+    const b = createRun(store, 'b', ['m'], 1, 30);
+    const attempts = new Map([...a, ...b].map((j) => [j.id, store.startAttempt(j.id, 'w')!]));
+    // Interleave the runs' batches, as two runs processed at once would.
+    for (let i = 0; i < 30; i += 10) {
+      for (const job of [...a, ...b]) {
+        store.appendRecords(job.id, attempts.get(job.id)!, Array.from({ length: 10 }, (_, k) => record(job.runId, job.id, 'm', job.epoch, i + k, 1, 1)));
+      }
+    }
+    const seen: string[] = [];
+    for (let cursor: number | undefined; ; ) {
+      const page = store.responses('a', {}, { limit: 16, ...(cursor === undefined ? {} : { cursor }) });
+      seen.push(...page.items.map((r) => `${r.runId}|${r.epoch}|${r.vignetteId}`));
+      if (page.nextCursor === null) break;
+      cursor = page.nextCursor;
+    }
+    expect(seen).toHaveLength(60);
+    expect(new Set(seen).size).toBe(60);
+    expect(seen.every((k) => k.startsWith('a|'))).toBe(true);
+    expect([...store.iterateResponses('b', 0, 7)]).toHaveLength(30);
+    const v = store.responses('a', { vignetteId: 'v17' }).items;
+    expect(v.map((r) => `${r.epoch}|${r.vignetteId}`)).toEqual(['1|v17', '2|v17']);
+    expect(store.responses('a', { vignetteId: 'nope' }).items).toEqual([]);
+    expect(store.responses('a', { vignetteId: 'v17', epoch: 2 }).items).toHaveLength(1);
+  });
 });
