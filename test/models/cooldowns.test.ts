@@ -62,6 +62,23 @@ describe('cooldowns', () => {
     expect((health.state(x, t + 300_000) as { until: number }).until - (t + 300_000)).toBe(1000);
   });
 
+  it("never benches a model's only host for a transient failure, but honours what it asks for", () => {
+    const health = new HostHealth();
+    const now = 1_000_000;
+    health.failed(x, new PanoptesError('server_error', '500', { retryable: true }), now, true);
+    health.failed(x, new PanoptesError('timeout', 'slow', { retryable: true }), now, true);
+    expect(health.state(x, now)).toEqual({ state: 'ready' });
+    // ...though it counts against its health,
+    expect(health.failureScore(x.id)).toBeGreaterThan(0.3);
+    // and a Retry-After, a rate limit or a refused key still apply.
+    health.failed(x, new PanoptesError('server_error', '503', { retryable: true, retryAfterMs: 2000 }), now, true);
+    expect(health.state(x, now)).toMatchObject({ state: 'cooling', until: now + 2000 });
+    health.failed(y, rateLimit(5000), now, true);
+    expect(health.state(y, now)).toMatchObject({ state: 'cooling', until: now + 5000 });
+    health.failed(z, new ProviderFailure('auth', '401', { retryable: false, status: 401 }), now, true);
+    expect(health.state(z, now)).toMatchObject({ state: 'blacklisted' });
+  });
+
   it('applies auth, quota and not-found penalties to the right scope', () => {
     const now = 1_000_000;
     const h1 = new HostHealth({ quotaMs: 3_600_000 });

@@ -1,8 +1,8 @@
 /**
  * What the router remembers about each host and provider between calls: cooldowns, blacklists,
  * a failure score and the last success. Penalties follow the failure: a rate limit cools the host
- * for its Retry-After; a server error, timeout, dropped connection or empty answer cools it for a
- * back-off that doubles with each consecutive failure; a refused key (401) blacklists the provider,
+ * for its Retry-After; a server error, timeout, dropped connection or empty answer cools it (when
+ * its model has another host) for a back-off that doubles with each consecutive failure; a refused key (401) blacklists the provider,
  * a refused model (403) or a host without the model (404) blacklists the host; exhausted quota
  * (402, or a quota body on 400/429) cools the whole provider for a long time. A new cooldown never
  * shortens a longer one. This state lives in this process only and is read directly, never from a
@@ -48,11 +48,19 @@ interface HostRecord {
   lastOkAt: number;
 }
 
-/** How a failure of `code` (and HTTP status) penalises: which scope, and for how long. */
+/**
+ * How a failure of `code` (and HTTP status) penalises: which scope, and for how long. `alone`: the
+ * host is the only one of the call's model. A transient failure (5xx, timeout, dropped connection,
+ * empty answer) then benches nothing: with nowhere else to go, a cooldown would only hold back
+ * every call of the model, while the caller's own back-off already spaces its retries (LiteLLM
+ * skips cooldowns for single-deployment groups for the same reason). What the host itself asks for
+ * (Retry-After) and what cannot heal soon (keys, quota, a missing model) still apply.
+ */
 export function penaltyFor(
   err: PanoptesError,
   consecutiveFailures: number,
   policy: CooldownPolicy,
+  alone = false,
 ): { scope: 'host' | 'provider'; ms: number } | null {
   const status = err instanceof ProviderFailure ? err.status : undefined;
   switch (err.code) {
@@ -62,6 +70,7 @@ export function penaltyFor(
     case 'timeout':
     case 'connection':
     case 'empty_output': {
+      if (alone) return err.retryAfterMs ? { scope: 'host', ms: err.retryAfterMs } : null;
       const backoff = Math.min(policy.errorMaxMs, policy.errorBaseMs * 2 ** Math.max(0, consecutiveFailures - 1));
       return { scope: 'host', ms: Math.max(backoff, err.retryAfterMs ?? 0) };
     }
@@ -103,12 +112,15 @@ export class HostHealth {
     r.lastOkAt = now;
   }
 
-  /** Records a failed attempt and applies its penalty; returns the penalty applied, if any. */
-  failed(host: ResolvedHost, err: PanoptesError, now: number): (Penalty & { scope: 'host' | 'provider' }) | null {
+  /**
+   * Records a failed attempt and applies its penalty; returns the penalty applied, if any. `alone`:
+   * the host is the only one of the model the call was for (see `penaltyFor`).
+   */
+  failed(host: ResolvedHost, err: PanoptesError, now: number, alone = false): (Penalty & { scope: 'host' | 'provider' }) | null {
     const r = this.record(host.id);
     r.failureScore = r.failureScore * 0.8 + 0.2;
     r.consecutiveFailures += 1;
-    const p = penaltyFor(err, r.consecutiveFailures, this.policy);
+    const p = penaltyFor(err, r.consecutiveFailures, this.policy, alone);
     if (!p) return null;
     const reason = `${err.code}: ${err.message}`;
     const map = p.scope === 'host' ? this.hostPenalties : this.providerPenalties;

@@ -219,7 +219,8 @@ export class Router implements ModelClient {
         if (reservation) this.budget.settle(reservation, { calls: 1, tokens: 0, usd: 0 });
         this.recordCall(host, request, e.code, latencyMs);
         if (e.code !== 'cancelled') {
-          const penalty = this.health.failed(host, e, this.now());
+          const alone = this.catalog.hosts(request.model).length === 1;
+          const penalty = this.health.failed(host, e, this.now(), alone);
           this.log.debug(
             { host: host.id, code: e.code, until: penalty ? untilText(penalty.until) : null },
             `router: ${e.message}`,
