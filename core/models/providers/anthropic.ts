@@ -8,7 +8,7 @@
  *   defaultMaxTokens   max_tokens when the run sets none (default 1024)
  * Runs on: Node (core).
  */
-import Anthropic from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 import type { Usage } from '../../domain.js';
 import type { Provider, ResolvedHost } from '../catalog.js';
@@ -33,7 +33,8 @@ export function anthropicUsage(u: Anthropic.Usage | undefined): Usage {
 }
 
 export class AnthropicHostClient implements HostClient {
-  private readonly client: Anthropic;
+  private readonly clientOptions: NonNullable<ConstructorParameters<typeof Anthropic>[0]>;
+  private sdk: Promise<{ SDK: typeof Anthropic; client: Anthropic }> | undefined;
   private readonly secrets: string[];
   private readonly defaultMaxTokens: number;
 
@@ -41,14 +42,20 @@ export class AnthropicHostClient implements HostClient {
     const opts = parseProviderOptions(AnthropicOptionsSchema, provider.options, `providers.${name}.options`);
     this.defaultMaxTokens = opts.defaultMaxTokens;
     this.secrets = apiKey ? [apiKey] : [];
-    this.client = new Anthropic({
+    this.clientOptions = {
       // A local proxy may take no key, but the SDK insists on one.
       apiKey: apiKey ?? 'no-key',
       ...(provider.baseUrl ? { baseURL: provider.baseUrl } : {}),
       maxRetries: 0,
       timeout: provider.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       fetch: nodeFetch,
-    });
+    };
+  }
+
+  /** The SDK loads on the first call: it costs a few hundred ms at start-up, and most runs never use it. */
+  private loadSdk(): Promise<{ SDK: typeof Anthropic; client: Anthropic }> {
+    this.sdk ??= import('@anthropic-ai/sdk').then(({ default: SDK }) => ({ SDK, client: new SDK(this.clientOptions) }));
+    return this.sdk;
   }
 
   async call(host: ResolvedHost, request: ModelRequest): Promise<HostResponse> {
@@ -68,13 +75,14 @@ export class AnthropicHostClient implements HostClient {
       ...(s.topP === undefined ? {} : { top_p: s.topP }),
       ...(s.stop === undefined || s.stop.length === 0 ? {} : { stop_sequences: s.stop }),
     };
+    const { SDK, client } = await this.loadSdk();
     const started = performance.now();
     const call = callSignal(request.signal);
     let res: Anthropic.Message;
     try {
-      res = await this.client.messages.create(body, { signal: call.signal });
+      res = await client.messages.create(body, { signal: call.signal });
     } catch (err) {
-      throw failureFromSdk(host.id, err, Anthropic, this.secrets);
+      throw failureFromSdk(host.id, err, SDK, this.secrets);
     } finally {
       call.release();
     }

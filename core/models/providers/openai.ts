@@ -9,7 +9,7 @@
  *   headers          extra request headers (e.g. OpenRouter's HTTP-Referer / X-Title)
  * Runs on: Node (core).
  */
-import OpenAI from 'openai';
+import type OpenAI from 'openai';
 import { z } from 'zod';
 import type { Usage } from '../../domain.js';
 import type { Provider, ResolvedHost } from '../catalog.js';
@@ -40,7 +40,8 @@ export function openaiUsage(u: OpenAI.CompletionUsage | undefined | null): Usage
 }
 
 export class OpenAIHostClient implements HostClient {
-  private readonly client: OpenAI;
+  private readonly clientOptions: NonNullable<ConstructorParameters<typeof OpenAI>[0]>;
+  private sdk: Promise<{ SDK: typeof OpenAI; client: OpenAI }> | undefined;
   private readonly secrets: string[];
   private readonly maxTokensField: 'max_tokens' | 'max_completion_tokens';
 
@@ -48,7 +49,7 @@ export class OpenAIHostClient implements HostClient {
     const opts = parseProviderOptions(OpenAIOptionsSchema, provider.options, `providers.${name}.options`);
     this.maxTokensField = opts.maxTokensField;
     this.secrets = apiKey ? [apiKey] : [];
-    this.client = new OpenAI({
+    this.clientOptions = {
       // Local servers (Ollama, vLLM, LM Studio) take no key, but the SDK insists on one.
       apiKey: apiKey ?? 'no-key',
       baseURL: provider.baseUrl ?? 'https://api.openai.com/v1',
@@ -56,7 +57,13 @@ export class OpenAIHostClient implements HostClient {
       timeout: provider.timeoutMs ?? DEFAULT_TIMEOUT_MS,
       fetch: nodeFetch,
       ...(opts.headers ? { defaultHeaders: opts.headers } : {}),
-    });
+    };
+  }
+
+  /** The SDK loads on the first call: it costs a few hundred ms at start-up, and most runs never use it. */
+  private loadSdk(): Promise<{ SDK: typeof OpenAI; client: OpenAI }> {
+    this.sdk ??= import('openai').then(({ default: SDK }) => ({ SDK, client: new SDK(this.clientOptions) }));
+    return this.sdk;
   }
 
   async call(host: ResolvedHost, request: ModelRequest): Promise<HostResponse> {
@@ -70,13 +77,14 @@ export class OpenAIHostClient implements HostClient {
       ...(s.seed === undefined ? {} : { seed: s.seed }),
       ...(s.stop === undefined || s.stop.length === 0 ? {} : { stop: s.stop }),
     };
+    const { SDK, client } = await this.loadSdk();
     const started = performance.now();
     const call = callSignal(request.signal);
     let res: OpenAI.ChatCompletion;
     try {
-      res = await this.client.chat.completions.create(body, { signal: call.signal });
+      res = await client.chat.completions.create(body, { signal: call.signal });
     } catch (err) {
-      throw failureFromSdk(host.id, err, OpenAI, this.secrets);
+      throw failureFromSdk(host.id, err, SDK, this.secrets);
     } finally {
       call.release();
     }
