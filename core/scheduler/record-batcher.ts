@@ -10,7 +10,7 @@ import type { JobSink } from '../workers/worker-handle.js';
 import type { ResponseLog } from './response-log.js';
 
 export interface RecordBatcherOptions {
-  /** Records per batch (default 128: one batch's transaction stays around a millisecond, so the event loop stays responsive). */
+  /** Records per batch (default 64: one batch's transaction stays around a millisecond, so the event loop stays responsive). */
   maxBatch?: number;
   /** Longest a record waits before its batch is written (default 100 ms: few transactions when calls are slow, and no slower than the events the UI sees). */
   maxDelayMs?: number;
@@ -32,7 +32,7 @@ export class RecordBatcher implements JobSink {
     private readonly attempt: number,
     private readonly opts: RecordBatcherOptions = {},
   ) {
-    this.maxBatch = opts.maxBatch ?? 128;
+    this.maxBatch = opts.maxBatch ?? 64;
     this.maxDelayMs = opts.maxDelayMs ?? 100;
   }
 

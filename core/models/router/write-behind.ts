@@ -1,8 +1,9 @@
 /**
  * The router's writes (call metrics, cache entries, budget spend) buffered and committed together
- * in one transaction every `flushMs` (default 250 ms) or every `maxRows` rows (default 1024),
- * whichever comes first, so the per-call path never waits on a commit. Each commit is an fsync
- * (synchronous=FULL) that blocks the event loop, so commits stay few: a handful a second at any rate. Readers flush first, so what they see is complete. A
+ * in one transaction every `flushMs` (default 250 ms) or every `maxRows` rows (default 256),
+ * whichever comes first, so the per-call path never waits on a commit. A commit blocks the event
+ * loop for its fsync and its rows: few rows keep each block to a few ms (the Electron main process
+ * hosts this), few commits keep the fsyncs cheap. Readers flush first, so what they see is complete. A
  * crash loses at most one interval of metrics and cache entries: both are advisory (the run's own
  * records are written by the scheduler, durably).
  * Runs on: Node (core).
@@ -31,7 +32,7 @@ export class WriteBehind {
     private readonly opts: WriteBehindOptions = {},
   ) {
     this.flushMs = opts.flushMs ?? 250;
-    this.maxRows = opts.maxRows ?? 1024;
+    this.maxRows = opts.maxRows ?? 256;
   }
 
   call(row: CallRow): void {
