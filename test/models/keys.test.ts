@@ -59,6 +59,8 @@ describe('API keys', () => {
       logger: log.logger,
       env: { TEST_OA_KEY: KEY, TEST_AN_KEY: ANTHROPIC_KEY },
       cache: { enabled: false },
+      // Fail fast once every host is cooling: this test is about what the failures say, not when.
+      maxCooldownWaitMs: 0,
     });
     const errors: string[] = [];
     for (let i = 0; i < 6; i++) {
