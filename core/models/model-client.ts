@@ -39,6 +39,8 @@ export interface ModelClient {
   /** Whether this client can answer calls for the logical model. */
   serves(model: string): boolean;
   generate(request: ModelRequest): Promise<ModelResponse>;
+  /** Why `serves(model)` is false (e.g. "OPENAI_API_KEY is not set"), for errors people read. */
+  unavailableReason?(model: string): string | undefined;
   /** Releases sockets, native models and timers. */
   close?(): Promise<void>;
 }

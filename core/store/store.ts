@@ -517,8 +517,11 @@ export class Store {
       );
       if (res.changes === 1) {
         landed.push({ ...r, seq: Number(res.lastInsertRowid) });
-        input += r.usage.inputTokens;
-        output += r.usage.outputTokens;
+        // A record answered from the prompt cache is a call, but no provider billed its tokens.
+        if (!r.cached) {
+          input += r.usage.inputTokens;
+          output += r.usage.outputTokens;
+        }
       }
     }
     if (landed.length > 0) {
@@ -662,7 +665,8 @@ export class Store {
   }
 
   /**
-   * Token totals per model from every landed record, as SQL over the per-job counters that each
+   * Token totals per model from every landed record (tokens of records served from the prompt
+   * cache excluded: nobody billed them), as SQL over the per-job counters that each
    * record's transaction maintains (so the aggregate reads jobs, not a million responses).
    */
   usageByModel(runId?: RunId): ModelUsage[] {

@@ -42,6 +42,10 @@ export class LocalWorker implements WorkerHandle {
     return this.client.serves(model);
   }
 
+  unavailableReason(model: string): string | undefined {
+    return this.client.unavailableReason?.(model);
+  }
+
   isAlive(): boolean {
     return !this.closed;
   }

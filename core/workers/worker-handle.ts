@@ -40,6 +40,8 @@ export interface WorkerHandle {
   readonly id: string;
   readonly capacity: number;
   serves(model: string): boolean;
+  /** Why `serves(model)` is false, when the worker can tell. */
+  unavailableReason?(model: string): string | undefined;
   isAlive(): boolean;
   info(): WorkerInfo;
   /**

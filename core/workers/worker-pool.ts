@@ -103,10 +103,19 @@ export class WorkerPool extends EventEmitter<{ changed: [] }> {
         };
       }
       if (got === 'none' && Date.now() >= deadline) {
-        throw new PanoptesError('no_host', `no live worker serves model "${model}"`, { retryable: false, where: 'models' });
+        throw new PanoptesError('no_host', `no live worker serves model "${model}"${this.reasons(model)}`, { retryable: false, where: 'models' });
       }
       await this.changedOrTimeout(got === 'none' ? Math.max(1, deadline - Date.now()) : 1000, signal);
     }
+  }
+
+  /** What the workers say about a model none of them serves: ` (local: no API key: set X)`. */
+  private reasons(model: string): string {
+    const said = [...this.workers.values()]
+      .map((w) => [w.handle.id, w.handle.isAlive() ? w.handle.unavailableReason?.(model) : undefined] as const)
+      .filter((r): r is readonly [string, string] => r[1] !== undefined)
+      .map(([id, why]) => `${id}: ${why}`);
+    return said.length > 0 ? ` (${said.join('; ')})` : '';
   }
 
   private changedOrTimeout(ms: number, signal: AbortSignal): Promise<void> {

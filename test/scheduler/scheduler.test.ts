@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ControlEvent } from '../../core/service/contract.js';
@@ -154,5 +155,21 @@ describe('scheduler', () => {
       const before = seqBefore.get(`${r.epoch}|${r.vignetteId}`);
       if (before !== undefined) expect(r.seq).toBe(before);
     }
+  });
+  it('says which key is missing when a hosted model has none', async () => {
+    delete process.env.PANOPTES_TEST_MISSING_KEY;
+    const hosted = join(tmp.dir, 'hosted.json');
+    writeFileSync(
+      hosted,
+      JSON.stringify({
+        providers: { acme: { kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', apiKeyEnv: 'PANOPTES_TEST_MISSING_KEY', trainsOnData: false } },
+        models: { 'acme-1': { hosts: [{ provider: 'acme', model: 'acme-1', contextWindow: 8000 }] } },
+      }),
+    );
+    open({ catalogPaths: [catalog, hosted] });
+    const run = await engine.service.createRun({ manifestPath: writeManifest(tmp.dir, 3), models: ['acme-1'], epochs: 1 });
+    const final = await engine.scheduler.runToCompletion(run.id);
+    expect(final.status).toBe('failed');
+    expect(final.error).toContain('no live worker serves model "acme-1" (local: no API key: set PANOPTES_TEST_MISSING_KEY)');
   });
 });

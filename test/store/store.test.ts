@@ -213,4 +213,11 @@ describe('Store', () => {
     expect(store.responses('a', { vignetteId: 'nope' }).items).toEqual([]);
     expect(store.responses('a', { vignetteId: 'v17', epoch: 2 }).items).toHaveLength(1);
   });
+  it('counts a record served from the prompt cache as a call without billed tokens', () => {
+    const [job] = createRun(store, 'c', ['m'], 1, 2);
+    const a = store.startAttempt(job!.id, 'w')!;
+    store.appendRecords(job!.id, a, [record('c', job!.id, 'm', 1, 0, 100, 10), { ...record('c', job!.id, 'm', 1, 1, 100, 10), cached: true }]);
+    expect(store.usageByModel('c')).toEqual([{ model: 'm', inputTokens: 100, outputTokens: 10, calls: 2 }]);
+    expect(store.runResults('c').map((r) => r.cached)).toEqual([false, true]);
+  });
 });

@@ -147,6 +147,14 @@ export class Router implements ModelClient {
     return this.catalog.hosts(model).some((h) => this.keyState(h.provider) !== 'missing');
   }
 
+  unavailableReason(model: string): string | undefined {
+    const hosts = this.catalog.hosts(model);
+    if (hosts.length === 0) return `"${model}" is not in the catalog`;
+    if (this.serves(model)) return undefined;
+    const missing = [...new Set(hosts.map((h) => this.catalog.termsOf(h.provider, this.profile).apiKeyEnv).filter(Boolean))];
+    return `no API key: set ${missing.join(' or ')}`;
+  }
+
   // ---- Calls -------------------------------------------------------------------------------------
 
   async generate(request: ModelRequest): Promise<ModelResponse> {
