@@ -11,12 +11,13 @@ import { benchEngine, peakRssMb, round, writeBenchManifest } from './support.js'
 
 const VIGNETTES = 2000;
 const env = benchEngine({ a: { latencyMs: 0 }, b: { latencyMs: 0 } }, 4);
-const manifest = join(env.dir, 'manifest.jsonl');
-await writeBenchManifest(manifest, VIGNETTES);
 
 // Warm up once (JIT, SQLite page cache), then measure the best of three.
 const results: Array<{ callsPerSec: number; runOnlyCallsPerSec: number; loopP99Ms: number; loopMaxMs: number }> = [];
 for (let i = 0; i < 4; i++) {
+  // Fresh prompts each round: every call is a real (mock) call, none a prompt-cache hit.
+  const manifest = join(env.dir, `manifest-${i}.jsonl`);
+  await writeBenchManifest(manifest, VIGNETTES, ` (round ${i})`);
   let events = 0;
   const unsubscribe = env.engine.service.subscribe(() => (events += 1));
   const loop = monitorEventLoopDelay({ resolution: 1 });

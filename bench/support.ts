@@ -17,10 +17,11 @@ export interface BenchEnv {
   cleanup(): Promise<void>;
 }
 
-export async function writeBenchManifest(path: string, count: number): Promise<void> {
+/** A manifest of `count` vignettes; `tag` makes the prompts differ from another manifest's, so no call is answered from the prompt cache. */
+export async function writeBenchManifest(path: string, count: number, tag = ''): Promise<void> {
   const out = createWriteStream(path);
   for (let i = 0; i < count; i++) {
-    const line = JSON.stringify({ id: `v${i}`, prompt: `Vignette ${i}: a patient presents with symptom ${i % 97}. What next?` }) + '\n';
+    const line = JSON.stringify({ id: `v${i}`, prompt: `Vignette ${i}${tag}: a patient presents with symptom ${i % 97}. What next?` }) + '\n';
     if (!out.write(line)) await once(out, 'drain');
   }
   out.end();

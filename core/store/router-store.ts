@@ -190,7 +190,14 @@ export class RouterStore {
   /** Everything the router buffered since its last flush, in one transaction. */
   write(writes: RouterWrites): void {
     if (writes.calls.length + writes.cache.length + writes.budget.length === 0) return;
-    this.writeTx.immediate(writes);
+    // Metrics and cache entries are advisory: their commit skips the fsync (the next durable
+    // commit of the run's records syncs them too). Records keep synchronous=FULL.
+    this.db.pragma('synchronous = NORMAL');
+    try {
+      this.writeTx.immediate(writes);
+    } finally {
+      this.db.pragma('synchronous = FULL');
+    }
   }
 
   /** A live cached answer's JSON, or undefined. */
