@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../core/store/store.js';
@@ -116,5 +117,45 @@ describe('panoptes serve', () => {
     expect(run).toMatchObject({ status: 'done', calls: 40 });
     again.cli.child.kill('SIGTERM');
     expect((await again.cli.done).code).toBe(0);
+  });
+  it('--worker-port accepts `panoptes worker` processes, which run the jobs this process cannot', async () => {
+    const dataDir = join(tmp.dir, 'workers');
+    // The coordinator knows `far` only as a hosted model without a key: only a worker can run it.
+    const coordinatorCatalog = join(tmp.dir, 'coordinator.json');
+    writeFileSync(
+      coordinatorCatalog,
+      JSON.stringify({
+        providers: { far: { kind: 'openai', baseUrl: 'http://127.0.0.1:9/v1', apiKeyEnv: 'PANOPTES_TEST_NO_SUCH_KEY', trainsOnData: false } },
+        models: { far: { hosts: [{ provider: 'far', model: 'far', contextWindow: 8000 }] } },
+      }),
+    );
+    const workerCatalog = writeMockCatalog(tmp.dir, { far: { latencyMs: 1 } }, 'worker.json');
+    const s = await serve(['--data-dir', dataDir, '--catalog', coordinatorCatalog, '--worker-port', '0', '--worker-token', 'worker-secret-0123456789'], { PANOPTES_TOKEN: '' });
+    let listening: RegExpExecArray | null = null;
+    for (let i = 0; i < 200 && !listening; i++) {
+      listening = /listening for workers on 127\.0\.0\.1:(\d+)/.exec(s.stdout());
+      if (!listening) await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(listening).not.toBeNull();
+    const worker = startCli(['worker', '--connect', `127.0.0.1:${listening![1]}`, '--token', 'worker-secret-0123456789', '--id', 'far-box', '--catalog', workerCatalog]);
+    started.push(worker);
+
+    const headers = { host: `127.0.0.1:${s.port}`, authorization: `Bearer ${s.tokenLine}` };
+    const manifest = writeManifest(tmp.dir, 8, 'far.jsonl');
+    const created = await send(s.port, 'POST', '/runs', { headers, body: JSON.stringify({ manifest, models: ['far'], epochs: 2 }) });
+    expect(created.status).toBe(201);
+    let detail: { run: { status: string }; jobs: Array<{ workerId: string }> } = { run: { status: '' }, jobs: [] };
+    for (let i = 0; i < 600 && detail.run.status !== 'done' && detail.run.status !== 'failed'; i++) {
+      detail = (await send(s.port, 'GET', `/runs/${created.json.id}`, { headers })).json;
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    expect(detail.run.status).toBe('done');
+    expect(detail.jobs.map((j) => j.workerId)).toEqual(['far-box', 'far-box']);
+  });
+
+  it('--worker-port without a worker token refuses to start', async () => {
+    const res = await runCli(['serve', '--port', '0', '--worker-port', '0', '--data-dir', join(tmp.dir, 'nt'), '--catalog', catalog], { PANOPTES_WORKER_TOKEN: '' });
+    expect(res.code).toBe(2);
+    expect(res.stderr).toContain('--worker-port needs a worker token');
   });
 });

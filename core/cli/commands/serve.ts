@@ -15,6 +15,7 @@ import { PanoptesError } from '../../domain.js';
 import { assertUsableToken, generateToken } from '../../http/auth.js';
 import { createHttpServer, HTTP_DEFAULTS } from '../../http/api.js';
 import { browserBridge } from '../../http/bridge.js';
+import { startWorkerListener } from '../../remote/listener.js';
 import type { Engine } from '../../service/engine.js';
 import { initTelemetry } from '../../telemetry.js';
 import { EXIT, addCommonOptions, openCliEngine, parsePositiveInt, reportError, type CommonOptions } from '../common.js';
@@ -28,6 +29,10 @@ export interface ServeOptions extends CommonOptions {
   maxQueuedRuns?: number;
   /** Also serve the app (the renderer over the browser bridge) at `/`. */
   ui?: boolean;
+  /** Accept `panoptes worker` connections on this TCP port. */
+  workerPort?: number;
+  workerHost?: string;
+  workerToken?: string;
 }
 
 /** Where the token came from, for the start-up lines (a given token is never echoed). */
@@ -130,9 +135,13 @@ export function registerServeCommand(program: Command): void {
       .option('--allowed-host <name...>', 'more Host names to answer to (when bound beyond loopback)')
       .option('--max-concurrent <n>', `requests in flight at once (default ${HTTP_DEFAULTS.maxConcurrent})`, parsePositiveInt('--max-concurrent'))
       .option('--max-queued-runs <n>', `runs waiting in the queue (default ${HTTP_DEFAULTS.maxQueuedRuns})`, parsePositiveInt('--max-queued-runs'))
-      .option('--ui', 'also serve the app at / (the desktop UI, in a browser) and print its address'),
+      .option('--ui', 'also serve the app at / (the desktop UI, in a browser) and print its address')
+      .option('--worker-port <n>', 'accept `panoptes worker` connections on this TCP port (0: any free port)', parsePort)
+      .option('--worker-host <address>', 'address the worker listener binds (default 127.0.0.1)')
+      .option('--worker-token <token>', 'the token workers must present (default: $PANOPTES_WORKER_TOKEN)'),
   ).action(async (opts: ServeOptions, cmd: Command) => {
-    cmd.setOptionValue('exit', await serveCommand(opts, opts.ui ? [browserUiAddon] : []));
+    const addons = [...(opts.ui ? [browserUiAddon] : []), ...(opts.workerPort === undefined ? [] : [workerListenerAddon])];
+    cmd.setOptionValue('exit', await serveCommand(opts, addons));
   });
 }
 
@@ -152,6 +161,26 @@ export const browserUiAddon: ServeAddon = {
   },
 };
 
+/** `--worker-port`: the TCP listener for remote workers, beside the API. */
+export const workerListenerAddon: ServeAddon = {
+  name: 'workers',
+  register({ options }) {
+    // Checked before the server listens, so a missing token stops `serve` before anything starts.
+    if (!(options.workerToken ?? process.env.PANOPTES_WORKER_TOKEN)) {
+      throw new PanoptesError('invalid_input', '--worker-port needs a worker token: --worker-token or $PANOPTES_WORKER_TOKEN', { where: '--worker-token' });
+    }
+  },
+  async start({ engine, options }) {
+    const listener = await startWorkerListener(engine, {
+      port: options.workerPort!,
+      token: (options.workerToken ?? process.env.PANOPTES_WORKER_TOKEN)!,
+      ...(options.workerHost === undefined ? {} : { host: options.workerHost }),
+    });
+    process.stdout.write(`panoptes: listening for workers on ${listener.host}:${listener.port}\n`);
+    return () => listener.close();
+  },
+};
+
 /** Runs `serve` until SIGINT/SIGTERM; resolves to the exit status. */
 export async function serveCommand(opts: ServeOptions, addons: readonly ServeAddon[]): Promise<number> {
   let engine: Engine | undefined;
@@ -160,7 +189,8 @@ export async function serveCommand(opts: ServeOptions, addons: readonly ServeAdd
   try {
     token = resolveToken(opts.token);
     initTelemetry({ defaultLevel: 'info' }); // a service logs its requests; PANOPTES_LOG=warn quiets it
-    engine = openCliEngine(opts);
+    // With workers expected, a job whose model only a worker serves waits for one (30 s) before failing.
+    engine = openCliEngine(opts, opts.workerPort === undefined ? {} : { waitForWorkerMs: 30_000 });
     server = await startServer(engine, opts, token.token, addons);
   } catch (err) {
     await engine?.close();
