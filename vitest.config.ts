@@ -7,5 +7,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // Engines opened in tests log at `warn` unless a test asks for more (the telemetry tests do).
+    env: { PANOPTES_LOG: 'warn' },
   },
 });
