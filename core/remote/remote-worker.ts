@@ -14,9 +14,9 @@ import {
   type EvalJob,
   type IndexedVignette,
   type JobOutcome,
-  type ResponseRecord,
   type Usage,
 } from '../domain.js';
+import { responseRecord } from '../workers/response-record.js';
 import { Semaphore } from '../workers/semaphore.js';
 import type { JobSink, WorkerHandle, WorkerInfo, WorkerJobProgress } from '../workers/worker-handle.js';
 import { FrameBatcher, budgetFor, jsonBytes } from './frame-batcher.js';
@@ -27,7 +27,6 @@ import type {
   RecordsMessage,
   RegisterMessage,
   ResultMessage,
-  WireRecord,
   WireVignette,
   WorkerMessage,
 } from './messages.js';
@@ -264,7 +263,7 @@ export class RemoteWorker implements WorkerHandle {
     for (const r of message.records) {
       const v = entry.vignettes.get(r.vignetteIndex);
       if (!v) throw new Error(`record for vignette index ${r.vignetteIndex}, which job ${message.job_id} does not contain`);
-      entry.sink.record(toResponseRecord(entry.job, v, r));
+      entry.sink.record(responseRecord(entry.job, v, r));
     }
   }
 
@@ -308,24 +307,3 @@ export class RemoteWorker implements WorkerHandle {
   }
 }
 
-/** A record as the engine stores it: the worker's answer, completed from the job the coordinator assigned. */
-function toResponseRecord(job: EvalJob, v: IndexedVignette, r: WireRecord): ResponseRecord {
-  const record: ResponseRecord = {
-    runId: job.runId,
-    jobId: job.jobId,
-    vignetteId: v.id,
-    vignetteIndex: v.index,
-    model: job.model,
-    epoch: job.epoch,
-    prompt: v.prompt,
-    response: r.response,
-    usage: r.usage,
-    latencyMs: r.latencyMs,
-    host: r.host,
-    cached: r.cached,
-    sampling: job.options.sampling,
-    finishedAt: r.finishedAt,
-  };
-  if (v.system !== undefined) record.system = v.system;
-  return record;
-}

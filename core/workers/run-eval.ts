@@ -14,9 +14,9 @@ import {
   type EvalJob,
   type IndexedVignette,
   type JobOutcome,
-  type ResponseRecord,
 } from '../domain.js';
 import type { ChatMessage, ModelClient, ModelResponse } from '../models/model-client.js';
+import { responseRecord } from './response-record.js';
 import type { Semaphore } from './semaphore.js';
 import type { JobSink } from './worker-handle.js';
 
@@ -81,23 +81,14 @@ export async function runEval(job: EvalJob, ctx: RunEvalContext): Promise<JobOut
   const pose = async (v: IndexedVignette): Promise<void> => {
     try {
       const res = await call(v);
-      const record: ResponseRecord = {
-        runId: job.runId,
-        jobId: job.jobId,
-        vignetteId: v.id,
-        vignetteIndex: v.index,
-        model: job.model,
-        epoch: job.epoch,
-        prompt: v.prompt,
+      const record = responseRecord(job, v, {
         response: res.text,
         usage: res.usage,
         latencyMs: res.latencyMs,
         host: res.host,
         cached: res.cached,
-        sampling: job.options.sampling,
         finishedAt: Date.now(),
-      };
-      if (v.system !== undefined) record.system = v.system;
+      });
       addUsage(usage, res.usage);
       done += 1;
       ctx.sink.record(record);
