@@ -1,6 +1,6 @@
 /**
  * The router's writes (call metrics, cache entries, budget spend) buffered and committed together
- * in one transaction every `flushMs` (default 250 ms) or every `maxRows` rows (default 128),
+ * in one transaction every `flushMs` (default 100 ms: rows that wait longer outlive young-generation GCs and swell the heap) or every `maxRows` rows (default 128),
  * whichever comes first, so the per-call path never waits on a commit. A commit blocks the event
  * loop for its fsync and its rows: few rows keep each block to a few ms (the Electron main process
  * hosts this), few commits keep the fsyncs cheap. Readers flush first, so what they see is complete. A
@@ -31,7 +31,7 @@ export class WriteBehind {
     private readonly store: RouterStore,
     private readonly opts: WriteBehindOptions = {},
   ) {
-    this.flushMs = opts.flushMs ?? 250;
+    this.flushMs = opts.flushMs ?? 100;
     this.maxRows = opts.maxRows ?? 128;
   }
 
