@@ -3,20 +3,16 @@
  * USD) takes no more calls, a burst cannot overshoot (reservations come before calls), the window
  * reopens as old spend ages out, spend survives a restart, and profiles keep separate windows.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PanoptesError } from '../../core/domain.js';
 import { FakeProvider } from './fake-provider.js';
-import { catalog, host, manualClock, openaiProvider, request, router, tempStore, type TempStore } from './helpers.js';
+import { catalog, host, manualClock, openaiProvider, request, router, tempStore, type TempStore, useFakeProviderAndStore } from './helpers.js';
 
 let fake: FakeProvider;
 let ts: TempStore;
-beforeEach(async () => {
-  fake = await new FakeProvider().start();
-  ts = tempStore();
-});
-afterEach(async () => {
-  await fake.stop();
-  ts.cleanup();
+useFakeProviderAndStore((f, t) => {
+  fake = f;
+  ts = t;
 });
 
 const DAY = 24 * 60 * 60_000;

@@ -3,21 +3,17 @@
  * never across privacy modes, epochs independent unless shared, only successes stored, a TTL,
  * `noStore` neither reading nor writing, and entries that survive the process (SQLite).
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../../core/models/model-client.js';
 import { promptCacheKey } from '../../core/models/router/prompt-cache.js';
 import { FakeProvider } from './fake-provider.js';
-import { catalog, host, manualClock, openaiProvider, request, router, tempStore, type TempStore } from './helpers.js';
+import { catalog, host, manualClock, openaiProvider, request, router, type TempStore, useFakeProviderAndStore } from './helpers.js';
 
 let fake: FakeProvider;
 let ts: TempStore;
-beforeEach(async () => {
-  fake = await new FakeProvider().start();
-  ts = tempStore();
-});
-afterEach(async () => {
-  await fake.stop();
-  ts.cleanup();
+useFakeProviderAndStore((f, t) => {
+  fake = f;
+  ts = t;
 });
 
 function cat() {

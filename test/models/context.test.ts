@@ -2,21 +2,17 @@
  * Context windows: a host whose window cannot hold the prompt plus the most it may write is
  * skipped (it never sees the call), and when no host can hold it the error says so.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PanoptesError } from '../../core/domain.js';
 import { estimatePromptTokens, promptTokenBound } from '../../core/models/router/token-estimate.js';
 import { FakeProvider } from './fake-provider.js';
-import { catalog, host, openaiProvider, request, router, tempStore, type TempStore } from './helpers.js';
+import { catalog, host, openaiProvider, request, router, type TempStore, useFakeProviderAndStore } from './helpers.js';
 
 let fake: FakeProvider;
 let ts: TempStore;
-beforeEach(async () => {
-  fake = await new FakeProvider().start();
-  ts = tempStore();
-});
-afterEach(async () => {
-  await fake.stop();
-  ts.cleanup();
+useFakeProviderAndStore((f, t) => {
+  fake = f;
+  ts = t;
 });
 
 function cat() {

@@ -3,20 +3,16 @@
  * 500, and hang, each tried once; the failed hosts cool down for the right time; when nothing is
  * eligible the error says why and when; a host cooling down briefly is waited for.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PanoptesError } from '../../core/domain.js';
 import { FakeProvider } from './fake-provider.js';
-import { catalog, host, manualClock, openaiProvider, request, router, tempStore, type TempStore } from './helpers.js';
+import { catalog, host, manualClock, openaiProvider, request, router, type TempStore, useFakeProviderAndStore } from './helpers.js';
 
 let fake: FakeProvider;
 let ts: TempStore;
-beforeEach(async () => {
-  fake = await new FakeProvider().start();
-  ts = tempStore();
-});
-afterEach(async () => {
-  await fake.stop();
-  ts.cleanup();
+useFakeProviderAndStore((f, t) => {
+  fake = f;
+  ts = t;
 });
 
 async function failureOf(p: Promise<unknown>): Promise<PanoptesError> {

@@ -12,6 +12,8 @@ import { Catalog } from '../../core/models/catalog.js';
 import type { ModelRequest } from '../../core/models/model-client.js';
 import { Router, type RouterOptions } from '../../core/models/router/router.js';
 import { Store } from '../../core/store/store.js';
+import { afterEach, beforeEach } from 'vitest';
+import { FakeProvider } from './fake-provider.js';
 
 export interface TempStore {
   store: Store;
@@ -75,4 +77,20 @@ export function openaiProvider(url: string, extra: Record<string, unknown> = {})
 /** A host entry. */
 export function host(provider: string, model: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { provider, model, contextWindow: 128000, inputPerMTok: 1, outputPerMTok: 2, ...extra };
+}
+
+/**
+ * Gives each test of the file a fresh fake provider and temp store, handed to `set` before the test
+ * and stopped and removed after it.
+ */
+export function useFakeProviderAndStore(set: (fake: FakeProvider, ts: TempStore) => void): void {
+  let current: { fake: FakeProvider; ts: TempStore } | undefined;
+  beforeEach(async () => {
+    current = { fake: await new FakeProvider().start(), ts: tempStore() };
+    set(current.fake, current.ts);
+  });
+  afterEach(async () => {
+    await current?.fake.stop();
+    current?.ts.cleanup();
+  });
 }

@@ -5,21 +5,17 @@
  */
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Router } from '../../core/models/router/router.js';
 import { redactSecrets } from '../../core/models/providers/secrets.js';
 import { FakeProvider } from './fake-provider.js';
-import { catalog, host, openaiProvider, request, tempStore, type TempStore } from './helpers.js';
+import { catalog, host, openaiProvider, request, type TempStore, useFakeProviderAndStore } from './helpers.js';
 
 let fake: FakeProvider;
 let ts: TempStore;
-beforeEach(async () => {
-  fake = await new FakeProvider().start();
-  ts = tempStore();
-});
-afterEach(async () => {
-  await fake.stop();
-  ts.cleanup();
+useFakeProviderAndStore((f, t) => {
+  fake = f;
+  ts = t;
 });
 
 const KEY = 'sk-live-6f1d2c3b4a5e6f7a8b9c0d1e2f3a4b5c';

@@ -3,19 +3,15 @@
  * arrival times stay under the provider's RPM, and never more calls are open than its max
  * concurrency.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FakeProvider } from './fake-provider.js';
-import { catalog, host, openaiProvider, request, router, tempStore, type TempStore } from './helpers.js';
+import { catalog, host, openaiProvider, request, router, type TempStore, useFakeProviderAndStore } from './helpers.js';
 
 let fake: FakeProvider;
 let ts: TempStore;
-beforeEach(async () => {
-  fake = await new FakeProvider().start();
-  ts = tempStore();
-});
-afterEach(async () => {
-  await fake.stop();
-  ts.cleanup();
+useFakeProviderAndStore((f, t) => {
+  fake = f;
+  ts = t;
 });
 
 describe('pacing', () => {

@@ -3,21 +3,17 @@
  * when every safe host fails), fallback uses an unsafe host only as the last resort, off uses all,
  * and an instance locked to strict stays strict whatever a run asks.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PanoptesError } from '../../core/domain.js';
 import { privacyLockFromEnv } from '../../core/models/router/privacy.js';
 import { FakeProvider } from './fake-provider.js';
-import { catalog, host, openaiProvider, request, router, tempStore, type TempStore } from './helpers.js';
+import { catalog, host, openaiProvider, request, router, type TempStore, useFakeProviderAndStore } from './helpers.js';
 
 let fake: FakeProvider;
 let ts: TempStore;
-beforeEach(async () => {
-  fake = await new FakeProvider().start();
-  ts = tempStore();
-});
-afterEach(async () => {
-  await fake.stop();
-  ts.cleanup();
+useFakeProviderAndStore((f, t) => {
+  fake = f;
+  ts = t;
 });
 
 function cat() {
