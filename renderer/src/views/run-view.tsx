@@ -8,6 +8,7 @@ import { useEffect, useMemo, useState } from 'react';
 import { useClient } from '../api/client-context.js';
 import type { Job, ModelCost, RunSummary } from '../api/types.js';
 import { JobGrid } from '../components/job-grid.js';
+import { ModelCostTable } from '../components/model-cost-table.js';
 import { EmptyState, ErrorNotice } from '../components/notice.js';
 import { ProgressBar } from '../components/progress-bar.js';
 import { StatusBadge } from '../components/status-badge.js';
@@ -133,28 +134,7 @@ function UsageTable({ usage }: { usage: readonly ModelCost[] }) {
       <header className="card-header">
         <h3>Usage by model</h3>
       </header>
-      <table className="table compact" data-testid="run-usage">
-        <thead>
-          <tr>
-            <th>Model</th>
-            <th className="num">Calls</th>
-            <th className="num">Input tokens</th>
-            <th className="num">Output tokens</th>
-            <th className="num">Est. cost</th>
-          </tr>
-        </thead>
-        <tbody>
-          {usage.map((u) => (
-            <tr key={u.model}>
-              <td>{u.model}</td>
-              <td className="num">{formatInt(u.calls)}</td>
-              <td className="num">{formatInt(u.inputTokens)}</td>
-              <td className="num">{formatInt(u.outputTokens)}</td>
-              <td className="num">{formatUsd(u.estCostUsd)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <ModelCostTable models={usage} testId="run-usage" />
     </div>
   );
 }

@@ -7,6 +7,7 @@
 import { Bar, BarChart, CartesianGrid, LabelList, Tooltip, XAxis, YAxis } from 'recharts';
 import { useClient } from '../api/client-context.js';
 import type { ModelCost } from '../api/types.js';
+import { ModelCostTable } from '../components/model-cost-table.js';
 import { EmptyState, ErrorNotice } from '../components/notice.js';
 import { RunPicker } from '../components/run-picker.js';
 import { useFetch } from '../components/use-fetch.js';
@@ -63,48 +64,9 @@ function MetricChart({
 }
 
 function StatsTable({ models }: { models: readonly ModelCost[] }) {
-  const total = models.reduce(
-    (t, m) => ({
-      calls: t.calls + m.calls,
-      inputTokens: t.inputTokens + m.inputTokens,
-      outputTokens: t.outputTokens + m.outputTokens,
-      estCostUsd: t.estCostUsd + m.estCostUsd,
-    }),
-    { calls: 0, inputTokens: 0, outputTokens: 0, estCostUsd: 0 },
-  );
   return (
     <div className="card">
-      <table className="table compact" data-testid="stats-table">
-        <thead>
-          <tr>
-            <th>Model</th>
-            <th className="num">Calls</th>
-            <th className="num">Tokens in</th>
-            <th className="num">Tokens out</th>
-            <th className="num">Est. cost</th>
-          </tr>
-        </thead>
-        <tbody>
-          {models.map((m) => (
-            <tr key={m.model} data-model={m.model}>
-              <td className="nowrap">{m.model}</td>
-              <td className="num">{formatInt(m.calls)}</td>
-              <td className="num">{formatInt(m.inputTokens)}</td>
-              <td className="num">{formatInt(m.outputTokens)}</td>
-              <td className="num">{formatUsd(m.estCostUsd)}</td>
-            </tr>
-          ))}
-        </tbody>
-        <tfoot>
-          <tr data-model="total">
-            <th>Total</th>
-            <th className="num">{formatInt(total.calls)}</th>
-            <th className="num">{formatInt(total.inputTokens)}</th>
-            <th className="num">{formatInt(total.outputTokens)}</th>
-            <th className="num">{formatUsd(total.estCostUsd)}</th>
-          </tr>
-        </tfoot>
-      </table>
+      <ModelCostTable models={models} testId="stats-table" withTotal />
       <p className="muted small pad">Costs are estimates from the catalog's prices per million tokens.</p>
     </div>
   );
