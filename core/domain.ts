@@ -91,7 +91,13 @@ export interface EvalJob {
   runId: RunId;
   model: string;
   epoch: number;
-  vignettes: IndexedVignette[];
+  /**
+   * In index order, read as the worker iterates (a page at a time from the store): a job of a
+   * million vignettes is never held in memory whole. Iterate it once.
+   */
+  vignettes: Iterable<IndexedVignette>;
+  /** How many `vignettes` yields. */
+  vignetteCount: number;
   options: Omit<RunOptions, 'concurrency'>;
 }
 

@@ -112,7 +112,7 @@ export class RemoteWorker implements WorkerHandle {
       attempt: f.attempt,
       model: f.job.model,
       epoch: f.job.epoch,
-      vignetteCount: f.job.vignettes.length,
+      vignetteCount: f.job.vignetteCount,
       vignettesDone: f.progress.vignettesDone,
       usage: { ...f.progress.usage },
     }));
@@ -133,7 +133,7 @@ export class RemoteWorker implements WorkerHandle {
   async dispatch(job: EvalJob, attempt: number, sink: JobSink, signal: AbortSignal): Promise<JobOutcome> {
     if (!this.isAlive()) throw this.lostError();
     // Frames are planned before anything is sent: a vignette too large for any frame fails this job only.
-    const frames = this.assignFrames(job, attempt);
+    const { frames, vignettes } = this.assignFrames(job, attempt);
     try {
       await this.slots.acquire(AbortSignal.any([signal, this.lost.signal]));
     } catch {
@@ -155,7 +155,7 @@ export class RemoteWorker implements WorkerHandle {
         job,
         attempt,
         sink,
-        vignettes: new Map(job.vignettes.map((v) => [v.index, v])),
+        vignettes,
         progress: { vignettesDone: 0, usage: { inputTokens: 0, outputTokens: 0 } },
         resolve,
         reject,
@@ -164,7 +164,7 @@ export class RemoteWorker implements WorkerHandle {
       this.inFlight.set(key, entry);
       signal.addEventListener('abort', onAbort, { once: true });
       for (const frame of frames) this.stream.send(frame);
-      this.logger.debug({ job_id: job.jobId, attempt, vignettes: job.vignettes.length, frames: frames.length }, 'assigned job');
+      this.logger.debug({ job_id: job.jobId, attempt, vignettes: job.vignetteCount, frames: frames.length }, 'assigned job');
     });
   }
 
@@ -219,13 +219,17 @@ export class RemoteWorker implements WorkerHandle {
     });
   }
 
-  private assignFrames(job: EvalJob, attempt: number): object[] {
-    const wire: WireVignette[] = job.vignettes.map((v) => ({
-      id: v.id,
-      index: v.index,
-      prompt: v.prompt,
-      ...(v.system === undefined ? {} : { system: v.system }),
-    }));
+  /**
+   * The job's frames, and its vignettes by index (records come back naming only the index). A
+   * remote job's vignettes are held for as long as it runs: its records are rebuilt from them.
+   */
+  private assignFrames(job: EvalJob, attempt: number): { frames: object[]; vignettes: Map<number, IndexedVignette> } {
+    const vignettes = new Map<number, IndexedVignette>();
+    const wire: WireVignette[] = [];
+    for (const v of job.vignettes) {
+      vignettes.set(v.index, v);
+      wire.push({ id: v.id, index: v.index, prompt: v.prompt, ...(v.system === undefined ? {} : { system: v.system }) });
+    }
     const first: AssignMessage = {
       type: 'assign',
       job_id: job.jobId,
@@ -245,7 +249,7 @@ export class RemoteWorker implements WorkerHandle {
     for (let i = 1; i < batches.length; i++) {
       frames.push({ type: 'assign_more', job_id: job.jobId, attempt, vignettes: batches[i], more: i < batches.length - 1 });
     }
-    return frames;
+    return { frames, vignettes };
   }
 
   /** Finds the job a frame is about; a frame about a job this worker does not hold is a protocol error. */

@@ -266,6 +266,7 @@ class Session {
       model: first.job.model,
       epoch: first.job.epoch,
       vignettes: vignettes as IndexedVignette[],
+      vignetteCount: vignettes.length,
       options: first.job.options,
     };
     const state: RunningJob = { jobId, attempt, controller: new AbortController(), vignettesDone: 0, usage: emptyUsage() };

@@ -7,7 +7,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { toPanoptesError, type IndexedVignette, type Job, type Run } from '../domain.js';
+import { toPanoptesError, type Job, type Run } from '../domain.js';
 import type { Store } from '../store/store.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 import type { EngineEvents } from './engine-events.js';
@@ -19,8 +19,6 @@ export interface JobContext {
   pool: WorkerPool;
   log: ResponseLog;
   run: Run;
-  /** The run's vignettes, loaded once and shared by all its jobs. */
-  vignettes: readonly IndexedVignette[];
   events: EngineEvents;
   logger: Logger;
   maxAttempts: number;
@@ -57,12 +55,13 @@ export async function runJobWithRetry(job: Job, ctx: JobContext): Promise<void> 
       onLanded: () => events.jobChanged(run.id, job.id),
     });
     try {
-      const landed = store.landedVignetteIndexes(job.id);
-      const vignettes = landed.size === 0 ? [...ctx.vignettes] : ctx.vignettes.filter((v) => !landed.has(v.index));
-      logger.debug({ attempt, worker: worker.id, vignettes: vignettes.length }, 'dispatching job');
+      // Only the vignettes with no record yet: a redelivered job re-poses nothing that landed.
+      const vignetteCount = run.vignetteCount - store.landedCount(job.id);
+      const vignettes = store.pendingVignettes(run.id, job.id);
+      logger.debug({ attempt, worker: worker.id, vignettes: vignetteCount }, 'dispatching job');
       const { concurrency: _jobs, ...options } = run.options;
       const outcome = await worker.dispatch(
-        { jobId: job.id, runId: run.id, model: job.model, epoch: job.epoch, vignettes, options },
+        { jobId: job.id, runId: run.id, model: job.model, epoch: job.epoch, vignettes, vignetteCount, options },
         attempt,
         sink,
         signal,

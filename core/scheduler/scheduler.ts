@@ -188,7 +188,6 @@ export class Scheduler {
         pool: this.pool,
         log,
         run,
-        vignettes: this.store.runVignettes(run.id),
         events: this.events,
         logger,
         maxAttempts: this.maxAttempts,

@@ -263,9 +263,7 @@ export class Store {
            started_at = COALESCE(started_at, ?)
          WHERE id = ? AND status IN ('pending', 'running') RETURNING attempt`,
       ),
-      landedIndexes: db.prepare<[number], { vignette_idx: number }>(
-        `SELECT vignette_idx FROM responses WHERE job_id = ?`,
-      ),
+      landedCount: db.prepare<[number], { n: number }>(`SELECT COUNT(*) AS n FROM responses WHERE job_id = ?`),
       jobGuard: db.prepare<[number], { status: JobStatus; attempt: number; run_id: string; vignettes_done: number; vignette_count: number }>(
         `SELECT j.status, j.attempt, j.run_id, j.vignettes_done, r.vignette_count
          FROM jobs j JOIN runs r ON r.id = j.run_id WHERE j.id = ?`,
@@ -309,8 +307,11 @@ export class Store {
         `SELECT model, SUM(input_tokens) AS input, SUM(output_tokens) AS output, SUM(vignettes_done) AS calls
          FROM jobs WHERE run_id = ? GROUP BY model ORDER BY model`,
       ),
-      runVignettes: db.prepare<[string], VignetteRow>(
-        `SELECT idx, vignette_id, prompt, system, target, metadata FROM vignettes WHERE run_id = ? ORDER BY idx`,
+      pendingVignettes: db.prepare<[string, number, number, number], VignetteRow>(
+        `SELECT v.idx, v.vignette_id, v.prompt, v.system, v.target, v.metadata FROM vignettes v
+          WHERE v.run_id = ? AND v.idx > ?
+            AND NOT EXISTS (SELECT 1 FROM responses r WHERE r.job_id = ? AND r.vignette_idx = v.idx)
+          ORDER BY v.idx LIMIT ?`,
       ),
       responsesPage: db.prepare<[string, number, number, number], ResponseRow>(
         `SELECT ${RESPONSE_COLUMNS} ${RESPONSE_JOINS} WHERE j.run_id = ? AND s.seq > ? AND s.seq <= ? ORDER BY s.seq LIMIT ?`,
@@ -473,12 +474,26 @@ export class Store {
   }
 
   /** Indexes of a job's vignettes whose records have landed: what a redelivered job must not pose again. */
-  landedVignetteIndexes(jobId: JobId): Set<number> {
-    return new Set(this.stmt.landedIndexes.all(jobId).map((r) => r.vignette_idx));
+  /** How many of the run's vignettes already have a record from this job. */
+  landedCount(jobId: JobId): number {
+    return this.stmt.landedCount.get(jobId)!.n;
   }
 
-  runVignettes(runId: RunId): IndexedVignette[] {
-    return this.stmt.runVignettes.all(runId).map(toVignette);
+  /**
+   * The run's vignettes that have no record from this job yet, in index order, read a page at a
+   * time as the caller iterates: a job of a million vignettes never sits in memory whole, and no
+   * statement stays open between pages, so the writes in between find the connection free. Pages
+   * are small so that each lives only briefly (a page held for seconds would be promoted to the
+   * old generation and linger there as garbage).
+   */
+  *pendingVignettes(runId: RunId, jobId: JobId, pageSize = 32): Generator<IndexedVignette, void, undefined> {
+    let after = -1;
+    for (;;) {
+      const rows = this.stmt.pendingVignettes.all(runId, after, jobId, pageSize);
+      for (const row of rows) yield toVignette(row);
+      if (rows.length < pageSize) return;
+      after = rows[rows.length - 1]!.idx;
+    }
   }
 
   /**

@@ -119,7 +119,7 @@ export async function runEval(job: EvalJob, ctx: RunEvalContext): Promise<JobOut
     const first = failures[0]!;
     throw new PanoptesError(
       first.code,
-      `${failures.length} of ${job.vignettes.length} calls to ${job.model} failed; first: ${first.message}`,
+      `${failures.length} of ${job.vignetteCount} calls to ${job.model} failed; first: ${first.message}`,
       { retryable, ...(first.retryAfterMs === undefined ? {} : { retryAfterMs: first.retryAfterMs }) },
     );
   }

@@ -141,11 +141,29 @@ describe('Store', () => {
     expect(store.recoverInterruptedRuns()).toEqual([]);
   });
 
+  it("pages a job's pending vignettes in order, skipping those it already answered, while records land in between", () => {
+    const [job, other] = createRun(store, 'p', ['m'], 2, 10);
+    const a = store.startAttempt(job!.id, 'w')!;
+    store.appendRecords(job!.id, a, [0, 3, 4, 9].map((i) => record('p', job!.id, 'm', 1, i, 1, 1)));
+    expect(store.landedCount(job!.id)).toBe(4);
+    // Pages of 2 across the gaps; a record landing mid-iteration (for a vignette already yielded) changes nothing.
+    const seen: number[] = [];
+    for (const v of store.pendingVignettes('p', job!.id, 2)) {
+      seen.push(v.index);
+      if (v.index === 2) store.appendRecords(job!.id, a, [record('p', job!.id, 'm', 1, 2, 1, 1)]);
+    }
+    expect(seen).toEqual([1, 2, 5, 6, 7, 8]);
+    expect([...store.pendingVignettes('p', job!.id)].map((v) => v.index)).toEqual([1, 5, 6, 7, 8]);
+    // Another job of the run has answered nothing: all of them, with their fields.
+    const all = [...store.pendingVignettes('p', other!.id, 3)];
+    expect(all).toEqual(vignettes(10));
+  });
+
   it('discards vignettes of a run whose creation never finished', () => {
     store.beginStaging('ghost');
     store.stageVignettes('ghost', vignettes(5));
     expect(store.discardAbandonedStaging()).toBe(1);
-    expect(store.runVignettes('ghost')).toEqual([]);
+    expect([...store.pendingVignettes('ghost', 0)]).toEqual([]);
     expect(store.listRuns()).toEqual([]);
   });
 
