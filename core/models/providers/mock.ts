@@ -9,7 +9,6 @@
  *   outputTokens          fixed output length (default: 16..127, from the prompt's hash)
  * Runs on: Node (core).
  */
-import { createHash } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { z } from 'zod';
 import { PanoptesError } from '../../domain.js';
@@ -42,15 +41,46 @@ export function mockTokenCount(text: string): number {
   return Math.max(1, Math.ceil(text.length / 4));
 }
 
-/** The mock's deterministic answer to a request on one host. */
+/** FNV-1a over a string's UTF-16 code units, continuing from `h`: deterministic, and allocates nothing. */
+function fnv1a(h: number, text: string): number {
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h >>> 0;
+}
+
+/** xorshift32: the next state (never 0 from a non-zero one). */
+function xorshift(x: number): number {
+  x ^= x << 13;
+  x ^= x >>> 17;
+  x ^= x << 5;
+  return x >>> 0;
+}
+
+const WORDS_WITH_STOP = WORDS.map((w) => `${w}.`);
+/** Reused by every call: the answer is joined from it, so a call allocates its text and little else. */
+const scratch: string[] = [];
+
+/**
+ * The mock's deterministic answer to a request on one host: `[model] word word ... word.`, its
+ * length (16..127 words) and words drawn from a hash of the host model, the seed and the messages.
+ * Built as one flat string in one join: a sweep of a million mock calls should measure the engine,
+ * not the mock's garbage.
+ */
 export function mockAnswer(hostModel: string, request: ModelRequest, outputTokens?: number): { text: string; outputTokens: number } {
-  const prompt = request.messages.map((m) => `${m.role}:${m.content}`).join('\n');
-  const seed = request.sampling.seed ?? 0;
-  const digest = createHash('sha256').update(`${hostModel}\0${seed}\0${prompt}`).digest();
-  const n = outputTokens ?? 16 + (digest.readUInt16BE(0) % 112);
-  const words: string[] = [];
-  for (let i = 0; i < n; i++) words.push(WORDS[digest[i % digest.length]! % WORDS.length]!);
-  return { text: `[${hostModel}] ${words.join(' ')}.`, outputTokens: n };
+  let h = fnv1a(0x811c9dc5, hostModel);
+  h = fnv1a(h ^ 0xff, String(request.sampling.seed ?? 0));
+  for (const m of request.messages) h = fnv1a(fnv1a(h ^ 0xfe, m.role), m.content);
+  let x = h || 1;
+  x = xorshift(x);
+  const n = outputTokens ?? 16 + (x % 112);
+  scratch.length = n + 1;
+  scratch[0] = `[${hostModel}]`;
+  for (let i = 1; i <= n; i++) {
+    x = xorshift(x);
+    scratch[i] = (i === n ? WORDS_WITH_STOP : WORDS)[x % WORDS.length]!;
+  }
+  const text = scratch.join(' ');
+  scratch.length = 0;
+  return { text, outputTokens: n };
 }
 
 function failure(kind: MockOptions['errorKind'], retryAfterMs: number): PanoptesError {
