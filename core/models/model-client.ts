@@ -23,6 +23,8 @@ export interface ModelRequest {
   epoch?: number;
   shareCacheAcrossEpochs?: boolean;
   signal?: AbortSignal;
+  /** The run this call serves: stamped on the lines the router logs about it. */
+  runId?: string;
 }
 
 export interface ModelResponse {

@@ -164,7 +164,7 @@ export class RemoteWorker implements WorkerHandle {
       this.inFlight.set(key, entry);
       signal.addEventListener('abort', onAbort, { once: true });
       for (const frame of frames) this.stream.send(frame);
-      this.logger.debug({ job_id: job.jobId, attempt, vignettes: job.vignetteCount, frames: frames.length }, 'assigned job');
+      this.logger.debug({ run_id: job.runId, job_id: job.jobId, attempt, vignettes: job.vignetteCount, frames: frames.length }, 'assigned job');
     });
   }
 

@@ -8,7 +8,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { PanoptesError, TERMINAL_RUN_STATUSES, type Run, type RunId } from '../domain.js';
-import { logger as rootLogger, withLogContext } from '../telemetry.js';
+import { logger as rootLogger } from '../telemetry.js';
 import { processOwnerId, type Store } from '../store/store.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 import { NO_EVENTS, type EngineEvents } from './engine-events.js';
@@ -159,8 +159,7 @@ export class Scheduler {
     setMaxListeners(0, controller.signal);
     const entry: ActiveRun = { controller, done: Promise.resolve(run) };
     this.active.set(run.id, entry);
-    // The run's span: every line logged while processing it, by any module, carries its run_id.
-    entry.done = withLogContext({ run_id: run.id }, () => this.processRun(run, controller.signal)).finally(() => {
+    entry.done = this.processRun(run, controller.signal).finally(() => {
       this.active.delete(run.id);
       if (!this.stopped) this.wake();
     });

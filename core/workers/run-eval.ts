@@ -61,6 +61,7 @@ export async function runEval(job: EvalJob, ctx: RunEvalContext): Promise<JobOut
           epoch: job.epoch,
           shareCacheAcrossEpochs: job.options.shareCacheAcrossEpochs,
           signal: ctx.signal,
+          runId: job.runId,
         });
       } catch (err) {
         const e = toPanoptesError(err);

@@ -57,7 +57,7 @@ describe('telemetry', () => {
     const messages = new Set(engineLines.map((l) => l.msg));
     for (const m of ['run claimed', 'planned jobs for run', 'dispatching job', 'job finished', 'run finished']) expect(messages).toContain(m);
     // Every line the engine wrote while processing the run carries the run's id, once — the
-    // scheduler's own lines and those of modules that know nothing of runs (the router's penalties).
+    // scheduler's own lines and the router's penalties (each model call carries its run).
     for (const l of engineLines) expect(l.run_id, JSON.stringify(l)).toBe(runId);
     expect(engineLines.some((l) => l.component === 'router')).toBe(true);
     for (const raw of logs.raw) expect(raw.split('"run_id":').length, raw).toBeLessThanOrEqual(2);

@@ -230,10 +230,10 @@ export class Router implements ModelClient {
           const alone = this.catalog.hosts(request.model).length === 1;
           const penalty = this.health.failed(host, e, this.now(), alone);
           this.log.debug(
-            { host: host.id, code: e.code, until: penalty ? untilText(penalty.until) : null },
+            { run_id: request.runId, host: host.id, code: e.code, until: penalty ? untilText(penalty.until) : null },
             `router: ${e.message}`,
           );
-          if (penalty?.until === Infinity) this.log.warn({ host: host.id, scope: penalty.scope }, `router: blacklisted: ${e.message}`);
+          if (penalty?.until === Infinity) this.log.warn({ run_id: request.runId, host: host.id, scope: penalty.scope }, `router: blacklisted: ${e.message}`);
         }
         throw e;
       }
