@@ -96,12 +96,16 @@ export class ResponseLog {
   append(records: readonly StoredResponse[]): void {
     if (records.length === 0) return;
     let text = '';
+    let last = this.lastSeq;
     for (const r of records) {
-      if (r.seq <= this.lastSeq) continue;
+      if (r.seq <= last) continue;
       text += toJsonlLine(r) + '\n';
-      this.lastSeq = r.seq;
+      last = r.seq;
     }
-    if (text) writeSync(this.fd, text);
+    if (!text) return;
+    writeSync(this.fd, text);
+    // Only once written: a failed write leaves these records to the completion on the next open.
+    this.lastSeq = last;
   }
 
   close(): void {

@@ -11,13 +11,12 @@ import { toPanoptesError, type Job, type Run } from '../domain.js';
 import type { Store } from '../store/store.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 import type { EngineEvents } from './engine-events.js';
-import { RecordBatcher } from './record-batcher.js';
-import type { ResponseLog } from './response-log.js';
+import type { RecordLander } from './record-lander.js';
 
 export interface JobContext {
   store: Store;
   pool: WorkerPool;
-  log: ResponseLog;
+  lander: RecordLander;
   run: Run;
   events: EngineEvents;
   logger: Logger;
@@ -51,9 +50,7 @@ export async function runJobWithRetry(job: Job, ctx: JobContext): Promise<void> 
       return; // settled elsewhere (cancelled)
     }
     events.jobChanged(run.id, job.id);
-    const sink = new RecordBatcher(store, ctx.log, job.id, attempt, {
-      onLanded: () => events.jobChanged(run.id, job.id),
-    });
+    const sink = ctx.lander.sink(job.id, attempt, () => events.jobChanged(run.id, job.id));
     try {
       // Only the vignettes with no record yet: a redelivered job re-poses nothing that landed.
       const vignetteCount = run.vignetteCount - store.landedCount(job.id);
@@ -67,13 +64,13 @@ export async function runJobWithRetry(job: Job, ctx: JobContext): Promise<void> 
         signal,
       );
       const result = store.recordJobOutcome(outcome, sink.drain());
-      ctx.log.append(result.records);
+      ctx.lander.appendToLog(result.records);
       logger.debug({ attempt, landed: result.landed }, 'job finished');
       events.jobChanged(run.id, job.id);
       events.runChanged(run.id);
       return;
     } catch (err) {
-      sink.flush(); // what landed before the failure stays landed
+      sink.close(); // what landed before the failure stays landed
       const e = toPanoptesError(err);
       events.jobChanged(run.id, job.id);
       if (signal.aborted) return;

@@ -13,6 +13,7 @@ import { processOwnerId, type Store } from '../store/store.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 import { NO_EVENTS, type EngineEvents } from './engine-events.js';
 import { planJobs } from './plan-jobs.js';
+import { RecordLander } from './record-lander.js';
 import { ResponseLog } from './response-log.js';
 import { runJobWithRetry } from './run-job-with-retry.js';
 
@@ -175,8 +176,10 @@ export class Scheduler {
     }, Math.max(1000, this.leaseMs / 3));
     renew.unref();
     let log: ResponseLog | undefined;
+    let lander: RecordLander | undefined;
     try {
       log = ResponseLog.open(this.store, this.dataDir, run.id);
+      lander = new RecordLander(this.store, log, { logger });
       const jobs = this.store.insertJobs(run.id, planJobs(run));
       const pending = jobs.filter((j) => j.status === 'pending' || j.status === 'running');
       logger.info({ jobs: jobs.length, pending: pending.length }, 'planned jobs for run');
@@ -185,7 +188,7 @@ export class Scheduler {
       const ctx = {
         store: this.store,
         pool: this.pool,
-        log,
+        lander,
         run,
         events: this.events,
         logger,
@@ -218,6 +221,7 @@ export class Scheduler {
       return this.store.failRun(run.id, e.message);
     } finally {
       clearInterval(renew);
+      lander?.close();
       log?.close();
       this.events.runChanged(run.id);
     }

@@ -502,13 +502,25 @@ export class Store {
    * records that landed now, with their sequence numbers, in sequence order.
    */
   appendRecords(jobId: JobId, attempt: number, records: readonly ResponseRecord[]): StoredResponse[] {
-    if (records.length === 0) return [];
+    return this.appendRecordBatches([{ jobId, attempt, records }])[0]!;
+  }
+
+  /**
+   * Lands the batches of several jobs in one transaction (one commit, one fsync), each under the
+   * same guard as `appendRecords`. Returns what landed of each batch, in the batches' order; taken
+   * in that order, every record's sequence number is higher than the one before.
+   */
+  appendRecordBatches(batches: ReadonlyArray<{ jobId: JobId; attempt: number; records: readonly ResponseRecord[] }>): StoredResponse[][] {
+    if (batches.every((b) => b.records.length === 0)) return batches.map(() => []);
     return this.db
-      .transaction(() => {
-        const guard = this.stmt.jobGuard.get(jobId);
-        if (!guard || guard.status !== 'running' || guard.attempt !== attempt) return [];
-        return this.insertRecords(jobId, records);
-      })
+      .transaction(() =>
+        batches.map(({ jobId, attempt, records }) => {
+          if (records.length === 0) return [];
+          const guard = this.stmt.jobGuard.get(jobId);
+          if (!guard || guard.status !== 'running' || guard.attempt !== attempt) return [];
+          return this.insertRecords(jobId, records);
+        }),
+      )
       .immediate();
   }
 

@@ -1,0 +1,121 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, beforeEach, expect, it, vi } from 'vitest';
+import type { ResponseRecord } from '../../core/domain.js';
+import { RecordLander } from '../../core/scheduler/record-lander.js';
+import { ResponseLog, responsesPath } from '../../core/scheduler/response-log.js';
+import { Store } from '../../core/store/store.js';
+import { tempDir } from '../helpers/temp.js';
+
+const JOBS = 8;
+const VIGNETTES = 20;
+let tmp: ReturnType<typeof tempDir>;
+let store: Store;
+let log: ResponseLog;
+let jobs: Array<{ id: number; attempt: number; epoch: number }>;
+
+beforeEach(() => {
+  tmp = tempDir();
+  store = new Store(join(tmp.dir, 'p.db'));
+  store.beginStaging('r');
+  store.stageVignettes('r', Array.from({ length: VIGNETTES }, (_, i) => ({ index: i, id: `v${i}`, prompt: `p${i}` })));
+  store.insertRun({ id: 'r', manifestPath: '/m', models: ['m'], epochs: JOBS, vignetteCount: VIGNETTES, options: { concurrency: JOBS, sampling: {}, privacy: 'strict', noStore: false, shareCacheAcrossEpochs: false } });
+  jobs = store.insertJobs('r', Array.from({ length: JOBS }, (_, e) => ({ model: 'm', epoch: e + 1 }))).map((j) => ({ id: j.id, epoch: j.epoch, attempt: store.startAttempt(j.id, 'w')! }));
+  log = ResponseLog.open(store, tmp.dir, 'r');
+});
+afterEach(() => {
+  log.close();
+  store.close();
+  tmp.cleanup();
+});
+
+const rec = (job: { id: number; epoch: number }, i: number): ResponseRecord => ({
+  runId: 'r', jobId: job.id, vignetteId: `v${i}`, vignetteIndex: i, model: 'm', epoch: job.epoch, prompt: `p${i}`,
+  response: `answer ${i}`, usage: { inputTokens: 3, outputTokens: 4 }, latencyMs: 2, host: 'mock/m', cached: false, sampling: {}, finishedAt: Date.now(),
+});
+
+const lines = () =>
+  readFileSync(responsesPath(tmp.dir, 'r'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { seq: number; epoch: number; vignette_id: string });
+
+it('lands the records of every job in flight in one commit, and the log in sequence order', async () => {
+  const commits = vi.spyOn(store, 'appendRecordBatches');
+  const lander = new RecordLander(store, log, { maxDelayMs: 30, maxBatch: 1000 });
+  const landedPerJob = new Map<number, number>();
+  const sinks = jobs.map((j) => lander.sink(j.id, j.attempt, (rs) => landedPerJob.set(j.id, (landedPerJob.get(j.id) ?? 0) + rs.length)));
+  for (let i = 0; i < 3; i++) for (const [k, sink] of sinks.entries()) sink.record(rec(jobs[k]!, i));
+  expect(store.responseCount('r')).toBe(0); // waiting for the group's commit
+  await sleep(80);
+  expect(commits).toHaveBeenCalledTimes(1);
+  expect(store.responseCount('r')).toBe(3 * JOBS);
+  expect([...landedPerJob.values()]).toEqual(Array(JOBS).fill(3));
+  const seqs = lines().map((l) => l.seq);
+  expect(seqs).toHaveLength(3 * JOBS);
+  expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+  lander.close();
+});
+
+it('commits at once when maxBatch records wait across the jobs, not per job', () => {
+  const commits = vi.spyOn(store, 'appendRecordBatches');
+  const lander = new RecordLander(store, log, { maxDelayMs: 60_000, maxBatch: 10 });
+  const sinks = jobs.slice(0, 5).map((j) => lander.sink(j.id, j.attempt));
+  // 5 jobs x 2 records = 10: the tenth record, whichever job it comes from, commits all ten.
+  for (let i = 0; i < 2; i++) for (const [k, sink] of sinks.entries()) sink.record(rec(jobs[k]!, i));
+  expect(commits).toHaveBeenCalledTimes(1);
+  expect(store.responseCount('r')).toBe(10);
+  expect(lines()).toHaveLength(10);
+  lander.close();
+});
+
+it('keeps the records of a failed commit and lands them later, without throwing into the worker', async () => {
+  const real = store.appendRecordBatches.bind(store);
+  const commits = vi.spyOn(store, 'appendRecordBatches').mockImplementationOnce(() => {
+    throw new Error('SQLITE_FULL: database or disk is full');
+  });
+  commits.mockImplementation(real);
+  const lander = new RecordLander(store, log, { maxDelayMs: 30, maxBatch: 2 });
+  const sink = lander.sink(jobs[0]!.id, jobs[0]!.attempt);
+  sink.record(rec(jobs[0]!, 0));
+  expect(() => sink.record(rec(jobs[0]!, 1))).not.toThrow(); // the batch is full: this commit fails
+  expect(store.responseCount('r')).toBe(0);
+  // While commits fail, more records wait for the timer rather than retrying each time.
+  sink.record(rec(jobs[0]!, 2));
+  expect(commits).toHaveBeenCalledTimes(1);
+  await sleep(80);
+  expect(commits).toHaveBeenCalledTimes(2);
+  expect(store.responseCount('r')).toBe(3);
+  expect(lines().map((l) => l.vignette_id)).toEqual(['v0', 'v1', 'v2']);
+  lander.close();
+});
+
+it("refuses a stale attempt's records while landing the others in the same commit", () => {
+  const lander = new RecordLander(store, log, { maxDelayMs: 60_000, maxBatch: 1000 });
+  const [a, b] = jobs;
+  const stale = lander.sink(a!.id, a!.attempt);
+  const current = lander.sink(b!.id, b!.attempt);
+  // Job a was redelivered: its first attempt is stale now.
+  store.noteRetry(a!.id, a!.attempt, 'worker lost');
+  store.startAttempt(a!.id, 'w2');
+  stale.record(rec(a!, 0));
+  current.record(rec(b!, 0));
+  lander.flush();
+  expect(lines().map((l) => l.epoch)).toEqual([b!.epoch]);
+  lander.close();
+});
+
+it('drain hands back what waits without writing it; close lands it', () => {
+  const lander = new RecordLander(store, log, { maxDelayMs: 60_000, maxBatch: 1000 });
+  const [a, b] = jobs;
+  const drained = lander.sink(a!.id, a!.attempt);
+  const closed = lander.sink(b!.id, b!.attempt);
+  drained.record(rec(a!, 0));
+  drained.record(rec(a!, 1));
+  closed.record(rec(b!, 0));
+  expect(drained.drain().map((r) => r.vignetteIndex)).toEqual([0, 1]);
+  closed.close();
+  expect(store.responseCount('r')).toBe(1);
+  // Neither sink is flushed again: the drained records belong to the job outcome's transaction.
+  lander.flush();
+  expect(store.responseCount('r')).toBe(1);
+  lander.close();
+});
