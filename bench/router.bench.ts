@@ -14,11 +14,13 @@
  * is measured on; the same process's figure after the warm-up and repeated sweeps is reported too.
  * The fake server holds each answer for the scenario's delay measured from the request's arrival,
  * to the tenth of a millisecond (a bare 50 ms timer fires ~1 ms late on Node, which would charge
- * the server's own lateness to the client); it reports the hold it actually gave (`server`).
- * `machine_floor` is a bare node:http client doing the same calls against the same server, for
- * scale: what no client can beat on this machine at this moment. With PROMPTFOO_BIN set (a
- * promptfoo 0.123 installed outside the project; it needs Node >= 22.22), the same work is run once
- * through `promptfoo eval` against the same server for comparison; otherwise only Panoptes.
+ * the server's own lateness to the client); it reports the hold it actually gave
+ * (`server_mean_hold_ms`). For scale, two floor clients make the same calls against the same
+ * server: `machine_floor`, a bare node:http client, what no client can beat on this machine at this
+ * moment; `sdk_floor`, the openai SDK alone on the provider's transport with no engine around it,
+ * what the SDK the provider is built on costs by itself. With PROMPTFOO_BIN set (a promptfoo 0.123
+ * installed outside the project; it needs Node >= 22.22), the same work is run once through
+ * `promptfoo eval` against the same server for comparison; otherwise only Panoptes.
  * `node router.bench.js --serve DELAY_MS` is the fake server itself (the child process).
  * Runs on: Node.
  */
@@ -30,6 +32,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { nodeFetch } from '../core/models/providers/http-transport.js';
 import { openEngine, type Engine } from '../core/service/engine.js';
 import { initTelemetry } from '../core/telemetry.js';
 import { round, writeBenchManifest } from './support.js';
@@ -115,13 +118,14 @@ function writeCatalog(dir: string, url: string, models: string[]): string {
   return path;
 }
 
-/**
- * The machine's floor: the same calls from a bare node:http keep-alive client, 4 in flight, no
- * engine, measured like Panoptes (warm-up, then the best of `warmRounds`). What Panoptes cannot beat
- * on this machine at this moment (timers and scheduling on a loaded 2-core box add milliseconds per
- * call on their own).
- */
-async function rawHttpFloor(url: string, calls: number, delayMs: number, warmRounds: number): Promise<Record<string, number>> {
+/** What a client's measurement reports: its wall time and figures of its own. */
+type Measured = { wall_ms: number } & Record<string, unknown>;
+
+/** One call of a floor client; resolves once the whole answer is read. */
+type Post = () => Promise<unknown>;
+
+/** A bare node:http keep-alive client: what no client beats on this machine at this moment. */
+function bareHttpPost(url: string): { post: Post; close: () => void } {
   const agent = new http.Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
   const body = JSON.stringify({ model: 'floor', messages: [{ role: 'user', content: 'floor' }] });
   const post = () =>
@@ -133,6 +137,27 @@ async function rawHttpFloor(url: string, calls: number, delayMs: number, warmRou
       req.on('error', reject);
       req.end(body);
     });
+  return { post, close: () => agent.destroy() };
+}
+
+/**
+ * The openai SDK alone, configured as the `openai` provider configures it (retries off, the same
+ * keep-alive transport), with no engine around it: the part of the per-call cost that comes with
+ * the SDK the provider is built on.
+ */
+async function sdkPost(url: string): Promise<{ post: Post; close: () => void }> {
+  const { default: OpenAI } = await import('openai');
+  const client = new OpenAI({ apiKey: 'bench', baseURL: `${url}/v1`, maxRetries: 0, timeout: 30_000, fetch: nodeFetch });
+  let n = 0;
+  return { post: () => client.chat.completions.create({ model: 'floor', messages: [{ role: 'user', content: `floor ${n++}` }] }), close: () => undefined };
+}
+
+/**
+ * A floor client doing the scenario's calls, 4 in flight, measured like Panoptes (a warm-up, then
+ * the best of `warmRounds`). Timers and scheduling on a loaded 2-core box add milliseconds per call
+ * on their own; the floors show how much of a figure is the machine's and the SDK's.
+ */
+async function floor(client: { post: Post; close: () => void }, calls: number, delayMs: number, warmRounds: number): Promise<Measured> {
   const walls: number[] = [];
   for (let round = 0; round <= warmRounds; round++) {
     let started = 0;
@@ -141,17 +166,17 @@ async function rawHttpFloor(url: string, calls: number, delayMs: number, warmRou
       Array.from({ length: IN_FLIGHT }, async () => {
         while (started < calls) {
           started += 1;
-          await post();
+          await client.post();
         }
       }),
     );
     walls.push(performance.now() - t0);
   }
-  agent.destroy();
+  client.close();
   const wallMs = Math.min(...(warmRounds > 0 ? walls.slice(1) : walls));
   return delayMs > 0
-    ? { raw_http_calls: calls, raw_http_wall_over_ideal: round(wallMs / ((calls * delayMs) / IN_FLIGHT), 3) }
-    : { raw_http_calls: calls, raw_http_calls_per_sec: round(calls / (wallMs / 1000), 0) };
+    ? { calls, wall_ms: round(wallMs, 0), wall_over_ideal: round(wallMs / ((calls * delayMs) / IN_FLIGHT), 3) }
+    : { calls, wall_ms: round(wallMs, 0), calls_per_sec: round(calls / (wallMs / 1000), 0) };
 }
 
 /** Peak RSS of this process (kernel high-water mark), MB. */
@@ -164,6 +189,25 @@ interface ServerStats {
 
 async function serverStats(url: string): Promise<ServerStats> {
   return (await (await fetch(`${url}/stats`)).json()) as ServerStats;
+}
+
+/**
+ * Runs one client's measurement and adds the hold the server gave meanwhile; at a delay, also the
+ * wall time over the ideal at that hold (calls x mean hold / 4): the part of the excess that is the
+ * client's and not the fake server's own lateness (a loaded 2-core box wakes it up to a few ms late
+ * now and then).
+ */
+async function withServerHold(url: string, s: Scenario, measure: () => Promise<Measured>): Promise<Measured> {
+  const before = await serverStats(url);
+  const m = await measure();
+  const after = await serverStats(url);
+  const hold = (after.hold_total_ms - before.hold_total_ms) / (after.answered - before.answered);
+  const calls = s.vignettes * s.models.length * s.epochs;
+  return {
+    ...m,
+    server_mean_hold_ms: round(hold, 3),
+    ...(s.delayMs > 0 ? { wall_over_held_ideal: round(m.wall_ms / ((calls * hold) / IN_FLIGHT), 3) } : {}),
+  };
 }
 
 /** One sweep of the scenario through a fresh run: wall time from createRun to done, records checked. */
@@ -181,12 +225,11 @@ async function sweep(engine: Engine, s: Scenario, manifest: string): Promise<{ w
   return { wallMs, runMs };
 }
 
-async function runPanoptes(s: Scenario, url: string, dir: string): Promise<Record<string, number | number[]>> {
+async function runPanoptes(s: Scenario, url: string, dir: string): Promise<Measured> {
   const engine = openEngine({ dataDir: join(dir, `data-${s.delayMs}`), catalogPaths: [writeCatalog(dir, url, s.models)], callConcurrency: IN_FLIGHT });
   try {
     const calls = s.vignettes * s.models.length * s.epochs;
     const cps = (ms: number) => round(calls / (ms / 1000), 0);
-    const before = await serverStats(url);
     const sweeps: Array<{ wallMs: number; runMs: number }> = [];
     for (let i = 0; i <= s.warmRounds; i++) {
       // Fresh prompts each round, as a new sweep would bring.
@@ -194,7 +237,6 @@ async function runPanoptes(s: Scenario, url: string, dir: string): Promise<Recor
       await writeBenchManifest(manifest, s.vignettes, ` (round ${i})`);
       sweeps.push(await sweep(engine, s, manifest));
     }
-    const after = await serverStats(url);
     const measured = s.warmRounds > 0 ? sweeps.slice(1) : sweeps;
     const best = measured.reduce((a, b) => (b.wallMs < a.wallMs ? b : a));
     const idealMs = (calls * s.delayMs) / IN_FLIGHT;
@@ -206,7 +248,6 @@ async function runPanoptes(s: Scenario, url: string, dir: string): Promise<Recor
       run_only_calls_per_sec: cps(best.runMs),
       ...(s.warmRounds > 0 ? { all_calls_per_sec: measured.map((m) => cps(m.wallMs)), first_sweep_calls_per_sec: cps(sweeps[0]!.wallMs) } : {}),
       ...(s.delayMs > 0 ? { ideal_ms: idealMs, wall_over_ideal: round(best.wallMs / idealMs, 3) } : {}),
-      server_mean_hold_ms: round((after.hold_total_ms - before.hold_total_ms) / (after.answered - before.answered), 3),
     };
   } finally {
     await engine.close();
@@ -214,7 +255,7 @@ async function runPanoptes(s: Scenario, url: string, dir: string): Promise<Recor
 }
 
 /** The same work through promptfoo (when PROMPTFOO_BIN points at one): wall time and its peak RSS. */
-async function runPromptfoo(bin: string, s: Scenario, url: string, dir: string): Promise<Record<string, number | string>> {
+async function runPromptfoo(bin: string, s: Scenario, url: string, dir: string): Promise<Measured> {
   const work = join(dir, `promptfoo-${s.delayMs}`);
   const tests = join(dir, `tests-${s.vignettes}.jsonl`);
   const lines: string[] = [];
@@ -311,14 +352,21 @@ async function main(): Promise<void> {
   try {
     for (const [i, s] of SCENARIOS.entries()) {
       const url = servers[i]!.url;
-      const floor = await rawHttpFloor(url, s.delayMs > 0 ? 400 : s.vignettes * s.models.length * s.epochs, s.delayMs, s.warmRounds);
-      out[s.name] = { panoptes: await runPanoptes(s, url, dir), machine_floor: floor };
+      const calls = s.vignettes * s.models.length * s.epochs;
+      out[s.name] = {
+        panoptes: await withServerHold(url, s, () => runPanoptes(s, url, dir)),
+        machine_floor: await withServerHold(url, s, async () => floor(bareHttpPost(url), calls, s.delayMs, s.warmRounds)),
+        sdk_floor: await withServerHold(url, s, async () => floor(await sdkPost(url), calls, s.delayMs, s.warmRounds)),
+      };
     }
     const freshDir = join(dir, 'fresh');
     mkdirSync(freshDir);
     fresh = await freshProcess(servers.map((s) => s.url), freshDir);
     if (promptfoo) {
-      for (const [i, s] of SCENARIOS.entries()) out[s.name]!.promptfoo = await runPromptfoo(promptfoo, s, servers[i]!.url, dir);
+      for (const [i, s] of SCENARIOS.entries()) {
+        const url = servers[i]!.url;
+        out[s.name]!.promptfoo = await withServerHold(url, s, () => runPromptfoo(promptfoo, s, url, dir));
+      }
     }
   } finally {
     for (const server of servers) server.child.kill();
