@@ -29,6 +29,8 @@ export interface RecordLanderOptions {
 export class AttemptSink implements JobSink {
   /** Records waiting for the next commit. */
   buffer: ResponseRecord[] = [];
+  /** Set once drained or closed: the attempt is settled, and a late record would be refused anyway. */
+  detached = false;
 
   constructor(
     private readonly lander: RecordLander,
@@ -38,6 +40,7 @@ export class AttemptSink implements JobSink {
   ) {}
 
   record(record: ResponseRecord): void {
+    if (this.detached) return;
     this.buffer.push(record);
     this.lander.buffered(1);
   }
@@ -94,6 +97,7 @@ export class RecordLander {
     if (!this.sinks.delete(sink)) return;
     this.waiting -= unlanded;
     sink.buffer = [];
+    sink.detached = true;
   }
 
   /** Lands every sink's buffer in one transaction, then appends what landed to responses.jsonl in sequence order. */

@@ -114,8 +114,11 @@ it('drain hands back what waits without writing it; close lands it', () => {
   expect(drained.drain().map((r) => r.vignetteIndex)).toEqual([0, 1]);
   closed.close();
   expect(store.responseCount('r')).toBe(1);
-  // Neither sink is flushed again: the drained records belong to the job outcome's transaction.
+  // Neither sink is flushed again: the drained records belong to the job outcome's transaction,
+  // and a record that comes after its attempt settled is dropped, not kept waiting.
+  drained.record(rec(a!, 2));
   lander.flush();
   expect(store.responseCount('r')).toBe(1);
+  expect(drained.buffer).toEqual([]);
   lander.close();
 });
