@@ -3,8 +3,8 @@
  * sink that only buffers; one transaction lands what every sink holds (then one append to
  * responses.jsonl), `maxDelayMs` after the first record waits or as soon as `maxBatch` records
  * wait across the run. A run so makes at most ~10 commits a second when calls are slow, one fsync
- * each, however many jobs are in flight: with a timer per job, 50 jobs made 500 fsyncs a second and
- * kept the event loop blocked for half of it. At full speed a commit carries `maxBatch` records,
+ * each, however many jobs are in flight: with a timer per job, 50 jobs would make 500 fsyncs a
+ * second and keep the event loop blocked for much of it. At full speed a commit carries `maxBatch` records,
  * which keeps each one around a millisecond so the event loop stays responsive.
  * A commit that fails (disk full, the database locked past its timeout) keeps its records buffered
  * and is tried again after `maxDelayMs`: nothing is lost, and nothing throws into the worker that
@@ -48,7 +48,6 @@ export class AttemptSink implements JobSink {
   /** Hands back what is still buffered without writing it (the job outcome's transaction lands it) and detaches the sink. */
   drain(): ResponseRecord[] {
     const rest = this.buffer;
-    this.buffer = [];
     this.lander.detach(this, rest.length);
     return rest;
   }
