@@ -13,9 +13,10 @@
  * (`panoptes_peak_rss_mb`) is that of a fresh process sweeping A once and B once, the work promptfoo
  * is measured on; the same process's figure after the warm-up and repeated sweeps is reported too.
  * The fake server holds each answer for the scenario's delay measured from the request's arrival,
- * to the tenth of a millisecond (a bare 50 ms timer fires ~1 ms late on Node, which would charge
- * the server's own lateness to the client); it reports the hold it actually gave
- * (`server_mean_hold_ms`). For scale, two floor clients make the same calls against the same
+ * and its holds average that delay: a bare 50 ms timer fires ~1 ms late on Node, and even a timer
+ * finished by turns of the loop overshoots by 0.2-0.4 ms on a loaded 2-core box, which would charge
+ * the server's own lateness to the client; the server takes each overshoot off the answers after
+ * it (at most 1 ms early) and reports the hold it actually gave (`server_mean_hold_ms`). For scale, two floor clients make the same calls against the same
  * server: `machine_floor`, a bare node:http client, what no client can beat on this machine at this
  * moment; `sdk_floor`, the openai SDK alone on the provider's transport with no engine around it,
  * what the SDK the provider is built on costs by itself. With PROMPTFOO_BIN set (a promptfoo 0.123
@@ -52,11 +53,18 @@ const SCENARIOS: Scenario[] = [
   { name: '200 x 2 x 3 at 50 ms', vignettes: 200, models: ['bench-a', 'bench-b'], epochs: 3, delayMs: 50, warmRounds: 0 },
 ];
 const IN_FLIGHT = 4;
+/** The fake server's correction of its own lateness: a tenth of each answer's overshoot, at most 1 ms early. */
+const LEAD_GAIN = 0.1;
+const MAX_LEAD_MS = 1;
 
 /** The fake provider: answers chat completions like OpenAI, `delayMs` after each request arrived. */
 function serve(delayMs: number): void {
   let n = 0;
   let holdTotalMs = 0;
+  // How much before the delay an answer is due: the overshoot of the answers before it (the loop's
+  // last turn, a late wake-up on a loaded box) taken off the next, so the holds average the delay
+  // itself, as a provider's latency would, whatever load the client puts on the machine.
+  let leadMs = 0;
   const server = createServer((req, res) => {
     if (req.url === '/stats') {
       res.end(JSON.stringify({ answered: n, hold_total_ms: holdTotalMs }));
@@ -77,13 +85,16 @@ function serve(delayMs: number): void {
         usage: { prompt_tokens: 24, completion_tokens: 12, total_tokens: 36 },
       });
       const send = () => {
-        holdTotalMs += performance.now() - arrived;
+        const held = performance.now() - arrived;
+        holdTotalMs += held;
+        if (delayMs > 0) leadMs = Math.min(MAX_LEAD_MS, Math.max(0, leadMs + LEAD_GAIN * (held - delayMs)));
         res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
         res.end(body);
       };
-      // A timer a little short of the delay, then turns of the loop (I/O still served) to the exact time.
-      const finish = () => (performance.now() - arrived >= delayMs ? send() : setImmediate(finish));
-      if (delayMs > 0) setTimeout(finish, Math.max(0, delayMs - 2));
+      // A timer a little short of the delay, then turns of the loop (I/O still served) to the time due.
+      const due = delayMs - leadMs;
+      const finish = () => (performance.now() - arrived >= due ? send() : setImmediate(finish));
+      if (delayMs > 0) setTimeout(finish, Math.max(0, due - 2));
       else send();
     });
   });
