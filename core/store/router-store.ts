@@ -133,7 +133,7 @@ export class RouterStore {
   private readonly stmt: ReturnType<RouterStore['prepare']>;
   private readonly writeTx: Database.Transaction<(w: RouterWrites) => void>;
 
-  constructor(store: Store) {
+  constructor(private readonly store: Store) {
     this.db = store.db;
     this.stmt = this.prepare();
     this.writeTx = this.db.transaction((w: RouterWrites) => {
@@ -190,14 +190,9 @@ export class RouterStore {
   /** Everything the router buffered since its last flush, in one transaction. */
   write(writes: RouterWrites): void {
     if (writes.calls.length + writes.cache.length + writes.budget.length === 0) return;
-    // Metrics and cache entries are advisory: their commit skips the fsync (the next durable
-    // commit of the run's records syncs them too). Records keep synchronous=FULL.
-    this.db.pragma('synchronous = NORMAL');
-    try {
-      this.writeTx.immediate(writes);
-    } finally {
-      this.db.pragma('synchronous = FULL');
-    }
+    // Metrics and cache entries are advisory: their commit skips the fsync (the next sync of the
+    // run's records, or any synchronous commit, syncs them too).
+    this.store.withoutSync(() => this.writeTx.immediate(writes));
   }
 
   /** A live cached answer's JSON, or undefined. */

@@ -1,9 +1,18 @@
 /**
- * The Store: the only code that speaks SQL. SQLite through better-sqlite3 in WAL mode with
- * synchronous=FULL, so nothing it acknowledged is lost on kill -9 or power loss. Every write that
- * must be atomic is one IMMEDIATE transaction; every aggregate is SQL.
+ * The Store: the only code that speaks SQL. SQLite through better-sqlite3 in WAL mode. Every write
+ * that must be atomic is one IMMEDIATE transaction; every aggregate is SQL.
+ *
+ * Durability: commits are synchronous (synchronous=FULL), so nothing acknowledged is lost on
+ * kill -9 or power loss, except the two kinds a sweep makes by the thousand, which commit
+ * `withoutSync`: a run's records (synced by the record lander within a second) and the router's
+ * metrics and cache entries. In WAL mode such a commit still survives the process being killed; an
+ * OS crash or power loss can undo it only until the next synchronous commit or `syncWal()`, each
+ * of which syncs every commit before it. What such a loss undoes is redone: a job's progress is
+ * counted from the same rows as its records. An fsync costs the whole machine far more than the
+ * commit it ends.
  * Runs on: Node (core).
  */
+import { closeSync, fdatasyncSync, openSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
@@ -181,6 +190,8 @@ export class Store {
   readonly path: string;
 
   private readonly stmt: ReturnType<Store['prepareStatements']>;
+  /** The write-ahead log, opened on the first `syncWal`. */
+  private walFd: number | undefined;
 
   constructor(path: string, opts: StoreOptions = {}) {
     this.path = path;
@@ -199,7 +210,39 @@ export class Store {
   }
 
   close(): void {
+    if (this.walFd !== undefined) closeSync(this.walFd);
+    this.walFd = undefined;
     if (this.db.open) this.db.close();
+  }
+
+  /**
+   * Runs `commit` (which makes its own transaction) with synchronous=NORMAL: the commit skips its
+   * fsync. For writes that are many and small, made durable in bulk by `syncWal` or by the next
+   * synchronous commit (in WAL mode that fsync covers every commit before it).
+   */
+  withoutSync<T>(commit: () => T): T {
+    this.db.pragma('synchronous = NORMAL');
+    try {
+      return commit();
+    } finally {
+      this.db.pragma('synchronous = FULL');
+    }
+  }
+
+  /** Makes every commit so far durable: one fdatasync of the write-ahead log, what a synchronous commit ends with. */
+  syncWal(): void {
+    if (this.db.memory || this.db.readonly) return;
+    if (this.walFd === undefined) {
+      try {
+        // Read-write: Windows flushes only handles opened for writing.
+        this.walFd = openSync(`${this.path}-wal`, 'r+');
+      } catch (err) {
+        // No log yet means no commit is waiting in one.
+        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
+        throw err;
+      }
+    }
+    fdatasyncSync(this.walFd);
   }
 
   /** Runs every migration newer than the database, each in its own transaction. */
@@ -499,29 +542,33 @@ export class Store {
   /**
    * Lands a batch of records for the current attempt of a running job. Records of a stale attempt,
    * or of a job already settled, are refused; a record that already landed is skipped. Returns the
-   * records that landed now, with their sequence numbers, in sequence order.
+   * records that landed now, with their sequence numbers, in sequence order. Like
+   * `appendRecordBatches`, without an fsync of its own.
    */
   appendRecords(jobId: JobId, attempt: number, records: readonly ResponseRecord[]): StoredResponse[] {
     return this.appendRecordBatches([{ jobId, attempt, records }])[0]!;
   }
 
   /**
-   * Lands the batches of several jobs in one transaction (one commit, one fsync), each under the
-   * same guard as `appendRecords`. Returns what landed of each batch, in the batches' order; taken
-   * in that order, every record's sequence number is higher than the one before.
+   * Lands the batches of several jobs in one transaction, each under the same guard as
+   * `appendRecords`. Returns what landed of each batch, in the batches' order; taken in that order,
+   * every record's sequence number is higher than the one before. The commit is made without its
+   * fsync (`withoutSync`): the caller syncs (`syncWal`) before it calls the records durable.
    */
   appendRecordBatches(batches: ReadonlyArray<{ jobId: JobId; attempt: number; records: readonly ResponseRecord[] }>): StoredResponse[][] {
     if (batches.every((b) => b.records.length === 0)) return batches.map(() => []);
-    return this.db
-      .transaction(() =>
-        batches.map(({ jobId, attempt, records }) => {
-          if (records.length === 0) return [];
-          const guard = this.stmt.jobGuard.get(jobId);
-          if (!guard || guard.status !== 'running' || guard.attempt !== attempt) return [];
-          return this.insertRecords(jobId, records);
-        }),
-      )
-      .immediate();
+    return this.withoutSync(() =>
+      this.db
+        .transaction(() =>
+          batches.map(({ jobId, attempt, records }) => {
+            if (records.length === 0) return [];
+            const guard = this.stmt.jobGuard.get(jobId);
+            if (!guard || guard.status !== 'running' || guard.attempt !== attempt) return [];
+            return this.insertRecords(jobId, records);
+          }),
+        )
+        .immediate(),
+    );
   }
 
   private insertRecords(jobId: JobId, records: readonly ResponseRecord[]): StoredResponse[] {

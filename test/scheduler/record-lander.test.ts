@@ -122,3 +122,70 @@ it('drain hands back what waits without writing it; close lands it', () => {
   expect(drained.buffer).toEqual([]);
   lander.close();
 });
+
+it('makes landed records durable at most once every syncEveryMs, and appends them to responses.jsonl only then', async () => {
+  const syncs = vi.spyOn(store, 'syncWal');
+  const lander = new RecordLander(store, log, { maxDelayMs: 60_000, maxBatch: 2, syncEveryMs: 150 });
+  const sink = lander.sink(jobs[0]!.id, jobs[0]!.attempt);
+  sink.record(rec(jobs[0]!, 0));
+  sink.record(rec(jobs[0]!, 1)); // a commit, and the first sync at once
+  expect(syncs).toHaveBeenCalledTimes(1);
+  expect(lines()).toHaveLength(2);
+  sink.record(rec(jobs[0]!, 2));
+  sink.record(rec(jobs[0]!, 3)); // landed and counted, but not synced yet: not in the file
+  expect(store.responseCount('r')).toBe(4);
+  expect(syncs).toHaveBeenCalledTimes(1);
+  expect(lines()).toHaveLength(2);
+  await sleep(250);
+  expect(syncs).toHaveBeenCalledTimes(2);
+  expect(lines().map((l) => l.vignette_id)).toEqual(['v0', 'v1', 'v2', 'v3']);
+  lander.close();
+});
+
+it("appends what waits for a sync before a job outcome's records: that commit synced them", () => {
+  const syncs = vi.spyOn(store, 'syncWal');
+  const lander = new RecordLander(store, log, { maxDelayMs: 60_000, maxBatch: 1, syncEveryMs: 60_000 });
+  const job = jobs[0]!;
+  const sink = lander.sink(job.id, job.attempt);
+  sink.record(rec(job, 0)); // synced at once (the first)
+  sink.record(rec(job, 1)); // waits for a sync
+  const rest = Array.from({ length: VIGNETTES - 2 }, (_, i) => rec(job, i + 2));
+  const outcome = store.recordJobOutcome(
+    { jobId: job.id, attempt: job.attempt, workerId: 'w', vignettesDone: VIGNETTES, usage: { inputTokens: 3 * VIGNETTES, outputTokens: 4 * VIGNETTES } },
+    sink.drain().concat(rest),
+  );
+  lander.outcomeLanded(outcome.records);
+  expect(syncs).toHaveBeenCalledTimes(1);
+  const seqs = lines().map((l) => l.seq);
+  expect(lines().map((l) => l.vignette_id)).toEqual(Array.from({ length: VIGNETTES }, (_, i) => `v${i}`));
+  expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+  lander.close();
+});
+
+it('keeps landed records out of responses.jsonl while the sync fails, and appends them once it succeeds', async () => {
+  const real = store.syncWal.bind(store);
+  vi.spyOn(store, 'syncWal')
+    .mockImplementationOnce(() => {
+      throw new Error('EIO: i/o error, fdatasync');
+    })
+    .mockImplementation(real);
+  const lander = new RecordLander(store, log, { maxDelayMs: 60_000, maxBatch: 1, syncEveryMs: 40 });
+  const sink = lander.sink(jobs[0]!.id, jobs[0]!.attempt);
+  expect(() => sink.record(rec(jobs[0]!, 0))).not.toThrow();
+  expect(store.responseCount('r')).toBe(1);
+  expect(lines()).toHaveLength(0);
+  await sleep(120);
+  expect(lines().map((l) => l.vignette_id)).toEqual(['v0']);
+  lander.close();
+});
+
+it('close lands and syncs whatever waits', () => {
+  const lander = new RecordLander(store, log, { maxDelayMs: 60_000, maxBatch: 1, syncEveryMs: 60_000 });
+  const sink = lander.sink(jobs[0]!.id, jobs[0]!.attempt);
+  sink.record(rec(jobs[0]!, 0));
+  sink.record(rec(jobs[0]!, 1));
+  sink.record(rec(jobs[0]!, 2));
+  expect(lines()).toHaveLength(1);
+  lander.close();
+  expect(lines().map((l) => l.vignette_id)).toEqual(['v0', 'v1', 'v2']);
+});

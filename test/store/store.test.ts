@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { estCostUsd } from '../../core/cost.js';
@@ -38,6 +39,39 @@ describe('Store', () => {
   afterEach(() => {
     store.close();
     tmp.cleanup();
+  });
+
+  it('commits withoutSync at synchronous=NORMAL, then back to FULL, even when the commit throws', () => {
+    const level = () => store.db.pragma('synchronous', { simple: true });
+    expect(level()).toBe(2); // FULL
+    expect(store.withoutSync(() => level())).toBe(1); // NORMAL
+    expect(() =>
+      store.withoutSync(() => {
+        throw new Error('SQLITE_FULL');
+      }),
+    ).toThrow('SQLITE_FULL');
+    expect(level()).toBe(2);
+  });
+
+  it.skipIf(process.platform !== 'linux')('syncWal syncs the write-ahead log through a handle of its own, closed with the store', () => {
+    const walHandles = () =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`) === join(tmp.dir, 'p.db-wal');
+        } catch {
+          return false; // the directory's own handle, gone by now
+        }
+      }).length;
+    createRun(store, 'r', ['m'], 1, 2);
+    const sqlite = walHandles();
+    store.syncWal();
+    store.syncWal();
+    expect(walHandles()).toBe(sqlite + 1);
+    store.close();
+    expect(walHandles()).toBe(0);
+    const memory = new Store(':memory:');
+    expect(() => memory.syncWal()).not.toThrow(); // nothing to sync
+    memory.close();
   });
 
   it('applies every migration once, and reopening changes nothing', () => {
