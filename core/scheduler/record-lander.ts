@@ -8,12 +8,12 @@
  *
  * A commit lands its records without an fsync of its own: in WAL mode it already survives the
  * process being killed, and its records count and show at once. What an OS crash or power loss
- * could still undo is made durable by one fsync of the write-ahead log at most every
- * `syncEveryMs` (and when the run ends); only then are the records appended to responses.jsonl,
- * so the file never holds a record the database could lose. An fsync per commit costs the whole
- * machine far more than the commit: on a 2-core box it made a 50 ms sweep ~0.5% slower for every
- * ten fsyncs a second. A power cut so loses at most the last second of answers, which the job
- * poses again when it resumes (its progress is counted from the same rows).
+ * could still undo is made durable by one fsync of the write-ahead log `syncEveryMs` after the
+ * last (or as soon as `maxUnsynced` records wait, and when the run ends); only then are the
+ * records appended to responses.jsonl, so the file never holds a record the database could lose.
+ * An fsync per commit costs the whole machine far more than the commit: on a 2-core box ten a
+ * second made a 50 ms sweep 0.5% slower. A power cut so loses at most the last second of answers,
+ * which the job poses again when it resumes (its progress is counted from the same rows).
  *
  * A commit that fails (disk full, the database locked past its timeout) keeps its records buffered
  * and is tried again after `maxDelayMs`; a sync that fails is tried again after `syncEveryMs`:
@@ -33,6 +33,12 @@ export interface RecordLanderOptions {
   maxDelayMs?: number;
   /** Longest a landed record waits to be made durable and appended to responses.jsonl (default 1,000 ms). */
   syncEveryMs?: number;
+  /**
+   * Landed records that trigger a sync at once (default 256): at full speed a second's records
+   * would live long enough to reach V8's old generation, and RSS grows about four times what lives
+   * there; 256 records wait a few tens of milliseconds.
+   */
+  maxUnsynced?: number;
   logger?: Logger;
 }
 
@@ -79,8 +85,12 @@ export class RecordLander {
   private readonly maxBatch: number;
   private readonly maxDelayMs: number;
   private readonly syncEveryMs: number;
+  private readonly maxUnsynced: number;
   /** Landed records not yet synced, commit by commit: responses.jsonl takes them once they are durable. */
   private unsynced: StoredResponse[][] = [];
+  private unsyncedCount = 0;
+  /** Set while syncs fail: wait for the timer instead of retrying on every commit. */
+  private syncFailing = false;
   private lastSyncAt = -Infinity;
   private syncTimer: NodeJS.Timeout | null = null;
 
@@ -92,6 +102,7 @@ export class RecordLander {
     this.maxBatch = opts.maxBatch ?? 64;
     this.maxDelayMs = opts.maxDelayMs ?? 100;
     this.syncEveryMs = opts.syncEveryMs ?? 1000;
+    this.maxUnsynced = opts.maxUnsynced ?? 256;
   }
 
   /** A sink for one attempt of a job; `onLanded` hears of that job's records as they land. */
@@ -143,12 +154,13 @@ export class RecordLander {
       const records = landed[i]!;
       if (records.length === 0) continue;
       this.unsynced.push(records);
+      this.unsyncedCount += records.length;
       s.onLanded?.(records);
     }
     if (this.unsynced.length === 0) return;
     const wait = this.lastSyncAt + this.syncEveryMs - performance.now();
-    if (wait <= 0) this.sync();
-    else this.syncTimer ??= setTimeout(() => this.sync(), wait);
+    if ((wait <= 0 || this.unsyncedCount >= this.maxUnsynced) && !this.syncFailing) this.sync();
+    else this.syncTimer ??= setTimeout(() => this.sync(), Math.max(0, wait));
   }
 
   /** Makes every landed record durable (one fsync of the write-ahead log), then appends them to responses.jsonl. */
@@ -161,10 +173,12 @@ export class RecordLander {
     try {
       this.store.syncWal();
     } catch (err) {
+      this.syncFailing = true;
       this.opts.logger?.error({ err }, 'could not sync landed records; trying again');
       this.syncTimer = setTimeout(() => this.sync(), this.syncEveryMs);
       return;
     }
+    this.syncFailing = false;
     this.synced();
   }
 
@@ -181,6 +195,7 @@ export class RecordLander {
     this.lastSyncAt = performance.now();
     const records = [...this.unsynced.flat(), ...more];
     this.unsynced = [];
+    this.unsyncedCount = 0;
     try {
       this.log.append(records);
     } catch (err) {

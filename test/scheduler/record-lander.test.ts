@@ -142,6 +142,19 @@ it('makes landed records durable at most once every syncEveryMs, and appends the
   lander.close();
 });
 
+it('syncs at once when maxUnsynced records wait, however recent the last sync', () => {
+  const syncs = vi.spyOn(store, 'syncWal');
+  const lander = new RecordLander(store, log, { maxDelayMs: 60_000, maxBatch: 1, syncEveryMs: 60_000, maxUnsynced: 3 });
+  const sink = lander.sink(jobs[0]!.id, jobs[0]!.attempt);
+  for (let i = 0; i < 3; i++) sink.record(rec(jobs[0]!, i)); // the first syncs; two wait
+  expect(syncs).toHaveBeenCalledTimes(1);
+  expect(lines()).toHaveLength(1);
+  sink.record(rec(jobs[0]!, 3)); // the third waiting
+  expect(syncs).toHaveBeenCalledTimes(2);
+  expect(lines()).toHaveLength(4);
+  lander.close();
+});
+
 it("appends what waits for a sync before a job outcome's records: that commit synced them", () => {
   const syncs = vi.spyOn(store, 'syncWal');
   const lander = new RecordLander(store, log, { maxDelayMs: 60_000, maxBatch: 1, syncEveryMs: 60_000 });
