@@ -183,11 +183,13 @@ export class RecordLander {
   }
 
   /**
-   * Appends the records a job outcome's own transaction landed. That commit was synchronous: it
-   * made every record landed before it durable too, and those go first, in sequence order.
+   * Appends the records a job outcome's own transaction landed. A commit that settled the job was
+   * synchronous: it made every record landed before it durable too, and those go first, in
+   * sequence order. One that was refused (a stale or duplicate outcome) wrote nothing and synced
+   * nothing.
    */
-  outcomeLanded(records: readonly StoredResponse[]): void {
-    this.synced(records);
+  outcomeLanded(outcome: { landed: boolean; records: readonly StoredResponse[] }): void {
+    if (outcome.landed) this.synced(outcome.records);
   }
 
   /** Everything landed so far is durable: append it (and `more`, landed after it) to responses.jsonl. */

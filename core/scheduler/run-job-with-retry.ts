@@ -64,7 +64,7 @@ export async function runJobWithRetry(job: Job, ctx: JobContext): Promise<void> 
         signal,
       );
       const result = store.recordJobOutcome(outcome, sink.drain());
-      ctx.lander.outcomeLanded(result.records);
+      ctx.lander.outcomeLanded(result);
       logger.debug({ attempt, landed: result.landed }, 'job finished');
       events.jobChanged(run.id, job.id);
       events.runChanged(run.id);

@@ -162,12 +162,15 @@ it("appends what waits for a sync before a job outcome's records: that commit sy
   const sink = lander.sink(job.id, job.attempt);
   sink.record(rec(job, 0)); // synced at once (the first)
   sink.record(rec(job, 1)); // waits for a sync
+  // A refused outcome (stale or duplicate) wrote and synced nothing: what waits stays out of the file.
+  lander.outcomeLanded({ landed: false, records: [] });
+  expect(lines()).toHaveLength(1);
   const rest = Array.from({ length: VIGNETTES - 2 }, (_, i) => rec(job, i + 2));
   const outcome = store.recordJobOutcome(
     { jobId: job.id, attempt: job.attempt, workerId: 'w', vignettesDone: VIGNETTES, usage: { inputTokens: 3 * VIGNETTES, outputTokens: 4 * VIGNETTES } },
     sink.drain().concat(rest),
   );
-  lander.outcomeLanded(outcome.records);
+  lander.outcomeLanded(outcome);
   expect(syncs).toHaveBeenCalledTimes(1);
   const seqs = lines().map((l) => l.seq);
   expect(lines().map((l) => l.vignette_id)).toEqual(Array.from({ length: VIGNETTES }, (_, i) => `v${i}`));
