@@ -1,5 +1,5 @@
 /**
- * RecordLander: lands the records of a run's jobs in group commits, and makes them durable once a
+ * RecordLander: lands the records of a run's jobs in group commits, and makes them durable within a
  * second. Each job attempt writes to a sink that only buffers; one transaction lands what every
  * sink holds, `maxDelayMs` after the first record waits or as soon as `maxBatch` records wait
  * across the run, so a run makes at most ~10 commits a second when calls are slow however many
