@@ -86,9 +86,8 @@ export class RecordLander {
   private readonly maxDelayMs: number;
   private readonly syncEveryMs: number;
   private readonly maxUnsynced: number;
-  /** Landed records not yet synced, commit by commit: responses.jsonl takes them once they are durable. */
-  private unsynced: StoredResponse[][] = [];
-  private unsyncedCount = 0;
+  /** Landed records not yet synced, in sequence order: responses.jsonl takes them once they are durable. */
+  private unsynced: StoredResponse[] = [];
   /** Set while syncs fail: wait for the timer instead of retrying on every commit. */
   private syncFailing = false;
   private lastSyncAt = -Infinity;
@@ -153,13 +152,12 @@ export class RecordLander {
     for (const [i, s] of sinks.entries()) {
       const records = landed[i]!;
       if (records.length === 0) continue;
-      this.unsynced.push(records);
-      this.unsyncedCount += records.length;
+      this.unsynced.push(...records);
       s.onLanded?.(records);
     }
     if (this.unsynced.length === 0) return;
     const wait = this.lastSyncAt + this.syncEveryMs - performance.now();
-    if ((wait <= 0 || this.unsyncedCount >= this.maxUnsynced) && !this.syncFailing) this.sync();
+    if ((wait <= 0 || this.unsynced.length >= this.maxUnsynced) && !this.syncFailing) this.sync();
     else this.syncTimer ??= setTimeout(() => this.sync(), Math.max(0, wait));
   }
 
@@ -195,9 +193,8 @@ export class RecordLander {
   /** Everything landed so far is durable: append it (and `more`, landed after it) to responses.jsonl. */
   private synced(more: readonly StoredResponse[] = []): void {
     this.lastSyncAt = performance.now();
-    const records = [...this.unsynced.flat(), ...more];
+    const records = this.unsynced.concat(more);
     this.unsynced = [];
-    this.unsyncedCount = 0;
     try {
       this.log.append(records);
     } catch (err) {
