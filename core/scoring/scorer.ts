@@ -1,0 +1,53 @@
+/**
+ * The Scorer seam: one scoring instrument, at one version, applied to one response. Rules, code
+ * plugins and LLM judges all implement it, so the scoring work queue, re-scoring of stored runs and
+ * scoring as records land never learn which layer a scorer belongs to.
+ * Runs on: Node (core).
+ */
+
+/** What a scorer sees of one record: the vignette as the manifest gave it, and the answer. */
+export interface ScoreInput {
+  runId: string;
+  model: string;
+  epoch: number;
+  vignette: {
+    id: string;
+    prompt: string;
+    system?: string;
+    target?: string;
+    metadata?: Record<string, unknown>;
+  };
+  response: string;
+}
+
+/**
+ * How a failed check counts: a hard fail makes the response unacceptable (and can trigger a retry
+ * when the scorer asks for one); a soft flag only annotates it; none when the check passed or has
+ * no notion of failing.
+ */
+export type Severity = 'hard' | 'soft' | 'none';
+
+/** One verdict. A scorer with several judges returns one per judge. */
+export interface ScoreValue {
+  /** In [0, 1]. */
+  value: number;
+  /** For pass/fail scorers; null for graded ones. */
+  passed: boolean | null;
+  severity: Severity;
+  /** Why, in a sentence a person reads (a rule's finding, a plugin's message, a judge's reason). */
+  explanation: string;
+  /** The judge's logical model for an LLM judge; null for rules and plugins. */
+  judge: string | null;
+}
+
+export interface Scorer {
+  /** The name the scoring file gives it; reports are asked for by this name. */
+  readonly name: string;
+  /** A hash of the whole definition (rules, plugin source, judge models, rubric, sampling). */
+  readonly version: string;
+  readonly kind: 'pass_fail' | 'graded';
+  /** The judges this scorer consults, in order; empty for rules and plugins. */
+  readonly judges: readonly string[];
+  /** Scores one response. Rejects only for a failure worth retrying later (a judge call that failed). */
+  score(input: ScoreInput, signal?: AbortSignal): Promise<ScoreValue[]>;
+}
