@@ -73,3 +73,21 @@ export interface ScoreReport {
   /** Scores still to be computed for this scorer version when the report was made. */
   pending: number;
 }
+
+/**
+ * Two runs over the same manifest, paired by vignette id: for each model both ran, run B's
+ * epoch-reduced scores against run A's (`diff` = B − A). `a` and `b` of each pair name the model
+ * as `runId:model`.
+ */
+export interface RunComparison {
+  run_a: string;
+  run_b: string;
+  scorer: string;
+  /** The scorer version each side shows; the same definition gives the same version. */
+  scorer_version_a: string;
+  scorer_version_b: string;
+  reducer: EpochReducer;
+  models_a: ModelScore[];
+  models_b: ModelScore[];
+  pairs: PairComparison[];
+}
