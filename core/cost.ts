@@ -1,5 +1,5 @@
 /**
- * Estimated cost of token usage (seed 002): input and output tokens at per-million prices.
+ * Estimated cost of token usage: input and output tokens at per-million prices.
  * Runs on: Node (core).
  */
 import { FALLBACK_PRICE, type Price } from './models/catalog.js';

@@ -20,7 +20,7 @@ export interface Sampling {
   stop?: string[];
 }
 
-/** How the router treats hosts that train on or log prompts (seed 004, §3.2). */
+/** How the router treats hosts that train on or log prompts (the privacy router of the model-gateway design). */
 export type PrivacyMode = 'strict' | 'fallback' | 'off';
 
 /** Per-run choices that travel with every job of the run. */
@@ -139,7 +139,7 @@ export interface JobOutcome {
   usage: Usage;
 }
 
-/** Token totals for one model across every recorded response (seed 002). */
+/** Token totals for one model across every recorded response: the `/stats` accounting. */
 export interface ModelUsage {
   model: string;
   inputTokens: number;

@@ -1,6 +1,6 @@
 /**
  * The HTTP API's routes, each declared with its schema and each a thin call into the ControlService
- * (the one implementation of the contract): the seed's routes (runs, /stats) plus paging, a
+ * (the one implementation of the contract): the coordinator's routes (runs, /stats) plus paging, a
  * streamed export, per-run stats and the router's metrics. Everything here needs the bearer token;
  * `healthRoutes` is the one route outside it.
  * Runs on: Node (core).
@@ -20,10 +20,10 @@ import type { ControlService } from '../service/control-service.js';
 import { bearerAuth } from './auth.js';
 import type { QueuedRunGate } from './backpressure.js';
 import { sendError } from './errors.js';
-import { SEED_STATS_JSON_SCHEMA, toRunStats, toSeedStats } from './stats-shapes.js';
+import { STATS_JSON_SCHEMA, toRunStats, toStatsShape } from './stats-shapes.js';
 import { fromQueryString, type ZodTypeProvider } from './zod-validation.js';
 
-/** `POST /runs`: the contract's input, with the manifest path under the seed's name `manifest`. */
+/** `POST /runs`: the contract's input, with the manifest path under its original name `manifest`. */
 export const CreateRunBodySchema = CreateRunInputSchema.omit({ manifestPath: true }).extend({
   manifest: z.string({ error: 'give the manifest path' }).min(1, 'give the manifest path'),
 });
@@ -94,8 +94,8 @@ export const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (instance, 
     return toRunStats(await service.getRun({ runId: request.params.id }));
   });
 
-  app.get('/stats', { schema: { response: { 200: SEED_STATS_JSON_SCHEMA } } }, async () => {
-    return toSeedStats(await service.stats());
+  app.get('/stats', { schema: { response: { 200: STATS_JSON_SCHEMA } } }, async () => {
+    return toStatsShape(await service.stats());
   });
 
   app.get('/metrics', { schema: { querystring: MetricsQuerySchema } }, async (request) => {

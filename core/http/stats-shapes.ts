@@ -1,5 +1,5 @@
 /**
- * The accounting answers in the seed's snake_case shapes. `GET /stats` is exactly seed 002's
+ * The accounting answers in the original accounting's snake_case shapes. `GET /stats` is exactly that
  * `{"models":[{"model","input_tokens","output_tokens","calls","est_cost_usd"}],"total_est_cost_usd"}`
  * and nothing more (its schema doubles as the route's response schema, so an extra field cannot
  * slip out); `GET /runs/:id/stats` is the same per-model shape for one run, with progress and rates.
@@ -19,16 +19,16 @@ export const ModelStatsSchema = z
   })
   .strict();
 
-export const SeedStatsSchema = z
+export const StatsShapeSchema = z
   .object({
     models: z.array(ModelStatsSchema),
     total_est_cost_usd: z.number(),
   })
   .strict();
-export type SeedStats = z.infer<typeof SeedStatsSchema>;
+export type StatsShape = z.infer<typeof StatsShapeSchema>;
 
-/** The JSON schema Fastify serialises `GET /stats` with (drops anything not in the seed's shape). */
-export const SEED_STATS_JSON_SCHEMA = z.toJSONSchema(SeedStatsSchema, { target: 'draft-7' });
+/** The JSON schema Fastify serialises `GET /stats` with (drops anything not in the /stats shape). */
+export const STATS_JSON_SCHEMA = z.toJSONSchema(StatsShapeSchema, { target: 'draft-7' });
 
 export function toModelStats(m: ModelCost): z.infer<typeof ModelStatsSchema> {
   return {
@@ -40,15 +40,15 @@ export function toModelStats(m: ModelCost): z.infer<typeof ModelStatsSchema> {
   };
 }
 
-/** The seed's /stats answer, models sorted by name. */
-export function toSeedStats(report: StatsReport): SeedStats {
+/** The /stats answer, models sorted by name. */
+export function toStatsShape(report: StatsReport): StatsShape {
   const models = report.models.map(toModelStats).sort((a, b) => (a.model < b.model ? -1 : a.model > b.model ? 1 : 0));
   return { models, total_est_cost_usd: report.totalEstCostUsd };
 }
 
 const JOB_STATUSES: readonly JobStatus[] = ['pending', 'running', 'done', 'failed', 'cancelled'];
 
-/** One run's accounting: the seed's per-model figures plus each model's job progress, and the run's rate. */
+/** One run's accounting: the /stats per-model figures plus each model's job progress, and the run's rate. */
 export function toRunStats(detail: RunDetail, now = Date.now()) {
   const { run, jobs } = detail;
   const jobCounts = Object.fromEntries(JOB_STATUSES.map((s) => [s, jobs.filter((j) => j.status === s).length]));

@@ -124,7 +124,7 @@ export const CatalogSchema = z
   });
 export type CatalogData = z.infer<typeof CatalogSchema>;
 
-/** The seed's illustrative flat prices, used when the catalog gives none (seed 002). */
+/** The illustrative flat prices of the /stats accounting ($3 in, $15 out per million), used when the catalog gives none. */
 export const FALLBACK_PRICE = { inputPerMTok: 3, outputPerMTok: 15 } as const;
 
 export interface Price {
@@ -233,7 +233,7 @@ export class Catalog {
     };
   }
 
-  /** The price of a logical model: its first host's, else the seed's flat fallback. */
+  /** The price of a logical model: its first host's, else the flat fallback. */
   priceOf(model: string): Price {
     const first = this.data.models[model]?.hosts[0];
     return {
@@ -243,7 +243,7 @@ export class Catalog {
   }
 }
 
-/** A host's own price, else the seed's flat fallback. */
+/** A host's own price, else the flat fallback. */
 export function priceOfHost(host: Host): Price {
   return {
     inputPerMTok: host.inputPerMTok ?? FALLBACK_PRICE.inputPerMTok,

@@ -17,7 +17,7 @@ describe('HTTP API', () => {
     await api?.close();
   });
 
-  it('stats_reports_tokens_and_cost_per_model (seed 002)', async () => {
+  it('stats_reports_tokens_and_cost_per_model (the /stats accounting)', async () => {
     api = await startApi({ startScheduler: false });
     const { store } = api.engine;
     // Seed the store directly: one running run, one job, one record of 1,000,000 tokens each way.
@@ -38,7 +38,7 @@ describe('HTTP API', () => {
     expect(res.json.models[0].model).toBe('claude');
     expect(res.json.models[0].input_tokens).toBe(1_000_000);
     expect(res.json.total_est_cost_usd).toBe(18.0);
-    // Exactly the seed's shape and nothing more.
+    // Exactly the /stats shape and nothing more.
     expect(res.json).toEqual({
       models: [{ model: 'claude', input_tokens: 1_000_000, output_tokens: 1_000_000, calls: 1, est_cost_usd: 18 }],
       total_est_cost_usd: 18,

@@ -1,7 +1,7 @@
 /**
  * A fake model provider for tests: a real HTTP server on 127.0.0.1 (port 0) that answers like
  * OpenAI chat-completions (`POST /v1/chat/completions`), Anthropic messages (`POST /v1/messages`)
- * and the seed's generate endpoint (`POST /v1/generate`). Each request is scripted by the model id
+ * and the plain generate endpoint (`POST /v1/generate`). Each request is scripted by the model id
  * it names: answer, fail with a status (429 with Retry-After, 500, 401, 402, a quota body), hang,
  * answer empty, or drop the connection. Every arrival is recorded with its time, model and headers,
  * so tests measure pacing, count what reached an unsafe host, and check what was sent.

@@ -83,7 +83,7 @@ describe('Store', () => {
     expect(store.schemaVersion()).toBe(MIGRATIONS.length);
   });
 
-  // Seed 002, test 1: calls count records (model calls), not jobs.
+  // The /stats accounting: calls count records (model calls), not jobs.
   it('usage_by_model_sums_across_jobs', () => {
     const [job1, job2] = createRun(store, 'run1', ['claude'], 2, 2);
     const a1 = store.startAttempt(job1!.id, 'w')!;

@@ -1,5 +1,5 @@
 /**
- * The `generate` provider: the seed's plain HTTP model endpoint, `POST {baseUrl}/v1/generate`.
+ * The `generate` provider: the original coordinator's plain HTTP model endpoint, `POST {baseUrl}/v1/generate`.
  *   request   {model, prompt, system?, messages, max_tokens?, temperature?, top_p?, seed?, stop?}
  *             (`prompt` is the last user message, `system` the system messages joined; `messages`
  *             carries the whole conversation for servers that want it)

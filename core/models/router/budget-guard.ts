@@ -1,5 +1,5 @@
 /**
- * The budget guard (seed 004, §3.8): a rolling 24 h window of calls, tokens and USD per provider
+ * The budget guard: a rolling 24 h window of calls, tokens and USD per provider
  * under the router's profile, against the provider's daily budget (the profile's, else the
  * provider's own). A call reserves its estimate before it goes out, so concurrent calls cannot
  * overshoot together; the reservation is settled with the real usage when the call ends. A

@@ -1,5 +1,5 @@
 /**
- * Privacy routing (seed 004, §3.2). A host is privacy-safe iff it neither trains on nor logs
+ * Privacy routing. A host is privacy-safe iff it neither trains on nor logs
  * prompts. `strict` (the default) drops every unsafe host and refuses with `privacy_blocked` rather
  * than leak; `fallback` tries safe hosts first and an unsafe one only as a last resort; `off` uses
  * all. An instance can be locked to strict (`PANOPTES_PRIVACY_LOCK=strict`): then every call is

@@ -1,5 +1,5 @@
 /**
- * The prompt cache (seed 004, §3.3): exact match on the sha256 of the whole normalised request,
+ * The prompt cache: exact match on the sha256 of the whole normalised request,
  * so no parameter that changes an answer is left out of the key: the logical model, every message
  * (role and content), every sampling parameter (temperature, top_p, max tokens, seed, stop), the
  * privacy mode the call runs under (an answer produced with privacy off is never served to a

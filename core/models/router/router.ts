@@ -1,5 +1,5 @@
 /**
- * The router (seed 004): a ModelClient over the catalog. A call names a logical model; the router
+ * The router: a ModelClient over the catalog. A call names a logical model; the router
  * answers from the prompt cache when it can, else lets the SlotScheduler pick a host and calls it
  * under the provider's pacing and budget. A failure (429, 5xx, timeout, dropped connection, empty
  * answer, refused key, exhausted quota, a host without room for the prompt) penalises that host and

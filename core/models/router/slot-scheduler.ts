@@ -1,5 +1,5 @@
 /**
- * SlotScheduler (seed 004, §3.1): picks the best eligible host of a logical model for one attempt.
+ * SlotScheduler: picks the best eligible host of a logical model for one attempt.
  * Eligible = not blacklisted, not cooling down, not excluded (already tried by this call), allowed
  * by the privacy mode, a context window that holds the prompt plus the most it may write, a key
  * present, and room in the provider's budget. Ranked by least-recently-attempted provider (so load
