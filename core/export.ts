@@ -1,6 +1,6 @@
 /**
  * The exported shape of a response: one JSON object per line in responses.jsonl and in exports,
- * snake_case as in the seed, and CSV for spreadsheets.
+ * snake_case as in the original coordinator design, and CSV for spreadsheets.
  * Runs on: Node (core).
  */
 import type { StoredResponse } from './domain.js';
@@ -34,9 +34,18 @@ export const CSV_COLUMNS = [
   'input_tokens', 'output_tokens', 'latency_ms', 'host', 'cached', 'finished_at',
 ] as const;
 
+/**
+ * A text cell that a spreadsheet would read as a formula (it starts with =, +, -, @, a tab or a
+ * carriage return: a model's answer can be "=HYPERLINK(...)") gets a leading apostrophe, which
+ * spreadsheets show as text and do not evaluate (OWASP's CSV-injection advice). Numbers and
+ * booleans are written as they are.
+ */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
 function csvCell(value: string | number | boolean | undefined): string {
   if (value === undefined) return '';
-  const s = String(value);
+  let s = String(value);
+  if (typeof value === 'string' && FORMULA_START.test(s)) s = `'${s}`;
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
