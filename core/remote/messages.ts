@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import type { ErrorCode } from '../domain.js';
-import { SamplingSchema } from '../service/contract.js';
+import { SamplingSchema } from '../models/sampling.js';
 
 /** Bumped when a frame changes shape; a coordinator refuses a worker that speaks another one. */
 export const PROTOCOL_VERSION = 1;

@@ -17,7 +17,7 @@ import {
   type Usage,
 } from '../domain.js';
 import { responseRecord } from '../workers/response-record.js';
-import { Semaphore } from '../workers/semaphore.js';
+import { Semaphore } from '../concurrency/semaphore.js';
 import type { JobSink, WorkerHandle, WorkerInfo, WorkerJobProgress } from '../workers/worker-handle.js';
 import { FrameBatcher, budgetFor, jsonBytes } from './frame-batcher.js';
 import { Heartbeat } from './heartbeat.js';

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import type {
   Job,
+  JobStatus,
   ModelUsage,
   PrivacyMode,
   Run,
@@ -25,22 +26,13 @@ import type {
   ModelPosture,
   PostureReport,
 } from '../models/router/router-report.js';
+import { SamplingSchema } from '../models/sampling.js';
 import type { WorkerInfo } from '../workers/worker-handle.js';
 
-export type { Job, ModelUsage, PrivacyMode, Run, RunStatus, SerializedError, StoredResponse, Vignette, WorkerInfo };
+export type { Job, JobStatus, ModelUsage, PrivacyMode, Run, RunStatus, SerializedError, StoredResponse, Vignette, WorkerInfo };
 export type { CallAggregate, CallMetric, HostPosture, HostState, MetricsReport, ModelPosture, PostureReport };
 
 // ---- Inputs ----------------------------------------------------------------------------------
-
-export const SamplingSchema = z
-  .object({
-    temperature: z.number().min(0).max(2).optional(),
-    topP: z.number().gt(0).max(1).optional(),
-    maxTokens: z.number().int().positive().max(1_000_000).optional(),
-    seed: z.number().int().optional(),
-    stop: z.array(z.string()).max(16).optional(),
-  })
-  .strict();
 
 export const CreateRunInputSchema = z
   .object({

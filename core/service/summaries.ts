@@ -2,7 +2,7 @@
  * Run summaries and per-model cost: the store's usage priced with the catalog.
  * Runs on: Node (core).
  */
-import { estCostUsd } from '../cost.js';
+import { estCostUsd } from '../models/cost.js';
 import type { Run, RunId } from '../domain.js';
 import type { Catalog } from '../models/catalog.js';
 import type { Store } from '../store/store.js';

@@ -6,7 +6,7 @@
 import type { EvalJob, JobOutcome } from '../domain.js';
 import type { ModelClient } from '../models/model-client.js';
 import { runEval } from './run-eval.js';
-import { Semaphore } from './semaphore.js';
+import { Semaphore } from '../concurrency/semaphore.js';
 import type { JobSink, WorkerHandle, WorkerInfo } from './worker-handle.js';
 
 export interface LocalWorkerOptions {

@@ -17,7 +17,7 @@ import {
 } from '../domain.js';
 import type { ChatMessage, ModelClient, ModelResponse } from '../models/model-client.js';
 import { responseRecord } from './response-record.js';
-import type { Semaphore } from './semaphore.js';
+import type { Semaphore } from '../concurrency/semaphore.js';
 import type { JobSink } from './worker-handle.js';
 
 export interface RunEvalContext {

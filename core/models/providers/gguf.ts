@@ -16,7 +16,7 @@ import { isAbsolute, resolve } from 'node:path';
 import type { ChatHistoryItem, Llama, LlamaContext, LlamaContextSequence, LlamaModel } from 'node-llama-cpp';
 import { z } from 'zod';
 import { PanoptesError } from '../../domain.js';
-import { Semaphore } from '../../workers/semaphore.js';
+import { Semaphore } from '../../concurrency/semaphore.js';
 import type { Provider, ResolvedHost } from '../catalog.js';
 import type { ModelRequest } from '../model-client.js';
 import { failureFromNetwork, ProviderFailure } from './failures.js';

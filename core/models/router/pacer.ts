@@ -8,7 +8,7 @@
  * Runs on: Node (core).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Semaphore } from '../../workers/semaphore.js';
+import { Semaphore } from '../../concurrency/semaphore.js';
 
 export class ProviderPacer {
   readonly intervalMs: number;

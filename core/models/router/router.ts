@@ -12,7 +12,7 @@
  */
 import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { estCostUsd } from '../../cost.js';
+import { estCostUsd } from '../cost.js';
 import { PanoptesError, toPanoptesError, type PrivacyMode, type Usage } from '../../domain.js';
 import { RouterStore, type CallAggregateRow, type CallRow } from '../../store/router-store.js';
 import { Store } from '../../store/store.js';

@@ -30,4 +30,4 @@ export type {
   Vignette,
   WorkerInfo,
 } from '../../../core/service/contract.js';
-export type { JobStatus } from '../../../core/domain.js';
+export type { JobStatus } from '../../../core/service/contract.js';

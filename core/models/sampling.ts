@@ -1,0 +1,16 @@
+/**
+ * The sampling parameters a model call may carry, as a schema: every boundary that receives them
+ * (the contract's createRun, a remote worker's assign frame) validates against this one.
+ * Runs on: Node (core).
+ */
+import { z } from 'zod';
+
+export const SamplingSchema = z
+  .object({
+    temperature: z.number().min(0).max(2).optional(),
+    topP: z.number().gt(0).max(1).optional(),
+    maxTokens: z.number().int().positive().max(1_000_000).optional(),
+    seed: z.number().int().optional(),
+    stop: z.array(z.string()).max(16).optional(),
+  })
+  .strict();
