@@ -1,0 +1,76 @@
+/**
+ * The layer map of docs/ARCHITECTURE.md, checked by machine (`npm run lint`). Each layer may use
+ * the layers below it and never one above; `core/` never reaches Electron or the renderer; the
+ * renderer sees nothing of the engine but the contract's types.
+ * Runs on: Node (tooling).
+ */
+const layer = (name, path, mayNotUse) => ({
+  name,
+  comment: `${path} is below ${mayNotUse.join(', ')}`,
+  severity: 'error',
+  from: { path },
+  to: { path: `^(${mayNotUse.join('|')})/` },
+});
+
+const ABOVE_STORE = ['core/models', 'core/workers', 'core/remote', 'core/scheduler', 'core/scoring', 'core/service', 'core/http', 'core/cli'];
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'core-not-electron-or-renderer',
+      comment: 'core/ is plain Node: it never imports Electron or the renderer',
+      severity: 'error',
+      from: { path: '^core/' },
+      to: { path: '^(electron|renderer)/|^node_modules/electron/' },
+    },
+    {
+      name: 'renderer-sees-only-contract-types',
+      comment: 'the renderer depends on the contract (and what it re-exports), as types only',
+      severity: 'error',
+      from: { path: '^renderer/' },
+      to: { path: '^(core|electron)/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'renderer-only-through-the-contract',
+      comment: 'the renderer imports types from the contract file, nowhere else in core',
+      severity: 'error',
+      from: { path: '^renderer/' },
+      to: { path: '^(core|electron)/', pathNot: '^core/service/contract\\.ts$' },
+    },
+    {
+      name: 'base-is-the-bottom',
+      comment: 'the vocabulary (core/*.ts) and core/concurrency use no layer',
+      severity: 'error',
+      from: { path: '^core/([^/]+\\.ts|concurrency/)' },
+      to: { path: '^core/(store|models|workers|remote|scheduler|scoring|service|http|cli)/' },
+    },
+    layer('store-is-below-the-engine', '^core/store/', ABOVE_STORE),
+    layer('models-are-below-workers', '^core/models/', ABOVE_STORE.filter((p) => p !== 'core/models')),
+    layer('workers-are-below-scheduling', '^core/workers/', ['core/remote', 'core/scheduler', 'core/scoring', 'core/service', 'core/http', 'core/cli', 'core/store']),
+    layer('remote-is-below-the-service', '^core/remote/', ['core/scheduler', 'core/scoring', 'core/service', 'core/http', 'core/cli', 'core/store']),
+    layer('scheduler-is-below-the-service', '^core/scheduler/', ['core/remote', 'core/service', 'core/http', 'core/cli']),
+    layer('scoring-is-below-the-service', '^core/scoring/', ['core/remote', 'core/service', 'core/http', 'core/cli']),
+    layer('service-is-below-its-transports', '^core/service/', ['core/http', 'core/cli']),
+    layer('http-is-not-the-cli', '^core/http/', ['core/cli']),
+    {
+      name: 'electron-stays-thin',
+      comment: 'electron/ reaches the engine through the service, the remote listener and the HTTP bridge only (types aside)',
+      severity: 'error',
+      from: { path: '^electron/' },
+      to: { path: '^core/(store|scheduler|workers|models)/|^renderer/', dependencyTypesNot: ['type-only'] },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(dist|node_modules|release|test-results)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.tsx', '.js', '.cts', '.mts'] },
+  },
+};
