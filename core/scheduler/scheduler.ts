@@ -119,7 +119,7 @@ export class Scheduler {
   }
 
   /** Resolves when every queued or interrupted run has finished (the CLI's `resume`). */
-  async drain(): Promise<void> {
+  async finishAll(): Promise<void> {
     for (;;) {
       this.tick();
       if (this.active.size === 0) {

@@ -26,10 +26,13 @@ import type {
   ModelPosture,
   PostureReport,
 } from '../models/router/router-report.js';
+import type { ManifestIssue } from '../manifest.js';
 import { SamplingSchema } from '../models/sampling.js';
+import type { ResponsesPage } from '../store/store.js';
 import type { WorkerInfo } from '../workers/worker-handle.js';
 
 export type { Job, JobStatus, ModelUsage, PrivacyMode, Run, RunStatus, SerializedError, StoredResponse, Vignette, WorkerInfo };
+export type { ManifestIssue, ResponsesPage };
 export type { CallAggregate, CallMetric, HostPosture, HostState, MetricsReport, ModelPosture, PostureReport };
 
 // ---- Inputs ----------------------------------------------------------------------------------
@@ -142,16 +145,6 @@ export interface RunDetail {
   jobs: Job[];
   usage: ModelCost[];
   responsesPath: string;
-}
-
-export interface ResponsesPage {
-  items: StoredResponse[];
-  nextCursor: number | null;
-}
-
-export interface ManifestIssue {
-  line: number;
-  message: string;
 }
 
 export interface ManifestPreview {

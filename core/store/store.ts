@@ -59,7 +59,7 @@ export interface ResponseFilter {
   text?: string;
 }
 
-export interface ResponsePage {
+export interface ResponsesPage {
   items: StoredResponse[];
   /** Pass back as `cursor` for the next page; null at the end. */
   nextCursor: number | null;
@@ -782,7 +782,7 @@ export class Store {
     return r && r.lo !== null && r.hi !== null ? { lo: r.lo, hi: r.hi } : { lo: 1, hi: 0 };
   }
 
-  responses(runId: RunId, filter: ResponseFilter = {}, page: { limit?: number; cursor?: number } = {}): ResponsePage {
+  responses(runId: RunId, filter: ResponseFilter = {}, page: { limit?: number; cursor?: number } = {}): ResponsesPage {
     const limit = Math.min(Math.max(page.limit ?? 100, 1), 1000);
     const { lo, hi } = this.runSeqRange(runId);
     const params: Record<string, unknown> = { runId, cursor: Math.max(page.cursor ?? 0, lo - 1), hi, limit: limit + 1 };

@@ -9,7 +9,7 @@ import { ClientContext } from './api/client-context.js';
 import { connect } from './api/connect.js';
 import { App } from './app.js';
 import { ingest, setConnection } from './state/app-store.js';
-import { createFrameBatcher } from './state/frame-batcher.js';
+import { coalescePerRender } from './state/render-coalescer.js';
 import './styles/theme.css';
 import './styles/app.css';
 
@@ -30,7 +30,7 @@ const client = connect();
 if (client === null) {
   root.render(<NoLaunchToken />);
 } else {
-  client.onEvent(createFrameBatcher(ingest));
+  client.onEvent(coalescePerRender(ingest));
   client.onConnection(setConnection);
   root.render(
     <StrictMode>

@@ -181,7 +181,7 @@ describe('HTTP hardening', () => {
 
     // Once the scheduler drains the queue there is room again.
     api.engine.scheduler.start();
-    await api.engine.scheduler.drain();
+    await api.engine.scheduler.finishAll();
     expect((await api.call('POST', '/runs', { body })).status).toBe(201);
   });
 

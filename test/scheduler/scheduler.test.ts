@@ -69,7 +69,7 @@ describe('scheduler', () => {
     const manifest = writeManifest(tmp.dir, 10);
     const a = await engine.service.createRun({ manifestPath: manifest, models: ['fast'], epochs: 2 });
     const b = await engine.service.createRun({ manifestPath: manifest, models: ['fast'], epochs: 1 });
-    await engine.scheduler.drain();
+    await engine.scheduler.finishAll();
     expect(engine.store.getRun(a.id)!.status).toBe('done');
     expect(engine.store.getRun(b.id)!.status).toBe('done');
   });

@@ -27,7 +27,7 @@ export function registerResumeCommand(program: Command): void {
       }
       if (!opts.json) process.stderr.write(`resuming ${before.size} run(s)\n`);
       engine.scheduler.start();
-      await engine.scheduler.drain();
+      await engine.scheduler.finishAll();
       let status: number = EXIT.ok;
       for (const id of before) {
         const run = engine.store.getRun(id)!;

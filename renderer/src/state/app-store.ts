@@ -1,7 +1,7 @@
 /**
  * The renderer's shared state (zustand), fed by pushed events: run summaries and their usage,
  * workers, the event stream's connection, and the open run's job table. Events are applied in
- * batches (one per animation frame, see frame-batcher.ts), each batch as one state update. Views
+ * batches (one per animation frame, see render-coalescer.ts), each batch as one state update. Views
  * fetch once when they open and after a reconnect; nothing polls.
  * Runs on: renderer.
  */

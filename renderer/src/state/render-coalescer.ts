@@ -7,12 +7,12 @@
  * Runs on: renderer.
  */
 
-export interface FrameBatcherOptions {
+export interface RenderCoalescerOptions {
   /** Least time between two flushes (default 100 ms). */
   minIntervalMs?: number;
 }
 
-export function createFrameBatcher<T>(flush: (items: T[]) => void, opts: FrameBatcherOptions = {}): (item: T) => void {
+export function coalescePerRender<T>(flush: (items: T[]) => void, opts: RenderCoalescerOptions = {}): (item: T) => void {
   const minInterval = opts.minIntervalMs ?? 100;
   let queue: T[] = [];
   let scheduled = false;
