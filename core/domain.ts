@@ -146,6 +146,11 @@ export interface ModelUsage {
   outputTokens: number;
   /** Model calls: one per record, not per job. */
   calls: number;
+  /** Of `calls`, those answered from the prompt cache; their tokens are not in the billed totals above. */
+  cachedCalls: number;
+  /** Tokens the cached answers carry (what those calls would have cost had they gone to a provider). */
+  cachedInputTokens: number;
+  cachedOutputTokens: number;
 }
 
 /** A stored response, as listed and exported. */

@@ -49,8 +49,11 @@ export function parsePositiveInt(name: string) {
   };
 }
 
+/** Dollars by the app's rule (renderer/src/format.ts; a test holds the two to the same output): cents, or four places below a cent. */
 export function formatUsd(n: number): string {
-  return n >= 1 ? `$${n.toFixed(2)}` : `$${n.toFixed(4)}`;
+  if (n === 0) return '$0.00';
+  if (n < 0.01) return `$${n.toFixed(4)}`;
+  return `$${n.toFixed(2)}`;
 }
 
 export function formatInt(n: number): string {

@@ -2,7 +2,8 @@
  * The accounting answers in the original accounting's snake_case shapes. `GET /stats` is exactly that
  * `{"models":[{"model","input_tokens","output_tokens","calls","est_cost_usd"}],"total_est_cost_usd"}`
  * and nothing more (its schema doubles as the route's response schema, so an extra field cannot
- * slip out); `GET /runs/:id/stats` is the same per-model shape for one run, with progress and rates.
+ * slip out); `GET /runs/:id/stats` is the same per-model shape for one run, with progress, rates and
+ * what the prompt cache answered.
  * Runs on: Node (core).
  */
 import { z } from 'zod';
@@ -40,6 +41,20 @@ export function toModelStats(m: ModelCost): z.infer<typeof ModelStatsSchema> {
   };
 }
 
+/**
+ * What the prompt cache answered, in the same snake_case: the calls, the tokens those answers carry
+ * (not billed, so not in input_tokens/output_tokens) and what they would have cost. Per-run answers
+ * carry it; `/stats` does not, so its shape stays exactly the original one.
+ */
+export function toCacheStats(u: Pick<ModelCost, 'cachedCalls' | 'cachedInputTokens' | 'cachedOutputTokens' | 'savedCostUsd'>) {
+  return {
+    cached_calls: u.cachedCalls,
+    cached_input_tokens: u.cachedInputTokens,
+    cached_output_tokens: u.cachedOutputTokens,
+    saved_cost_usd: u.savedCostUsd,
+  };
+}
+
 /** The /stats answer, models sorted by name. */
 export function toStatsShape(report: StatsReport): StatsShape {
   const models = report.models.map(toModelStats).sort((a, b) => (a.model < b.model ? -1 : a.model > b.model ? 1 : 0));
@@ -57,6 +72,7 @@ export function toRunStats(detail: RunDetail, now = Date.now()) {
     const own = jobs.filter((j) => j.model === m.model);
     return {
       ...toModelStats(m),
+      ...toCacheStats(m),
       jobs_total: run.epochs,
       jobs_done: own.filter((j) => j.status === 'done').length,
       jobs_failed: own.filter((j) => j.status === 'failed').length,
@@ -72,6 +88,7 @@ export function toRunStats(detail: RunDetail, now = Date.now()) {
     calls_expected: run.jobCount * run.vignetteCount,
     input_tokens: run.inputTokens,
     output_tokens: run.outputTokens,
+    ...toCacheStats(run),
     elapsed_ms: elapsedMs,
     calls_per_second: elapsedMs > 0 ? Math.round((run.calls / elapsedMs) * 1000 * 100) / 100 : 0,
     models,

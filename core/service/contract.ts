@@ -122,7 +122,10 @@ export const EmptyInputSchema = z.object({}).strict().optional();
 // ---- Outputs ---------------------------------------------------------------------------------
 
 export interface ModelCost extends ModelUsage {
+  /** What the billed tokens cost at the catalog's prices. */
   estCostUsd: number;
+  /** What the cached answers' tokens would have cost: the prompt cache's saving. */
+  savedCostUsd: number;
 }
 
 export interface StatsReport {
@@ -131,6 +134,10 @@ export interface StatsReport {
   totalInputTokens: number;
   totalOutputTokens: number;
   totalCalls: number;
+  totalCachedCalls: number;
+  totalCachedInputTokens: number;
+  totalCachedOutputTokens: number;
+  totalSavedCostUsd: number;
 }
 
 export interface RunSummary extends Run {
@@ -138,6 +145,10 @@ export interface RunSummary extends Run {
   outputTokens: number;
   calls: number;
   estCostUsd: number;
+  cachedCalls: number;
+  cachedInputTokens: number;
+  cachedOutputTokens: number;
+  savedCostUsd: number;
 }
 
 export interface RunDetail {

@@ -45,7 +45,7 @@ import {
   type StatsReport,
 } from './contract.js';
 import type { EventHub, EventListener } from './event-hub.js';
-import { modelCosts, summarizeRun } from './summaries.js';
+import { modelCosts, summarizeRun, usageTotals } from './summaries.js';
 
 export interface ControlServiceOptions {
   store: Store;
@@ -211,12 +211,17 @@ export class ControlService implements ControlApi {
     const input = validateInput('stats', raw) ?? {};
     if (input.runId !== undefined) this.requireRun(input.runId);
     const models = this.costs(input.runId);
+    const t = usageTotals(models);
     return {
       models,
-      totalEstCostUsd: models.reduce((s, m) => s + m.estCostUsd, 0),
-      totalInputTokens: models.reduce((s, m) => s + m.inputTokens, 0),
-      totalOutputTokens: models.reduce((s, m) => s + m.outputTokens, 0),
-      totalCalls: models.reduce((s, m) => s + m.calls, 0),
+      totalEstCostUsd: t.estCostUsd,
+      totalInputTokens: t.inputTokens,
+      totalOutputTokens: t.outputTokens,
+      totalCalls: t.calls,
+      totalCachedCalls: t.cachedCalls,
+      totalCachedInputTokens: t.cachedInputTokens,
+      totalCachedOutputTokens: t.cachedOutputTokens,
+      totalSavedCostUsd: t.savedCostUsd,
     };
   }
 

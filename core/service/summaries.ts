@@ -8,18 +8,33 @@ import type { Catalog } from '../models/catalog.js';
 import type { Store } from '../store/store.js';
 import type { ModelCost, RunSummary } from './contract.js';
 
-/** Usage per model with estimated cost from the catalog's prices (the flat fallback otherwise). */
+/** Usage per model with estimated cost (and the cache's saving) from the catalog's prices (the flat fallback otherwise). */
 export function modelCosts(store: Store, catalog: Catalog, runId?: RunId): ModelCost[] {
-  return store.usageByModel(runId).map((u) => ({ ...u, estCostUsd: estCostUsd(u, catalog.priceOf(u.model)) }));
+  return store.usageByModel(runId).map((u) => {
+    const price = catalog.priceOf(u.model);
+    return {
+      ...u,
+      estCostUsd: estCostUsd(u, price),
+      savedCostUsd: estCostUsd({ inputTokens: u.cachedInputTokens, outputTokens: u.cachedOutputTokens }, price),
+    };
+  });
+}
+
+/** The totals over models that a run summary and a stats report both carry. */
+export function usageTotals(usage: readonly ModelCost[]) {
+  const sum = (pick: (u: ModelCost) => number) => usage.reduce((s, u) => s + pick(u), 0);
+  return {
+    inputTokens: sum((u) => u.inputTokens),
+    outputTokens: sum((u) => u.outputTokens),
+    calls: sum((u) => u.calls),
+    estCostUsd: sum((u) => u.estCostUsd),
+    cachedCalls: sum((u) => u.cachedCalls),
+    cachedInputTokens: sum((u) => u.cachedInputTokens),
+    cachedOutputTokens: sum((u) => u.cachedOutputTokens),
+    savedCostUsd: sum((u) => u.savedCostUsd),
+  };
 }
 
 export function summarizeRun(store: Store, catalog: Catalog, run: Run): RunSummary {
-  const usage = modelCosts(store, catalog, run.id);
-  return {
-    ...run,
-    inputTokens: usage.reduce((s, u) => s + u.inputTokens, 0),
-    outputTokens: usage.reduce((s, u) => s + u.outputTokens, 0),
-    calls: usage.reduce((s, u) => s + u.calls, 0),
-    estCostUsd: usage.reduce((s, u) => s + u.estCostUsd, 0),
-  };
+  return { ...run, ...usageTotals(modelCosts(store, catalog, run.id)) };
 }

@@ -148,6 +148,19 @@ interface VignetteRow {
 const JOB_COLUMNS = `j.id, j.run_id, j.model, j.epoch, j.status, j.attempt, j.worker_id, j.vignettes_done,
   j.input_tokens, j.output_tokens, j.started_at, j.finished_at, j.error, r.vignette_count`;
 
+interface UsageRow {
+  model: string;
+  input: number;
+  output: number;
+  calls: number;
+  cached_calls: number;
+  cached_input: number;
+  cached_output: number;
+}
+
+const USAGE_COLUMNS = `model, SUM(input_tokens) AS input, SUM(output_tokens) AS output, SUM(vignettes_done) AS calls,
+  SUM(cached_calls) AS cached_calls, SUM(cached_input_tokens) AS cached_input, SUM(cached_output_tokens) AS cached_output`;
+
 const RESPONSE_COLUMNS = `s.seq, s.job_id, s.vignette_idx, s.response, s.input_tokens, s.output_tokens,
   s.cached_tokens, s.reasoning_tokens, s.latency_ms, s.host, s.cached, s.finished_at,
   j.run_id, j.model, j.epoch, v.vignette_id, v.prompt, v.system, v.target, r.options`;
@@ -319,7 +332,8 @@ export class Store {
       ),
       addJobProgress: db.prepare(
         `UPDATE jobs SET vignettes_done = vignettes_done + ?, input_tokens = input_tokens + ?,
-           output_tokens = output_tokens + ?, first_seq = COALESCE(first_seq, ?), last_seq = ? WHERE id = ?`,
+           output_tokens = output_tokens + ?, cached_calls = cached_calls + ?, cached_input_tokens = cached_input_tokens + ?,
+           cached_output_tokens = cached_output_tokens + ?, first_seq = COALESCE(first_seq, ?), last_seq = ? WHERE id = ?`,
       ),
       runSeqRange: db.prepare<[string], { lo: number | null; hi: number | null }>(
         `SELECT MIN(first_seq) AS lo, MAX(last_seq) AS hi FROM jobs WHERE run_id = ?`,
@@ -342,14 +356,8 @@ export class Store {
       cancelJobs: db.prepare(
         `UPDATE jobs SET status = 'cancelled', finished_at = ? WHERE run_id = ? AND status IN ('pending', 'running')`,
       ),
-      usageAll: db.prepare<[], { model: string; input: number; output: number; calls: number }>(
-        `SELECT model, SUM(input_tokens) AS input, SUM(output_tokens) AS output, SUM(vignettes_done) AS calls
-         FROM jobs GROUP BY model HAVING SUM(vignettes_done) > 0 ORDER BY model`,
-      ),
-      usageRun: db.prepare<[string], { model: string; input: number; output: number; calls: number }>(
-        `SELECT model, SUM(input_tokens) AS input, SUM(output_tokens) AS output, SUM(vignettes_done) AS calls
-         FROM jobs WHERE run_id = ? GROUP BY model ORDER BY model`,
-      ),
+      usageAll: db.prepare<[], UsageRow>(`SELECT ${USAGE_COLUMNS} FROM jobs GROUP BY model HAVING SUM(vignettes_done) > 0 ORDER BY model`),
+      usageRun: db.prepare<[string], UsageRow>(`SELECT ${USAGE_COLUMNS} FROM jobs WHERE run_id = ? GROUP BY model ORDER BY model`),
       pendingVignettes: db.prepare<[string, number, number, number], VignetteRow>(
         `SELECT v.idx, v.vignette_id, v.prompt, v.system, v.target, v.metadata FROM vignettes v
           WHERE v.run_id = ? AND v.idx > ?
@@ -575,6 +583,9 @@ export class Store {
     const landed: StoredResponse[] = [];
     let input = 0;
     let output = 0;
+    let cachedCalls = 0;
+    let cachedInput = 0;
+    let cachedOutput = 0;
     for (const r of records) {
       const res = this.stmt.insertResponse.run(
         jobId,
@@ -592,7 +603,11 @@ export class Store {
       if (res.changes === 1) {
         landed.push({ ...r, seq: Number(res.lastInsertRowid) });
         // A record answered from the prompt cache is a call, but no provider billed its tokens.
-        if (!r.cached) {
+        if (r.cached) {
+          cachedCalls += 1;
+          cachedInput += r.usage.inputTokens;
+          cachedOutput += r.usage.outputTokens;
+        } else {
           input += r.usage.inputTokens;
           output += r.usage.outputTokens;
         }
@@ -600,7 +615,17 @@ export class Store {
     }
     if (landed.length > 0) {
       // Seqs only grow, so the batch's first and last are the job's newest bounds.
-      this.stmt.addJobProgress.run(landed.length, input, output, landed[0]!.seq, landed[landed.length - 1]!.seq, jobId);
+      this.stmt.addJobProgress.run(
+        landed.length,
+        input,
+        output,
+        cachedCalls,
+        cachedInput,
+        cachedOutput,
+        landed[0]!.seq,
+        landed[landed.length - 1]!.seq,
+        jobId,
+      );
     }
     return landed;
   }
@@ -740,12 +765,20 @@ export class Store {
 
   /**
    * Token totals per model from every landed record (tokens of records served from the prompt
-   * cache excluded: nobody billed them), as SQL over the per-job counters that each
+   * cache counted apart: nobody billed them, but the answers carry them), as SQL over the per-job counters that each
    * record's transaction maintains (so the aggregate reads jobs, not a million responses).
    */
   usageByModel(runId?: RunId): ModelUsage[] {
     const rows = runId === undefined ? this.stmt.usageAll.all() : this.stmt.usageRun.all(runId);
-    return rows.map((r) => ({ model: r.model, inputTokens: r.input, outputTokens: r.output, calls: r.calls }));
+    return rows.map((r) => ({
+      model: r.model,
+      inputTokens: r.input,
+      outputTokens: r.output,
+      calls: r.calls,
+      cachedCalls: r.cached_calls,
+      cachedInputTokens: r.cached_input,
+      cachedOutputTokens: r.cached_output,
+    }));
   }
 
   /** Every record of a run, in sequence order: the run's results. */

@@ -96,7 +96,9 @@ describe('Store', () => {
     expect(landed.landed).toBe(true);
     const stats = store.usageByModel();
     expect(stats).toHaveLength(1);
-    expect(stats[0]).toEqual({ model: 'claude', inputTokens: 200, outputTokens: 20, calls: 3 });
+    expect(stats[0]).toEqual({
+      model: 'claude', inputTokens: 200, outputTokens: 20, calls: 3, cachedCalls: 0, cachedInputTokens: 0, cachedOutputTokens: 0,
+    });
   });
 
   it('prices 1M input + 1M output tokens at the flat fallback as $18.00', () => {
@@ -265,11 +267,16 @@ describe('Store', () => {
     expect(store.responses('a', { vignetteId: 'nope' }).items).toEqual([]);
     expect(store.responses('a', { vignetteId: 'v17', epoch: 2 }).items).toHaveLength(1);
   });
-  it('counts a record served from the prompt cache as a call without billed tokens', () => {
-    const [job] = createRun(store, 'c', ['m'], 1, 2);
+  it('counts a record served from the prompt cache as a call without billed tokens, its tokens counted apart', () => {
+    const [job] = createRun(store, 'c', ['m'], 1, 3);
     const a = store.startAttempt(job!.id, 'w')!;
-    store.appendRecords(job!.id, a, [record('c', job!.id, 'm', 1, 0, 100, 10), { ...record('c', job!.id, 'm', 1, 1, 100, 10), cached: true }]);
-    expect(store.usageByModel('c')).toEqual([{ model: 'm', inputTokens: 100, outputTokens: 10, calls: 2 }]);
-    expect(store.runResults('c').map((r) => r.cached)).toEqual([false, true]);
+    const cached = (idx: number, input: number, output: number) => ({ ...record('c', job!.id, 'm', 1, idx, input, output), cached: true });
+    store.appendRecords(job!.id, a, [record('c', job!.id, 'm', 1, 0, 100, 10), cached(1, 70, 7)]);
+    // A record landing twice counts once, cached or not.
+    store.appendRecords(job!.id, a, [cached(1, 70, 7), cached(2, 30, 3)]);
+    expect(store.usageByModel('c')).toEqual([
+      { model: 'm', inputTokens: 100, outputTokens: 10, calls: 3, cachedCalls: 2, cachedInputTokens: 100, cachedOutputTokens: 10 },
+    ]);
+    expect(store.runResults('c').map((r) => r.cached)).toEqual([false, true, true]);
   });
 });

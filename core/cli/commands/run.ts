@@ -10,6 +10,8 @@ import { loadServerTls, parsePort } from '../../remote/transport.js';
 import { responsesPath } from '../../scheduler/response-log.js';
 import type { ModelCost, RunSummary } from '../../service/contract.js';
 import type { Engine } from '../../service/engine.js';
+import { usageTotals } from '../../service/summaries.js';
+import { toCacheStats, toModelStats } from '../../http/stats-shapes.js';
 import { EXIT, addCommonOptions, formatInt, formatUsd, openCliEngine, parsePositiveInt, reportError, type CommonOptions } from '../common.js';
 import { createProgressReporter } from '../progress.js';
 
@@ -49,24 +51,37 @@ export function runSummaryJson(engine: Engine, run: Run) {
     error: run.error,
     responses_path: responsesPath(engine.dataDir, run.id),
     elapsed_ms: run.finishedAt && run.startedAt ? run.finishedAt - run.startedAt : null,
-    models: s.models.map((m) => ({
-      model: m.model,
-      input_tokens: m.inputTokens,
-      output_tokens: m.outputTokens,
-      calls: m.calls,
-      est_cost_usd: m.estCostUsd,
-    })),
+    models: s.models.map((m) => ({ ...toModelStats(m), ...toCacheStats(m) })),
     total_est_cost_usd: s.totalEstCostUsd,
+    ...toCacheStats({
+      cachedCalls: s.totalCachedCalls,
+      cachedInputTokens: s.totalCachedInputTokens,
+      cachedOutputTokens: s.totalCachedOutputTokens,
+      savedCostUsd: s.totalSavedCostUsd,
+    }),
   }));
 }
 
+/**
+ * Calls, billed tokens and cost per model, and what the prompt cache answered: a re-run served
+ * from the cache shows its cached calls, the tokens those answers carry and the cost they saved.
+ */
 export function printUsageTable(models: ModelCost[], out: NodeJS.WriteStream = process.stdout): void {
-  const rows = [
-    ['model', 'calls', 'input tokens', 'output tokens', 'est. cost'],
-    ...models.map((m) => [m.model, formatInt(m.calls), formatInt(m.inputTokens), formatInt(m.outputTokens), formatUsd(m.estCostUsd)]),
+  const t = usageTotals(models);
+  const anyCached = t.cachedCalls > 0;
+  const row = (name: string, u: Omit<ModelCost, 'model'>) => [
+    name,
+    formatInt(u.calls),
+    formatInt(u.inputTokens),
+    formatInt(u.outputTokens),
+    formatUsd(u.estCostUsd),
+    ...(anyCached ? [formatInt(u.cachedCalls), formatInt(u.cachedInputTokens + u.cachedOutputTokens), formatUsd(u.savedCostUsd)] : []),
   ];
-  const total = models.reduce((s, m) => s + m.estCostUsd, 0);
-  rows.push(['total', formatInt(models.reduce((s, m) => s + m.calls, 0)), formatInt(models.reduce((s, m) => s + m.inputTokens, 0)), formatInt(models.reduce((s, m) => s + m.outputTokens, 0)), formatUsd(total)]);
+  const rows = [
+    ['model', 'calls', 'input tokens', 'output tokens', 'est. cost', ...(anyCached ? ['from cache', 'cached tokens', 'saved'] : [])],
+    ...models.map((m) => row(m.model, m)),
+    row('total', t),
+  ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
   for (const r of rows) out.write(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ') + '\n');
 }

@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import { EXIT, addCommonOptions, openCliEngine, reportError, type CommonOptions } from '../common.js';
+import { toStatsShape } from '../../http/stats-shapes.js';
 import { printUsageTable } from './run.js';
 
 export function registerStatsCommand(program: Command): void {
@@ -19,18 +20,7 @@ export function registerStatsCommand(program: Command): void {
       engine = openCliEngine(opts);
       const stats = await engine.service.stats(opts.run === undefined ? {} : { runId: opts.run });
       if (opts.json) {
-        process.stdout.write(
-          JSON.stringify({
-            models: stats.models.map((m) => ({
-              model: m.model,
-              input_tokens: m.inputTokens,
-              output_tokens: m.outputTokens,
-              calls: m.calls,
-              est_cost_usd: m.estCostUsd,
-            })),
-            total_est_cost_usd: stats.totalEstCostUsd,
-          }) + '\n',
-        );
+        process.stdout.write(JSON.stringify(toStatsShape(stats)) + '\n');
       } else if (stats.models.length === 0) {
         process.stdout.write('no responses recorded yet\n');
       } else {

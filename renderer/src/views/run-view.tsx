@@ -270,6 +270,16 @@ export function RunView({ runId }: { runId: string }) {
             sub="input / output"
           />
           <Metric label="Est. cost" testId="metric-cost" value={formatUsd(run.estCostUsd)} sub="from catalog prices" />
+          <Metric
+            label="From cache"
+            testId="metric-cached"
+            value={`${formatInt(run.cachedCalls)} calls`}
+            sub={
+              run.cachedCalls > 0
+                ? `${formatInt(run.cachedInputTokens)} / ${formatInt(run.cachedOutputTokens)} tokens · saved ${formatUsd(run.savedCostUsd)}`
+                : 'answered by the prompt cache'
+            }
+          />
         </div>
         <ProgressBar fraction={progressFraction(run)} status={run.status} label="run progress" />
       </div>

@@ -1,6 +1,7 @@
 /**
  * Stats: input and output tokens, calls and estimated cost per model, for one run or all runs, as
- * bar charts (recharts) with the same numbers in a table beside them. One run's numbers follow
+ * bar charts (recharts) with the same numbers in a table beside them; what the prompt cache answered
+ * is stacked, lighter, on what providers billed. One run's numbers follow
  * its events live; the all-runs totals are fetched again whenever a run ends.
  * Runs on: renderer.
  */
@@ -17,48 +18,69 @@ import { formatCompact, formatInt, formatUsd, formatUsdAxis } from '../format.js
 import { useAppStore } from '../state/app-store.js';
 import { navigate } from '../state/router.js';
 
-type MetricKey = 'inputTokens' | 'outputTokens' | 'calls' | 'estCostUsd';
+/**
+ * Each chart stacks what providers billed under what the prompt cache answered, so a re-run served
+ * from the cache shows its tokens (as cached) instead of an empty chart; the label on top is the sum.
+ */
+interface ChartSpec {
+  key: string;
+  title: string;
+  billed: (m: ModelCost) => number;
+  cached: (m: ModelCost) => number;
+  billedName: string;
+  cachedName: string;
+  format: (n: number) => string;
+  axis: (n: number) => string;
+}
 
-const CHARTS: Array<{ key: MetricKey; title: string; format: (n: number) => string; axis: (n: number) => string }> = [
-  { key: 'inputTokens', title: 'Input tokens', format: formatInt, axis: formatCompact },
-  { key: 'outputTokens', title: 'Output tokens', format: formatInt, axis: formatCompact },
-  { key: 'calls', title: 'Calls', format: formatInt, axis: formatCompact },
-  { key: 'estCostUsd', title: 'Estimated cost (USD)', format: formatUsd, axis: formatUsdAxis },
+const CHARTS: ChartSpec[] = [
+  { key: 'inputTokens', title: 'Input tokens', billed: (m) => m.inputTokens, cached: (m) => m.cachedInputTokens, billedName: 'billed', cachedName: 'from cache', format: formatInt, axis: formatCompact },
+  { key: 'outputTokens', title: 'Output tokens', billed: (m) => m.outputTokens, cached: (m) => m.cachedOutputTokens, billedName: 'billed', cachedName: 'from cache', format: formatInt, axis: formatCompact },
+  { key: 'calls', title: 'Calls', billed: (m) => m.calls - m.cachedCalls, cached: (m) => m.cachedCalls, billedName: 'to a provider', cachedName: 'from cache', format: formatInt, axis: formatCompact },
+  { key: 'estCostUsd', title: 'Estimated cost (USD)', billed: (m) => m.estCostUsd, cached: (m) => m.savedCostUsd, billedName: 'spent', cachedName: 'saved by the cache', format: formatUsd, axis: formatUsdAxis },
 ];
 
-function MetricChart({
-  models,
-  chart,
-  color,
-  colors,
-}: {
-  models: readonly ModelCost[];
-  chart: (typeof CHARTS)[number];
-  color: string;
-  colors: ThemeColors;
-}) {
+/** Model names slant once three or more share the axis, so long ids never run into each other. */
+const SLANT_FROM = 3;
+
+function MetricChart({ models, chart, color, colors }: { models: readonly ModelCost[]; chart: ChartSpec; color: string; colors: ThemeColors }) {
+  const data = models.map((m) => ({ model: m.model, billed: chart.billed(m), cached: chart.cached(m), total: chart.billed(m) + chart.cached(m) }));
+  const slant = models.length >= SLANT_FROM;
   return (
     <div className="card chart-card" data-testid={`chart-${chart.key}`}>
       <h3>{chart.title}</h3>
-      <BarChart responsive style={{ width: '100%', height: 230 }} data={[...models]} margin={{ top: 22, right: 8, bottom: 4, left: 8 }}>
+      <BarChart
+        responsive
+        style={{ width: '100%', height: slant ? 270 : 230 }}
+        data={data}
+        margin={{ top: 22, right: 8, bottom: 4, left: 8 }}
+        accessibilityLayer
+        title={`${chart.title} per model`}
+      >
         <CartesianGrid vertical={false} stroke={colors.border} />
-        <XAxis dataKey="model" tick={{ fill: colors.muted, fontSize: 12 }} stroke={colors.border} interval={0} />
+        <XAxis
+          dataKey="model"
+          tick={{ fill: colors.muted, fontSize: 12 }}
+          stroke={colors.border}
+          interval={0}
+          {...(slant ? { angle: -30, textAnchor: 'end', height: 64 } : {})}
+        />
         <YAxis tickFormatter={chart.axis} tick={{ fill: colors.muted, fontSize: 12 }} stroke={colors.border} width={56} />
         <Tooltip
           cursor={{ fill: colors['surface-2'] }}
           contentStyle={{ background: colors.surface, border: `1px solid ${colors.border}`, color: colors.text }}
-          formatter={(value) => [chart.format(Number(value)), chart.title]}
+          formatter={(value, name) => [chart.format(Number(value)), name === 'cached' ? chart.cachedName : chart.billedName]}
         />
-        <Bar dataKey={chart.key} fill={color} isAnimationActive={false} maxBarSize={64} radius={[3, 3, 0, 0]}>
-          <LabelList
-            dataKey={chart.key}
-            position="top"
-            fill={colors.text}
-            fontSize={12}
-            formatter={(value) => chart.format(Number(value))}
-          />
+        <Bar dataKey="billed" stackId="a" fill={color} isAnimationActive={false} maxBarSize={64} />
+        <Bar dataKey="cached" stackId="a" fill={color} fillOpacity={0.4} stroke={color} isAnimationActive={false} maxBarSize={64} radius={[3, 3, 0, 0]}>
+          <LabelList dataKey="total" position="top" fill={colors.text} fontSize={12} formatter={(value) => chart.format(Number(value))} />
         </Bar>
       </BarChart>
+      {data.some((d) => d.cached > 0) ? (
+        <p className="muted small chart-legend" data-testid={`chart-${chart.key}-cached`}>
+          Lighter: {chart.cachedName} ({chart.format(data.reduce((s, d) => s + d.cached, 0))})
+        </p>
+      ) : null}
     </div>
   );
 }
@@ -67,7 +89,10 @@ function StatsTable({ models }: { models: readonly ModelCost[] }) {
   return (
     <div className="card">
       <ModelCostTable models={models} testId="stats-table" withTotal />
-      <p className="muted small pad">Costs are estimates from the catalog's prices per million tokens.</p>
+      <p className="muted small pad">
+        Costs are estimates from the catalog's prices per million tokens. Calls answered from the prompt cache are billed to no
+        one: their tokens and what they would have cost are counted apart.
+      </p>
     </div>
   );
 }
