@@ -1,0 +1,308 @@
+/**
+ * The statistics of a score report, as pure numerics over plain arrays: the mean with its t
+ * interval (and the clustered one), epoch reducers, pass@k and pass^k, flip rate, the paired
+ * comparison of two models (paired t, exact McNemar, Holm), the minimum detectable difference, the
+ * epoch noise share and Krippendorff's alpha. Each is checked against scipy/statsmodels to 1e-9
+ * (scripts/stats-reference.py makes the fixtures). Every function here is one O(n) pass or a sort,
+ * so the report can call it on 100,000 vignettes without holding the event loop; the report does
+ * the streaming and the yielding. docs/reference/statistics.md says what each figure means.
+ * Runs on: Node (core); pure, no I/O.
+ */
+import binomialCdf from '@stdlib/stats-base-dists-binomial-cdf';
+import tCdfImpl from '@stdlib/stats-base-dists-t-cdf';
+import tQuantileImpl from '@stdlib/stats-base-dists-t-quantile';
+import type { EpochReducer } from './report-shape.js';
+
+/** Student's t quantile: the x with P(T ≤ x) = p for df degrees of freedom (df > 0). */
+export function tQuantile(p: number, df: number): number {
+  return tQuantileImpl(p, df);
+}
+
+/** Student's t cumulative distribution: P(T ≤ t) for df degrees of freedom (df > 0). */
+export function tCdf(t: number, df: number): number {
+  return tCdfImpl(t, df);
+}
+
+export function mean(xs: ArrayLike<number>): number {
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) s += xs[i]!;
+  return s / xs.length;
+}
+
+/** Sample variance (n − 1 in the denominator), two-pass for accuracy; NaN when n < 2. */
+export function sampleVariance(xs: ArrayLike<number>): number {
+  const n = xs.length;
+  if (n < 2) return NaN;
+  const m = mean(xs);
+  let ss = 0;
+  for (let i = 0; i < n; i++) {
+    const d = xs[i]! - m;
+    ss += d * d;
+  }
+  return ss / (n - 1);
+}
+
+/** A mean with its standard error and two-sided 95 % t interval; the last two null when n < 2. */
+export interface MeanInterval {
+  n: number;
+  mean: number;
+  stderr: number | null;
+  ci95: [number, number] | null;
+  /** Degrees of freedom of the t used for ci95 (n − 1, or clusters − 1); null with the interval. */
+  df: number | null;
+}
+
+function interval(n: number, m: number, se: number, df: number): MeanInterval {
+  if (!(df >= 1) || !Number.isFinite(se)) return { n, mean: m, stderr: null, ci95: null, df: null };
+  const h = tQuantile(0.975, df) * se;
+  return { n, mean: m, stderr: se, ci95: [m - h, m + h], df };
+}
+
+/** mean ± t(0.975, n − 1) · sd/√n. */
+export function meanInterval(xs: ArrayLike<number>): MeanInterval {
+  const n = xs.length;
+  const m = n > 0 ? mean(xs) : NaN;
+  return interval(n, m, Math.sqrt(sampleVariance(xs) / n), n - 1);
+}
+
+/**
+ * The mean with a cluster-robust standard error: vignettes sharing a metadata value (a cluster) are
+ * not independent evidence, so the residuals are summed within each cluster first.
+ * SE_c = √(C/(C−1) · Σ_c (Σ_{i∈c} (x_i − μ))²) / n, with t on C − 1 degrees of freedom (statsmodels'
+ * OLS on a constant with cov_type='cluster', use_t=True). `cluster[i]` is x_i's cluster index.
+ * Interval null with fewer than two clusters.
+ */
+export function clusteredMeanInterval(xs: ArrayLike<number>, cluster: ArrayLike<number>): MeanInterval & { clusters: number } {
+  const n = xs.length;
+  if (cluster.length !== n) throw new RangeError(`clusteredMeanInterval: ${n} values but ${cluster.length} cluster labels`);
+  const m = n > 0 ? mean(xs) : NaN;
+  const sums = new Map<number, number>();
+  for (let i = 0; i < n; i++) sums.set(cluster[i]!, (sums.get(cluster[i]!) ?? 0) + (xs[i]! - m));
+  const c = sums.size;
+  let ss = 0;
+  for (const s of sums.values()) ss += s * s;
+  const se = c >= 2 ? Math.sqrt((c / (c - 1)) * ss) / n : NaN;
+  return { ...interval(n, m, se, c - 1), clusters: c };
+}
+
+/**
+ * How a vignette's epoch scores become its one value x_i. `mean`: their mean. `majority`: their
+ * median, which on pass/fail values is the majority vote (a tie of an even K gives 0.5) and on
+ * graded values the middle score. `max`: the best epoch (the optimist's "any epoch got it").
+ * `values` must not be empty.
+ */
+export function reduceEpochs(values: ArrayLike<number>, reducer: EpochReducer): number {
+  const k = values.length;
+  if (k === 0) throw new RangeError('reduceEpochs: no values');
+  switch (reducer) {
+    case 'mean':
+      return mean(values);
+    case 'max': {
+      let best = -Infinity;
+      for (let i = 0; i < k; i++) if (values[i]! > best) best = values[i]!;
+      return best;
+    }
+    case 'majority': {
+      const sorted = Float64Array.from(values).sort();
+      const mid = k >> 1;
+      return k % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+    }
+  }
+}
+
+function checkCounts(epochs: number, passes: number, k: number): void {
+  if (!(Number.isInteger(epochs) && Number.isInteger(passes) && Number.isInteger(k) && passes >= 0 && passes <= epochs && k >= 1 && k <= epochs)) {
+    throw new RangeError(`need integers 0 ≤ c ≤ K and 1 ≤ k ≤ K, got K=${epochs} c=${passes} k=${k}`);
+  }
+}
+
+/**
+ * The unbiased pass@k of a vignette with c passes in K epochs: 1 − C(K−c, k)/C(K, k), the chance
+ * that at least one of k epochs drawn without replacement passes. The ratio of binomials is taken
+ * as a product, which never overflows.
+ */
+export function passAtK(epochs: number, passes: number, k: number): number {
+  checkCounts(epochs, passes, k);
+  if (epochs - passes < k) return 1;
+  let allFail = 1;
+  for (let j = 0; j < k; j++) allFail *= (epochs - passes - j) / (epochs - j);
+  return 1 - allFail;
+}
+
+/** pass^k: C(c, k)/C(K, k), the chance that all of k epochs drawn without replacement pass. */
+export function passHatK(epochs: number, passes: number, k: number): number {
+  checkCounts(epochs, passes, k);
+  if (passes < k) return 0;
+  let allPass = 1;
+  for (let j = 0; j < k; j++) allPass *= (passes - j) / (epochs - j);
+  return allPass;
+}
+
+/** A vignette's flip rate: 2c(K−c)/(K(K−1)), the chance two of its epochs disagree; K ≥ 2. */
+export function flipRate(epochs: number, passes: number): number {
+  if (!(Number.isInteger(epochs) && Number.isInteger(passes) && epochs >= 2 && passes >= 0 && passes <= epochs)) {
+    throw new RangeError(`flipRate needs integers K ≥ 2 and 0 ≤ c ≤ K, got K=${epochs} c=${passes}`);
+  }
+  return (2 * passes * (epochs - passes)) / (epochs * (epochs - 1));
+}
+
+/** The paired comparison of two models over the vignettes both answered. */
+export interface PairedTest {
+  n: number;
+  /** Mean of d_i. */
+  diff: number;
+  /** sd(d)/√n; null when n < 2. */
+  stderr: number | null;
+  ci95: [number, number] | null;
+  /**
+   * Two-sided paired t p-value. When every d_i is the same (sd = 0) the t statistic is 0/0 or ±∞:
+   * p is 1 if they are all zero (no difference at all) and 0 otherwise. Null when n < 2.
+   */
+  p_value: number | null;
+  /** (t(0.975, n−1) + t(0.80, n−1)) · sd(d)/√n; null when n < 2. */
+  min_detectable_diff: number | null;
+}
+
+/** Paired t on the differences d_i = x_(a,i) − x_(b,i). */
+export function pairedTTest(d: ArrayLike<number>): PairedTest {
+  const iv = meanInterval(d);
+  if (iv.stderr === null || iv.df === null) {
+    return { n: iv.n, diff: iv.mean, stderr: null, ci95: null, p_value: null, min_detectable_diff: null };
+  }
+  let p: number;
+  if (iv.stderr === 0) p = iv.mean === 0 ? 1 : 0;
+  else p = Math.min(1, 2 * tCdf(-Math.abs(iv.mean / iv.stderr), iv.df));
+  return {
+    n: iv.n,
+    diff: iv.mean,
+    stderr: iv.stderr,
+    ci95: iv.ci95,
+    p_value: p,
+    min_detectable_diff: minimumDetectableDiff(iv.stderr, iv.df),
+  };
+}
+
+/**
+ * The smallest true difference a two-sided paired test at α = 0.05 finds with 80 % power at this
+ * n: (t(0.975, df) + t(0.80, df)) · SE, about 2.8 · SE once n is large.
+ */
+export function minimumDetectableDiff(stderr: number, df: number): number {
+  return (tQuantile(0.975, df) + tQuantile(0.8, df)) * stderr;
+}
+
+/**
+ * Exact McNemar test (two-sided) for pass/fail pairs with one epoch: b vignettes where only a
+ * passed, c where only b passed; p = min(1, 2 · P(Bin(b + c, ½) ≤ min(b, c))). 1 when b + c = 0.
+ */
+export function mcnemarExact(b: number, c: number): number {
+  if (!(Number.isInteger(b) && Number.isInteger(c) && b >= 0 && c >= 0)) {
+    throw new RangeError(`mcnemarExact needs non-negative integer counts, got b=${b} c=${c}`);
+  }
+  return Math.min(1, 2 * binomialCdf(Math.min(b, c), b + c, 0.5));
+}
+
+/**
+ * Holm's step-down adjustment across a family of p-values: sorted ascending, the j-th (from 0) is
+ * multiplied by (m − j), made non-decreasing and capped at 1. Nulls (tests that could not be made)
+ * are not part of the family and stay null.
+ */
+export function holm(ps: readonly (number | null)[]): (number | null)[] {
+  const idx: number[] = [];
+  ps.forEach((p, i) => {
+    if (p !== null && Number.isFinite(p)) idx.push(i);
+  });
+  idx.sort((i, j) => ps[i]! - ps[j]!);
+  const out: (number | null)[] = ps.map(() => null);
+  const m = idx.length;
+  let running = 0;
+  idx.forEach((i, j) => {
+    running = Math.max(running, Math.min(1, (m - j) * ps[i]!));
+    out[i] = running;
+  });
+  return out;
+}
+
+/**
+ * The share of Var(x) that is epoch noise: (mean over vignettes of s_i²/K_i) / Var(x), with s_i²
+ * the sample variance of vignette i's epoch scores and x_i their mean. Near 1: the epochs disagree
+ * with each other as much as the vignettes differ, so more epochs would tighten the interval; near
+ * 0: the spread is between vignettes, so only more vignettes would. Estimated, so capped at 1.
+ * `noise[i]` is s_i²/K_i, NaN for a vignette with fewer than two epochs (left out of the mean).
+ * Null when no vignette has two epochs or Var(x) is 0.
+ */
+export function epochNoiseShare(xs: ArrayLike<number>, noise: ArrayLike<number>): number | null {
+  let sum = 0;
+  let count = 0;
+  for (let i = 0; i < noise.length; i++) {
+    if (!Number.isNaN(noise[i]!)) {
+      sum += noise[i]!;
+      count++;
+    }
+  }
+  const v = sampleVariance(xs);
+  if (count === 0 || !(v > 0)) return null;
+  return Math.min(1, sum / count / v);
+}
+
+/** s²/K of one vignette's epoch scores (the variance of their mean); NaN with fewer than two. */
+export function epochNoise(values: ArrayLike<number>): number {
+  return sampleVariance(values) / values.length;
+}
+
+/**
+ * Krippendorff's alpha: how far judges (coders) agree beyond chance, 1 − D_o/D_e, over units (the
+ * scored responses) each with one value per judge or null where a judge gave none. Units with
+ * fewer than two values carry no pairs and are left out. `interval`: squared difference of values;
+ * `nominal`: values agree only when equal. Both are closed forms of the coincidence-matrix
+ * definition (n pairable values, m_u values in unit u): interval α = 1 − (n−1)/n · Σ_u (m_u/(m_u−1))
+ * SS_u / SS, with SS_u the squared deviations within unit u and SS those from the grand mean;
+ * nominal as written below. docs/reference/statistics.md derives them.
+ * Null when fewer than two pairable values exist or every value is the same (D_e = 0).
+ */
+export function krippendorffAlpha(units: readonly (readonly (number | null)[])[], level: 'interval' | 'nominal'): number | null {
+  // Pairable values only: units with two or more values.
+  const pairable: number[][] = [];
+  for (const u of units) {
+    const vals = u.filter((v): v is number => v !== null && v !== undefined && !Number.isNaN(v));
+    if (vals.length >= 2) pairable.push(vals);
+  }
+  let n = 0;
+  for (const u of pairable) n += u.length;
+  if (n < 2) return null;
+  if (level === 'interval') {
+    let total = 0;
+    for (const u of pairable) for (const v of u) total += v;
+    const grand = total / n;
+    let ssAll = 0;
+    let within = 0;
+    for (const u of pairable) {
+      const m = mean(u);
+      let ss = 0;
+      for (const v of u) {
+        ssAll += (v - grand) * (v - grand);
+        ss += (v - m) * (v - m);
+      }
+      within += (u.length * ss) / (u.length - 1);
+    }
+    if (ssAll === 0) return null;
+    return 1 - ((n - 1) / n) * (within / ssAll);
+  }
+  // Nominal: D_o = (1/n) Σ_u (m_u² − Σ_v n_uv²)/(m_u − 1); D_e = (n² − Σ_v n_v²)/(n(n − 1)).
+  const overall = new Map<number, number>();
+  let observed = 0;
+  for (const u of pairable) {
+    const counts = new Map<number, number>();
+    for (const v of u) counts.set(v, (counts.get(v) ?? 0) + 1);
+    let sq = 0;
+    for (const [v, c] of counts) {
+      sq += c * c;
+      overall.set(v, (overall.get(v) ?? 0) + c);
+    }
+    observed += (u.length * u.length - sq) / (u.length - 1);
+  }
+  let sqAll = 0;
+  for (const c of overall.values()) sqAll += c * c;
+  const expected = (n * n - sqAll) / (n * (n - 1));
+  if (expected === 0) return null;
+  return 1 - observed / n / expected;
+}

@@ -1,0 +1,282 @@
+#!/usr/bin/python3
+"""
+Reference values for core/scoring/statistics.ts, computed by an independent implementation:
+scipy (t distribution, paired t test, sem), statsmodels (cluster-robust standard error, exact
+McNemar, Holm) and Krippendorff's alpha from its published coincidence-matrix definition (checked
+here against the worked example of Krippendorff, "Computing Krippendorff's Alpha-Reliability",
+2011). Writes test/scoring/fixtures/statistics.json; test/scoring/statistics.test.ts compares every
+function with it to 1e-9.
+
+Run with Debian's python3 (apt-get install -y python3-scipy python3-statsmodels):
+    /usr/bin/python3 scripts/stats-reference.py
+The data are drawn from a fixed seed, so re-running gives the same file.
+Runs on: Python 3 with scipy and statsmodels (a developer's tool; CI reads only its output).
+"""
+import json
+import math
+import os
+from fractions import Fraction
+from math import comb
+
+import numpy as np
+import statsmodels.api as sm
+from scipy import stats
+from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.multitest import multipletests
+
+rng = np.random.default_rng(20261130)
+OUT = os.path.join(os.path.dirname(__file__), '..', 'test', 'scoring', 'fixtures', 'statistics.json')
+
+
+def floats(a):
+    return [float(v) for v in a]
+
+
+def t_ppf(p, df):
+    """
+    The t quantile, polished by Newton steps on scipy's t CDF. Debian's scipy 1.10 computes t.ppf
+    with cephes' stdtrit, which is off by up to ~2e-9 relative (checked against mpmath at 40
+    digits); its CDF is accurate to ~1e-16, so solving F(x) = p on it gives the quantile to
+    double precision.
+    """
+    x = float(stats.t.ppf(p, df))
+    for _ in range(3):
+        x -= (float(stats.t.cdf(x, df)) - p) / float(stats.t.pdf(x, df))
+    return x
+
+
+def t_ppf_cdf():
+    quantiles, cdfs = [], []
+    for df in [1, 2, 3, 4, 5, 7, 10, 19, 30, 99, 100, 999, 12345, 1e6]:
+        for p in [1e-6, 0.001, 0.025, 0.2, 0.5, 0.8, 0.9, 0.975, 0.995, 0.999999]:
+            quantiles.append({'p': p, 'df': df, 'q': t_ppf(p, df)})
+        for t in [-40.0, -5.0, -2.5, -1.0, -1e-3, 0.0, 0.3, 1.96, 3.0, 12.0]:
+            cdfs.append({'t': t, 'df': df, 'cdf': float(stats.t.cdf(t, df))})
+    return quantiles, cdfs
+
+
+def mean_interval(name, xs):
+    xs = np.asarray(xs, dtype=float)
+    n = len(xs)
+    m = float(xs.mean())
+    se = float(stats.sem(xs))  # sd with n - 1, over sqrt(n)
+    h = t_ppf(0.975, n - 1) * se
+    return {'name': name, 'xs': floats(xs), 'mean': m, 'stderr': se, 'ci95': [m - h, m + h]}
+
+
+def mean_intervals():
+    return [
+        mean_interval('n = 2', [0.2, 0.9]),
+        mean_interval('n = 2 pass/fail', [0.0, 1.0]),
+        mean_interval('all equal', [0.7] * 10),
+        mean_interval('ties', [0.5, 0.5, 0.25, 0.25, 1.0, 1.0, 0.0, 0.5]),
+        mean_interval('uniform, n = 50', rng.random(50)),
+        mean_interval('pass/fail, n = 200', rng.binomial(1, 0.7, 200).astype(float)),
+        mean_interval('thirds (K = 3 means), n = 300', rng.binomial(3, 0.6, 300) / 3),
+        mean_interval('graded, n = 5000', rng.beta(2, 5, 5000)),
+    ]
+
+
+def clustered(name, xs, groups):
+    xs = np.asarray(xs, dtype=float)
+    groups = np.asarray(groups)
+    fit = sm.OLS(xs, np.ones(len(xs))).fit(cov_type='cluster', cov_kwds={'groups': groups}, use_t=True)
+    df = len(set(groups.tolist())) - 1
+    m, se = float(fit.params[0]), float(fit.bse[0])
+    h = t_ppf(0.975, df) * se
+    # statsmodels' own interval uses the same t on clusters - 1 degrees of freedom (with scipy 1.10's
+    # rougher quantile, hence the looser check here).
+    assert np.allclose(fit.conf_int(0.05)[0], [m - h, m + h], rtol=0, atol=1e-8)
+    return {
+        'name': name, 'xs': floats(xs), 'clusters': [int(g) for g in groups],
+        'mean': m, 'stderr': se, 'ci95': [m - h, m + h], 'df': df,
+    }
+
+
+def clustereds():
+    out = [
+        clustered('two clusters', [0.1, 0.5, 0.9, 0.3, 0.7], [0, 0, 1, 1, 1]),
+        clustered('unequal sizes, a singleton', [0.1, 0.5, 0.9, 0.3, 0.7, 1.0, 0.0, 0.2, 0.6], [3, 3, 1, 1, 2, 2, 2, 2, 7]),
+        clustered('pass/fail with ties', [1, 1, 0, 0, 1, 0, 1, 1, 1, 0, 0, 1], [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]),
+    ]
+    groups = rng.integers(0, 12, 400)
+    effect = rng.normal(0, 0.15, 12)
+    xs = np.clip(0.6 + effect[groups] + rng.normal(0, 0.2, 400), 0, 1)
+    out.append(clustered('400 vignettes in 12 correlated clusters', xs, groups))
+    return out
+
+
+def paired(name, a, b):
+    a = np.asarray(a, dtype=float)
+    b = np.asarray(b, dtype=float)
+    d = a - b
+    n = len(d)
+    se = float(stats.sem(d))
+    t_res = stats.ttest_rel(a, b)
+    h = t_ppf(0.975, n - 1) * se
+    p = float(t_res.pvalue)
+    return {
+        'name': name, 'a': floats(a), 'b': floats(b), 'n': n, 'diff': float(d.mean()), 'stderr': se,
+        'ci95': [float(d.mean()) - h, float(d.mean()) + h],
+        # scipy gives NaN when every d_i is equal (0/0); the tested convention is in the test itself.
+        'p_value': None if math.isnan(p) else p,
+        'min_detectable_diff': (t_ppf(0.975, n - 1) + t_ppf(0.8, n - 1)) * se,
+    }
+
+
+def paireds():
+    a = rng.beta(5, 2, 120)
+    out = [
+        paired('n = 2', [0.9, 0.4], [0.3, 0.35]),
+        paired('ties', [1, 1, 0.5, 0.5, 0, 1], [0.5, 0.5, 0.5, 0, 0, 0.5]),
+        paired('all equal differences (zero)', [0.5] * 6, [0.5] * 6),
+        paired('all equal differences (nonzero)', [0.8] * 5, [0.6] * 5),
+        paired('correlated, n = 120', a, np.clip(a - 0.05 + rng.normal(0, 0.1, 120), 0, 1)),
+        paired('pass/fail K = 3, n = 500', rng.binomial(3, 0.8, 500) / 3, rng.binomial(3, 0.6, 500) / 3),
+    ]
+    return out
+
+
+def mcnemars():
+    out = []
+    for b, c in [(0, 0), (1, 0), (0, 1), (5, 1), (10, 10), (3, 17), (0, 25), (500, 560), (4000, 4100)]:
+        # statsmodels' table: [[both pass, only a passes], [only b passes, both fail]]
+        out.append({'b': b, 'c': c, 'p_value': float(mcnemar([[7, b], [c, 3]], exact=True).pvalue)})
+    return out
+
+
+def holms():
+    cases = [
+        [0.01],
+        [0.01, 0.04, 0.03, 0.005],
+        [0.02, 0.02, 0.02],
+        [0.5, 0.9, 1.0, 0.001],
+        [0.0, 0.0, 0.3],
+        floats(rng.random(15) ** 3),
+    ]
+    return [{'p': p, 'p_holm': floats(multipletests(p, method='holm')[1])} for p in cases]
+
+
+def pass_k():
+    out = []
+    for K in range(1, 13):
+        for c in range(0, K + 1):
+            for k in range(1, K + 1):
+                at = 1 - Fraction(comb(K - c, k), comb(K, k))
+                hat = Fraction(comb(c, k), comb(K, k))
+                out.append({'K': K, 'c': c, 'k': k, 'pass_at_k': float(at), 'pass_hat_k': float(hat)})
+    return out
+
+
+def flips():
+    return [
+        {'K': K, 'c': c, 'flip_rate': float(Fraction(2 * c * (K - c), K * (K - 1)))}
+        for K in range(2, 13) for c in range(0, K + 1)
+    ]
+
+
+def reducers():
+    cases = [[1.0], [0.0, 1.0], [1.0, 1.0, 0.0], [0.0, 0.0, 1.0, 1.0], [0.2, 0.9, 0.4, 0.4, 0.7], [0.3] * 4,
+             floats(rng.random(10))]
+    return [{'values': v, 'mean': float(np.mean(v)), 'majority': float(np.median(v)), 'max': float(np.max(v))} for v in cases]
+
+
+def noise_share(name, rows):
+    xs = np.array([np.mean(r) for r in rows])
+    noise = [np.var(r, ddof=1) / len(r) for r in rows if len(r) >= 2]
+    v = np.var(xs, ddof=1)
+    share = None if not noise or v == 0 else float(min(1.0, np.mean(noise) / v))
+    return {'name': name, 'rows': [floats(r) for r in rows], 'share': share}
+
+
+def noise_shares():
+    p = rng.beta(2, 2, 200)
+    return [
+        noise_share('pass/fail K = 5 over varied difficulty', [floats(rng.binomial(1, pi, 5)) for pi in p]),
+        noise_share('graded with missing epochs', [floats(rng.random(int(k))) for k in rng.integers(1, 6, 80)]),
+        noise_share('epochs identical (no noise)', [[v, v, v] for v in floats(rng.random(30))]),
+        noise_share('pure noise (capped at 1)', [[0.0, 1.0], [1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),
+        noise_share('all equal (Var(x) = 0)', [[0.5, 0.5]] * 5),
+    ]
+
+
+def alpha(units, level):
+    """Krippendorff's alpha by its definition: the coincidence matrix o_ck, n_c, and delta."""
+    pairable = [[v for v in u if v is not None] for u in units]
+    pairable = [u for u in pairable if len(u) >= 2]
+    values = sorted({v for u in pairable for v in u})
+    index = {v: i for i, v in enumerate(values)}
+    o = np.zeros((len(values), len(values)))
+    for u in pairable:
+        m = len(u)
+        for i in range(m):
+            for j in range(m):
+                if i != j:
+                    o[index[u[i]], index[u[j]]] += 1 / (m - 1)
+    n_c = o.sum(axis=1)
+    n = n_c.sum()
+    if n < 2:
+        return None
+    delta = np.array([[(c - k) ** 2 if level == 'interval' else float(c != k) for k in values] for c in values])
+    d_o = (o * delta).sum() / n
+    d_e = (np.outer(n_c, n_c) * delta).sum() / (n * (n - 1))
+    return None if d_e == 0 else float(1 - d_o / d_e)
+
+
+def alphas():
+    N = None
+    # Units are columns in the published example; here each unit lists its coders' values.
+    published = [
+        [1, 1, N, 1], [2, 2, 3, 2], [3, 3, 3, 3], [3, 3, 3, 3], [2, 2, 2, 2], [1, 2, 3, 4],
+        [4, 4, 4, 4], [1, 1, 2, 1], [2, 2, 2, 2], [N, 5, 5, 5], [N, N, 1, 1], [N, 3, N, N],
+    ]
+    assert round(alpha(published, 'nominal'), 3) == 0.743
+    assert round(alpha(published, 'interval'), 3) == 0.849
+    graded = []
+    for _ in range(60):
+        truth = rng.random()
+        u = [float(np.clip(truth + rng.normal(0, 0.15), 0, 1)) for _ in range(3)]
+        u = [None if rng.random() < 0.2 else v for v in u]
+        graded.append(u)
+    binary = [[float(v) if rng.random() > 0.1 else None for v in ([t] * 2 + [t if rng.random() < 0.8 else 1 - t])]
+              for t in rng.integers(0, 2, 100)]
+    cases = [
+        ('published example (Krippendorff 2011)', published),
+        ('three judges, graded, 20 % missing', graded),
+        ('pass/fail, one judge disagrees sometimes', binary),
+        ('perfect agreement', [[0.0, 0.0], [1.0, 1.0], [0.5, 0.5, 0.5]]),
+        ('all values equal', [[1.0, 1.0], [1.0, 1.0, N]]),
+        ('too few values', [[1.0, N], [N, 0.0]]),
+    ]
+    return [
+        {'name': name, 'units': units, 'interval': alpha(units, 'interval'), 'nominal': alpha(units, 'nominal')}
+        for name, units in cases
+    ]
+
+
+def main():
+    quantiles, cdfs = t_ppf_cdf()
+    fixture = {
+        'made_by': 'scripts/stats-reference.py',
+        'versions': {'scipy': __import__('scipy').__version__, 'statsmodels': sm.__version__, 'numpy': np.__version__},
+        't_quantile': quantiles,
+        't_cdf': cdfs,
+        'mean_interval': mean_intervals(),
+        'clustered': clustereds(),
+        'paired': paireds(),
+        'mcnemar': mcnemars(),
+        'holm': holms(),
+        'pass_k': pass_k(),
+        'flip_rate': flips(),
+        'reducers': reducers(),
+        'epoch_noise_share': noise_shares(),
+        'krippendorff': alphas(),
+    }
+    os.makedirs(os.path.dirname(OUT), exist_ok=True)
+    with open(OUT, 'w') as f:
+        json.dump(fixture, f, indent=1, allow_nan=False)
+        f.write('\n')
+
+
+if __name__ == '__main__':
+    main()

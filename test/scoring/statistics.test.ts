@@ -1,0 +1,222 @@
+/**
+ * Every statistic of the score report against an independent implementation: the fixtures were
+ * made by scipy and statsmodels (scripts/stats-reference.py), and each value must agree to 1e-9
+ * (relative to the value's size once it exceeds 1, as for t quantiles in the far tails). Covers
+ * ties, n = 2, all-equal scores, clustered standard errors, exact McNemar for K = 1, Holm with ties,
+ * Krippendorff's alpha with missing values; then the degenerate inputs the fixtures cannot express.
+ */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import {
+  clusteredMeanInterval,
+  epochNoise,
+  epochNoiseShare,
+  flipRate,
+  holm,
+  krippendorffAlpha,
+  mcnemarExact,
+  meanInterval,
+  pairedTTest,
+  passAtK,
+  passHatK,
+  reduceEpochs,
+  tCdf,
+  tQuantile,
+} from '../../core/scoring/statistics.js';
+
+interface Fixture {
+  t_quantile: { p: number; df: number; q: number }[];
+  t_cdf: { t: number; df: number; cdf: number }[];
+  mean_interval: { name: string; xs: number[]; mean: number; stderr: number; ci95: [number, number] }[];
+  clustered: { name: string; xs: number[]; clusters: number[]; mean: number; stderr: number; ci95: [number, number]; df: number }[];
+  paired: {
+    name: string;
+    a: number[];
+    b: number[];
+    n: number;
+    diff: number;
+    stderr: number;
+    ci95: [number, number];
+    p_value: number | null;
+    min_detectable_diff: number;
+  }[];
+  mcnemar: { b: number; c: number; p_value: number }[];
+  holm: { p: number[]; p_holm: number[] }[];
+  pass_k: { K: number; c: number; k: number; pass_at_k: number; pass_hat_k: number }[];
+  flip_rate: { K: number; c: number; flip_rate: number }[];
+  reducers: { values: number[]; mean: number; majority: number; max: number }[];
+  epoch_noise_share: { name: string; rows: number[][]; share: number | null }[];
+  krippendorff: { name: string; units: (number | null)[][]; interval: number | null; nominal: number | null }[];
+}
+
+const fx = JSON.parse(readFileSync(new URL('./fixtures/statistics.json', import.meta.url), 'utf8')) as Fixture;
+
+/** Agreement to 1e-9, relative once |expected| > 1. */
+function close(actual: number | null | undefined, expected: number | null, what: string): void {
+  if (expected === null) {
+    expect(actual, what).toBeNull();
+    return;
+  }
+  expect(actual, what).not.toBeNull();
+  expect(actual, what).not.toBeUndefined();
+  const tol = 1e-9 * Math.max(1, Math.abs(expected));
+  expect(Math.abs(actual! - expected), `${what}: ${actual} vs ${expected}`).toBeLessThanOrEqual(tol);
+}
+
+describe('the t distribution', () => {
+  it('quantiles match scipy.stats.t.ppf', () => {
+    for (const c of fx.t_quantile) close(tQuantile(c.p, c.df), c.q, `t.ppf(${c.p}, ${c.df})`);
+  });
+  it('the CDF matches scipy.stats.t.cdf', () => {
+    for (const c of fx.t_cdf) close(tCdf(c.t, c.df), c.cdf, `t.cdf(${c.t}, ${c.df})`);
+  });
+});
+
+describe('meanInterval', () => {
+  it.each(fx.mean_interval.map((c) => [c.name, c] as const))('%s: mean, sem and t interval match scipy', (_, c) => {
+    const r = meanInterval(c.xs);
+    expect(r.n).toBe(c.xs.length);
+    close(r.mean, c.mean, 'mean');
+    close(r.stderr, c.stderr, 'stderr');
+    close(r.ci95![0], c.ci95[0], 'ci lo');
+    close(r.ci95![1], c.ci95[1], 'ci hi');
+    expect(r.df).toBe(c.xs.length - 1);
+  });
+
+  it('has no interval for one vignette or none', () => {
+    expect(meanInterval([0.4])).toEqual({ n: 1, mean: 0.4, stderr: null, ci95: null, df: null });
+    const empty = meanInterval([]);
+    expect(empty.n).toBe(0);
+    expect(empty.ci95).toBeNull();
+  });
+});
+
+describe('clusteredMeanInterval', () => {
+  it.each(fx.clustered.map((c) => [c.name, c] as const))('%s: matches statsmodels OLS cov_type=cluster', (_, c) => {
+    const r = clusteredMeanInterval(c.xs, c.clusters);
+    close(r.mean, c.mean, 'mean');
+    close(r.stderr, c.stderr, 'stderr');
+    close(r.ci95![0], c.ci95[0], 'ci lo');
+    close(r.ci95![1], c.ci95[1], 'ci hi');
+    expect(r.df).toBe(c.df);
+    expect(r.clusters).toBe(c.df + 1);
+  });
+
+  it('has no interval with a single cluster, and refuses mismatched labels', () => {
+    const r = clusteredMeanInterval([0.1, 0.9, 0.5], [4, 4, 4]);
+    expect(r.stderr).toBeNull();
+    expect(r.ci95).toBeNull();
+    expect(r.clusters).toBe(1);
+    expect(() => clusteredMeanInterval([0.1, 0.2], [1])).toThrow(/2 values but 1 cluster labels/);
+  });
+});
+
+describe('pairedTTest', () => {
+  it.each(fx.paired.map((c) => [c.name, c] as const))('%s: matches scipy.stats.ttest_rel', (_, c) => {
+    const d = c.a.map((a, i) => a - c.b[i]!);
+    const r = pairedTTest(d);
+    expect(r.n).toBe(c.n);
+    close(r.diff, c.diff, 'diff');
+    close(r.stderr, c.stderr, 'stderr');
+    close(r.ci95![0], c.ci95[0], 'ci lo');
+    close(r.ci95![1], c.ci95[1], 'ci hi');
+    close(r.min_detectable_diff, c.min_detectable_diff, 'mdd');
+    if (c.p_value !== null) close(r.p_value, c.p_value, 'p');
+  });
+
+  it('calls identical models indistinguishable (p = 1) where scipy gives NaN, and a constant gap certain', () => {
+    const same = pairedTTest([0, 0, 0, 0]);
+    expect(same.p_value).toBe(1);
+    expect(same.ci95).toEqual([0, 0]);
+    expect(pairedTTest([0.5, 0.5, 0.5]).p_value).toBe(0);
+  });
+
+  it('has no test for a single shared vignette', () => {
+    expect(pairedTTest([0.3])).toEqual({ n: 1, diff: 0.3, stderr: null, ci95: null, p_value: null, min_detectable_diff: null });
+  });
+
+  it('gives a minimum detectable difference near 2.8 standard errors at large n', () => {
+    const d = Array.from({ length: 10_000 }, (_, i) => (i % 7) / 7 - 0.4);
+    const r = pairedTTest(d);
+    expect(r.min_detectable_diff! / r.stderr!).toBeCloseTo(2.8016, 3);
+  });
+});
+
+describe('mcnemarExact', () => {
+  it('matches statsmodels mcnemar(exact=True)', () => {
+    for (const c of fx.mcnemar) close(mcnemarExact(c.b, c.c), c.p_value, `mcnemar(${c.b}, ${c.c})`);
+  });
+  it.each([
+    [-1, 2],
+    [1.5, 2],
+    [NaN, 0],
+  ])('refuses the counts %f, %f', (b, c) => {
+    expect(() => mcnemarExact(b, c)).toThrow(/non-negative integer counts/);
+  });
+});
+
+describe('holm', () => {
+  it('matches statsmodels multipletests(method="holm"), ties included', () => {
+    for (const c of fx.holm) {
+      const r = holm(c.p);
+      c.p_holm.forEach((e, i) => close(r[i], e, `holm(${JSON.stringify(c.p)})[${i}]`));
+    }
+  });
+  it('leaves tests that could not be made out of the family', () => {
+    expect(holm([0.01, null, 0.04])).toEqual([0.02, null, 0.04]);
+    expect(holm([])).toEqual([]);
+  });
+});
+
+describe('epoch reducers and consistency', () => {
+  it('pass@k and pass^k match the exact binomial ratios', () => {
+    for (const c of fx.pass_k) {
+      close(passAtK(c.K, c.c, c.k), c.pass_at_k, `pass@${c.k} K=${c.K} c=${c.c}`);
+      close(passHatK(c.K, c.c, c.k), c.pass_hat_k, `pass^${c.k} K=${c.K} c=${c.c}`);
+    }
+  });
+  it('flip rate matches 2c(K−c)/(K(K−1))', () => {
+    for (const c of fx.flip_rate) close(flipRate(c.K, c.c), c.flip_rate, `flip K=${c.K} c=${c.c}`);
+  });
+  it('reducers match numpy mean, median and max', () => {
+    for (const c of fx.reducers) {
+      close(reduceEpochs(c.values, 'mean'), c.mean, 'mean');
+      close(reduceEpochs(c.values, 'majority'), c.majority, 'majority');
+      close(reduceEpochs(c.values, 'max'), c.max, 'max');
+    }
+  });
+  it.each([
+    [3, 4, 1],
+    [3, 1, 0],
+    [3, 1, 4],
+    [2.5, 1, 1],
+    [3, -1, 1],
+  ])('pass@k refuses K=%f c=%f k=%f', (K, c, k) => {
+    expect(() => passAtK(K, c, k)).toThrow(RangeError);
+    expect(() => passHatK(K, c, k)).toThrow(RangeError);
+  });
+  it('refuses a flip rate with one epoch and reducing no epochs', () => {
+    expect(() => flipRate(1, 1)).toThrow(/K ≥ 2/);
+    expect(() => reduceEpochs([], 'mean')).toThrow(/no values/);
+  });
+});
+
+describe('epochNoiseShare', () => {
+  it.each(fx.epoch_noise_share.map((c) => [c.name, c] as const))('%s: matches the numpy formula', (_, c) => {
+    const xs = c.rows.map((r) => reduceEpochs(r, 'mean'));
+    const noise = c.rows.map((r) => epochNoise(r));
+    close(epochNoiseShare(xs, noise), c.share, 'share');
+  });
+});
+
+describe('krippendorffAlpha', () => {
+  it.each(fx.krippendorff.map((c) => [c.name, c] as const))('%s: matches the coincidence-matrix definition', (_, c) => {
+    close(krippendorffAlpha(c.units, 'interval'), c.interval, 'interval');
+    close(krippendorffAlpha(c.units, 'nominal'), c.nominal, 'nominal');
+  });
+  it('reproduces the published worked example to three places', () => {
+    const published = fx.krippendorff[0]!;
+    expect(krippendorffAlpha(published.units, 'nominal')!.toFixed(3)).toBe('0.743');
+    expect(krippendorffAlpha(published.units, 'interval')!.toFixed(3)).toBe('0.849');
+  });
+});
