@@ -59,3 +59,9 @@ export function formatUsd(n: number): string {
 export function formatInt(n: number): string {
   return n.toLocaleString('en-US');
 }
+
+/** Prints rows as aligned columns: the first left-aligned, the others right-aligned (numbers). */
+export function printTable(rows: string[][], out: NodeJS.WritableStream = process.stdout): void {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
+  for (const r of rows) out.write(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd() + '\n');
+}

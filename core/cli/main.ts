@@ -7,6 +7,8 @@ import { packageVersion } from '../service/engine.js';
 import { EXIT, reportError } from './common.js';
 import { registerDesktopCommand } from './commands/desktop.js';
 import { registerExportCommand } from './commands/export.js';
+import { registerMetricsCommand } from './commands/metrics.js';
+import { registerProbeCommand } from './commands/probe.js';
 import { registerResumeCommand } from './commands/resume.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerRunsCommand } from './commands/runs.js';
@@ -24,6 +26,8 @@ export function buildProgram(): Command {
   registerResumeCommand(program);
   registerExportCommand(program);
   registerStatsCommand(program);
+  registerMetricsCommand(program);
+  registerProbeCommand(program);
   registerRunsCommand(program);
   registerWorkerCommand(program);
   registerServeCommand(program);

@@ -31,6 +31,8 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   cancelled: 409,
   rate_limited: 429,
   timeout: 504,
+  /** A run asked to probe first, and a model was left with no host to call. */
+  no_host: 503,
 };
 
 export function statusOf(err: PanoptesError): number {

@@ -1,7 +1,7 @@
 /**
  * The HTTP API's routes, each declared with its schema and each a thin call into the ControlService
  * (the one implementation of the contract): the coordinator's routes (runs, /stats) plus paging, a
- * streamed export, per-run stats and the router's metrics. Everything here needs the bearer token;
+ * streamed export, per-run stats, and the router's metrics, roster and probes. Everything here needs the bearer token;
  * `healthRoutes` is the one route outside it.
  * Runs on: Node (core).
  */
@@ -13,6 +13,7 @@ import {
   CreateRunInputSchema,
   ListRunsInputSchema,
   MetricsInputSchema,
+  ProbeInputSchema,
   ResponsesInputSchema,
   RunIdInputSchema,
 } from '../service/contract.js';
@@ -101,16 +102,29 @@ export const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (instance, 
   app.get('/metrics', { schema: { querystring: MetricsQuerySchema } }, async (request) => {
     return service.metrics(request.query);
   });
+
+  app.get('/roster', async () => service.roster());
+
+  app.post('/probe', { schema: { body: ProbeInputSchema.optional() } }, async (request) => {
+    return service.probe(request.body ?? {});
+  });
 };
 
-/** `GET /health`: liveness without a token (what a supervisor polls), and the router's posture. */
+/**
+ * `GET /health`: liveness without a token (what a supervisor polls), the router's posture, and
+ * `frontier_ok`: whether at least two frontier models have a privacy-safe host routable now.
+ */
 export function healthRoutes(service: ControlService, version: string, startedAt: number) {
   return async (app: FastifyInstance): Promise<void> => {
-    app.get('/health', async () => ({
-      status: 'ok' as const,
-      version,
-      uptime_s: Math.round((Date.now() - startedAt) / 1000),
-      posture: await service.posture(),
-    }));
+    app.get('/health', async () => {
+      const posture = await service.posture();
+      return {
+        status: 'ok' as const,
+        version,
+        uptime_s: Math.round((Date.now() - startedAt) / 1000),
+        frontier_ok: posture.frontierOk,
+        posture,
+      };
+    });
   };
 }

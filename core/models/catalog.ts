@@ -59,9 +59,23 @@ export type Host = z.infer<typeof HostSchema>;
 export const ModelSchema = z
   .object({
     label: z.string().optional(),
+    /**
+     * A judgement that the model is at the frontier (the roster and `frontier_ok` count these).
+     * Judgements age, so one is always dated: `frontierAsOf` is required with it.
+     */
+    frontier: z.boolean().optional(),
+    /** When the frontier judgement was made: `YYYY-MM` or `YYYY-MM-DD`. */
+    frontierAsOf: z
+      .string()
+      .regex(/^\d{4}-\d{2}(-\d{2})?$/, 'a date: YYYY-MM or YYYY-MM-DD')
+      .optional(),
     hosts: z.array(HostSchema).min(1),
   })
-  .strict();
+  .strict()
+  .refine((m) => m.frontier !== true || m.frontierAsOf !== undefined, {
+    message: 'a frontier model needs frontierAsOf (when the judgement was made)',
+    path: ['frontierAsOf'],
+  });
 export type CatalogModel = z.infer<typeof ModelSchema>;
 
 /**

@@ -25,6 +25,13 @@ import type {
   MetricsReport,
   ModelPosture,
   PostureReport,
+  ProbeOutcome,
+  ProbeReport,
+  ProbeResult,
+  ProfileAggregate,
+  RosterHost,
+  RosterModel,
+  RosterReport,
 } from '../models/router/router-report.js';
 import type { ManifestIssue } from '../manifest.js';
 import { SamplingSchema } from '../models/sampling.js';
@@ -34,6 +41,7 @@ import type { WorkerInfo } from '../workers/worker-handle.js';
 export type { Job, JobStatus, ModelUsage, PrivacyMode, Run, RunStatus, SerializedError, StoredResponse, Vignette, WorkerInfo };
 export type { ManifestIssue, ResponsesPage };
 export type { CallAggregate, CallMetric, HostPosture, HostState, MetricsReport, ModelPosture, PostureReport };
+export type { ProbeOutcome, ProbeReport, ProbeResult, ProfileAggregate, RosterHost, RosterModel, RosterReport };
 
 // ---- Inputs ----------------------------------------------------------------------------------
 
@@ -51,6 +59,8 @@ export const CreateRunInputSchema = z
     privacy: z.enum(['strict', 'fallback', 'off']).optional(),
     noStore: z.boolean().optional(),
     shareCacheAcrossEpochs: z.boolean().optional(),
+    /** Probe every host of the run's models first, and refuse the run if a model has no host left to call. */
+    probe: z.boolean().optional(),
   })
   .strict();
 export type CreateRunInput = z.infer<typeof CreateRunInputSchema>;
@@ -111,11 +121,25 @@ export const MetricsInputSchema = z
     model: z.string().min(1).max(200).optional(),
     /** Only calls to this provider (its catalog name). */
     provider: z.string().min(1).max(200).optional(),
+    /** Only calls made under this profile (its catalog name, or `default`). */
+    profile: z.string().min(1).max(200).optional(),
     /** How many recent calls to list (default 100). Aggregates cover every matching call. */
     limit: z.number().int().min(1).max(1000).optional(),
   })
   .strict();
 export type MetricsInput = z.infer<typeof MetricsInputSchema>;
+
+export const ProbeInputSchema = z
+  .object({
+    /** The logical models whose hosts to probe (default: every model in the catalog). */
+    models: z
+      .array(z.string().min(1).max(200))
+      .min(1, 'name at least one model, or leave models out to probe all')
+      .max(1000)
+      .optional(),
+  })
+  .strict();
+export type ProbeInput = z.infer<typeof ProbeInputSchema>;
 
 export const EmptyInputSchema = z.object({}).strict().optional();
 
@@ -222,6 +246,10 @@ export interface ControlApi {
   metrics(input?: MetricsInput): Promise<MetricsReport>;
   /** For each logical model: whether a privacy-safe host is routable now, and each host's state. */
   posture(): Promise<PostureReport>;
+  /** Every logical model with its hosts, privacy class, health, cooldown, context window, price and frontier flag. */
+  roster(): Promise<RosterReport>;
+  /** One short call (16 output tokens) to every host of the models; failing hosts are marked. */
+  probe(input?: ProbeInput): Promise<ProbeReport>;
 }
 
 export type ControlMethod = keyof ControlApi;
@@ -241,6 +269,8 @@ export const CONTRACT_INPUTS = {
   defaults: EmptyInputSchema,
   metrics: MetricsInputSchema.optional(),
   posture: EmptyInputSchema,
+  roster: EmptyInputSchema,
+  probe: ProbeInputSchema.optional(),
 } as const satisfies Record<ControlMethod, z.ZodType>;
 
 export const CONTRACT_METHODS = Object.keys(CONTRACT_INPUTS) as ControlMethod[];

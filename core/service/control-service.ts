@@ -9,7 +9,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { z } from 'zod';
-import { PanoptesError, type IndexedVignette, type Run, type RunId, type RunOptions } from '../domain.js';
+import { PanoptesError, type IndexedVignette, type PrivacyMode, type Run, type RunId, type RunOptions } from '../domain.js';
 import { csvHeader, toCsvLine, toJsonlLine } from '../export.js';
 import { checkManifest, manifestError, readManifest } from '../manifest.js';
 import type { Catalog } from '../models/catalog.js';
@@ -36,6 +36,9 @@ import {
   type MetricsReport,
   type ModelCost,
   type PostureReport,
+  type ProbeInput,
+  type ProbeReport,
+  type RosterReport,
   type ResponsesInput,
   type ResponsesPage,
   type RunDetail,
@@ -54,8 +57,8 @@ export interface ControlServiceOptions {
   pool: WorkerPool;
   dataDir: string;
   events: EventHub;
-  /** The model router, whose metrics and posture the contract serves. */
-  router: Pick<Router, 'metrics' | 'posture'>;
+  /** The model router, whose metrics, posture, roster and probes the contract serves. */
+  router: Pick<Router, 'metrics' | 'posture' | 'roster' | 'probe'>;
   defaults: Omit<AppDefaults, 'dataDir'>;
   /** Vignettes copied into the store per transaction while creating a run (default 500). */
   stageBatch?: number;
@@ -92,7 +95,7 @@ export class ControlService implements ControlApi {
   readonly pool: WorkerPool;
   readonly dataDir: string;
   readonly events: EventHub;
-  private readonly router: Pick<Router, 'metrics' | 'posture'>;
+  private readonly router: Pick<Router, 'metrics' | 'posture' | 'roster' | 'probe'>;
   private readonly appDefaults: AppDefaults;
   private readonly stageBatch: number;
 
@@ -129,6 +132,7 @@ export class ControlService implements ControlApi {
     const manifestPath = resolve(input.manifestPath);
     const check = await checkManifest(manifestPath, { previewCount: 0, maxIssues: 10 });
     if (check.issues.length > 0) throw manifestError(check);
+    if (input.probe) await this.probeBeforeRun(input.models, input.privacy ?? DEFAULT_RUN_OPTIONS.privacy);
 
     const options: RunOptions = {
       concurrency: input.concurrency ?? DEFAULT_RUN_OPTIONS.concurrency,
@@ -323,6 +327,34 @@ export class ControlService implements ControlApi {
 
   async posture(): Promise<PostureReport> {
     return this.router.posture();
+  }
+
+  async roster(): Promise<RosterReport> {
+    return this.router.roster();
+  }
+
+  async probe(raw?: ProbeInput): Promise<ProbeReport> {
+    const input = validateInput('probe', raw) ?? {};
+    return this.router.probe(input.models === undefined ? {} : { models: input.models });
+  }
+
+  /**
+   * A sweep's `probe` option: every host of its models is probed, and the run is refused when a
+   * model is left with no host its privacy mode may call (the error names each host's outcome).
+   */
+  private async probeBeforeRun(models: string[], privacy: PrivacyMode): Promise<void> {
+    const report = await this.router.probe({ models });
+    const posture = await this.router.posture();
+    const strict = (posture.privacyLock ?? privacy) === 'strict';
+    const dead = posture.models.filter((m) => models.includes(m.model) && !(strict ? m.privacySafeRoutable : m.routable));
+    if (dead.length === 0) return;
+    const why = dead
+      .map((m) => {
+        const outcomes = report.results.filter((r) => r.model === m.model).map((r) => `${r.host}: ${r.status}${r.message ? ` (${r.message})` : ''}`);
+        return `"${m.model}": ${outcomes.join('; ')}`;
+      })
+      .join('; ');
+    throw new PanoptesError('no_host', `the probe left no host to call for ${why}`, { where: 'models' });
   }
 
   // ---- Helpers -----------------------------------------------------------------------------------

@@ -52,6 +52,7 @@ export interface CallFilter {
   since: number;
   model?: string | undefined;
   provider?: string | undefined;
+  profile?: string | undefined;
 }
 
 /** Totals for one group (a host, or a provider when `host` is null). */
@@ -67,7 +68,13 @@ export interface CallAggregateRow {
   cacheHits: number;
 }
 
+/** Totals for the calls made under one profile. */
+export interface ProfileAggregateRow extends Omit<CallAggregateRow, 'provider' | 'host'> {
+  profile: string;
+}
+
 export interface ErrorCountRow {
+  profile: string;
   provider: string;
   host: string;
   status: string;
@@ -91,14 +98,16 @@ interface CallDbRow {
 }
 
 // Filters bind the same parameter twice: `(@model IS NULL OR model = @model)`.
-const CALL_FILTER = `at >= @since AND (@model IS NULL OR model = @model) AND (@provider IS NULL OR provider = @provider)`;
+const CALL_FILTER = `at >= @since AND (@model IS NULL OR model = @model) AND (@provider IS NULL OR provider = @provider)
+  AND (@profile IS NULL OR profile = @profile)`;
 
 /**
  * Aggregates per group in one pass. Percentiles by nearest rank over provider calls only (cache
  * hits answer in microseconds and would hide a slow host): rank = ceil(n * p / 100).
  */
-function aggregateSql(groupBy: 'provider' | 'provider, host'): string {
-  const perHost = groupBy !== 'provider';
+function aggregateSql(groupBy: 'provider' | 'provider, host' | 'profile'): string {
+  const perHost = groupBy === 'provider, host';
+  const key = groupBy === 'profile' ? 'profile' : 'provider';
   return `
     WITH c AS (SELECT * FROM router_calls WHERE ${CALL_FILTER}),
     ranked AS (
@@ -120,12 +129,12 @@ function aggregateSql(groupBy: 'provider' | 'provider, host'): string {
              SUM(cost_usd) AS cost_usd, SUM(cache_hit) AS cache_hits
       FROM c GROUP BY ${groupBy}
     )
-    SELECT t.provider AS provider, ${perHost ? 't.host' : 'NULL'} AS host, t.calls AS calls,
+    SELECT t.${key} AS ${key}, ${groupBy === 'profile' ? '' : `${perHost ? 't.host' : 'NULL'} AS host, `}t.calls AS calls,
            COALESCE(p.p50, 0) AS p50LatencyMs, COALESCE(p.p95, 0) AS p95LatencyMs,
            t.input_tokens AS inputTokens, t.output_tokens AS outputTokens,
            t.cost_usd AS costUsd, t.cache_hits AS cacheHits
-    FROM totals t LEFT JOIN pct p ON p.provider = t.provider ${perHost ? 'AND p.host = t.host' : ''}
-    ORDER BY t.provider${perHost ? ', t.host' : ''}`;
+    FROM totals t LEFT JOIN pct p ON p.${key} = t.${key} ${perHost ? 'AND p.host = t.host' : ''}
+    ORDER BY t.${key}${perHost ? ', t.host' : ''}`;
 }
 
 export class RouterStore {
@@ -177,9 +186,10 @@ export class RouterStore {
       ),
       byHost: db.prepare<Record<string, unknown>, CallAggregateRow>(aggregateSql('provider, host')),
       byProvider: db.prepare<Record<string, unknown>, CallAggregateRow>(aggregateSql('provider')),
+      byProfile: db.prepare<Record<string, unknown>, ProfileAggregateRow>(aggregateSql('profile')),
       errors: db.prepare<Record<string, unknown>, ErrorCountRow>(
-        `SELECT provider, host, status, COUNT(*) AS n FROM router_calls
-         WHERE ${CALL_FILTER} AND status != 'ok' GROUP BY provider, host, status`,
+        `SELECT profile, provider, host, status, COUNT(*) AS n FROM router_calls
+         WHERE ${CALL_FILTER} AND status != 'ok' GROUP BY profile, provider, host, status`,
       ),
       pruneCalls: db.prepare(`DELETE FROM router_calls WHERE at < ?`),
       pruneCache: db.prepare(`DELETE FROM prompt_cache WHERE expires_at <= ?`),
@@ -232,6 +242,10 @@ export class RouterStore {
     return this.stmt.byProvider.all(params(filter));
   }
 
+  aggregateByProfile(filter: CallFilter): ProfileAggregateRow[] {
+    return this.stmt.byProfile.all(params(filter));
+  }
+
   errorCounts(filter: CallFilter): ErrorCountRow[] {
     return this.stmt.errors.all(params(filter));
   }
@@ -249,5 +263,11 @@ export class RouterStore {
 }
 
 function params(filter: CallFilter, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { since: filter.since, model: filter.model ?? null, provider: filter.provider ?? null, ...extra };
+  return {
+    since: filter.since,
+    model: filter.model ?? null,
+    provider: filter.provider ?? null,
+    profile: filter.profile ?? null,
+    ...extra,
+  };
 }

@@ -59,8 +59,8 @@ describe('router metrics', () => {
     expect(providers.p).toMatchObject({ host: null, calls: 102, cacheHits: 2 });
     expect(rs.errorCounts(filter)).toEqual(
       expect.arrayContaining([
-        { provider: 'p', host: 'p/x', status: 'rate_limited', n: 3 },
-        { provider: 'p', host: 'p/x', status: 'timeout', n: 2 },
+        { profile: 'default', provider: 'p', host: 'p/x', status: 'rate_limited', n: 3 },
+        { profile: 'default', provider: 'p', host: 'p/x', status: 'timeout', n: 2 },
       ]),
     );
     expect(rs.aggregateByHost({ since: 500, model: 'n' }).map((h) => h.host)).toEqual(['q/z']);

@@ -12,7 +12,7 @@ import type { ModelCost, RunSummary } from '../../service/contract.js';
 import type { Engine } from '../../service/engine.js';
 import { usageTotals } from '../../service/summaries.js';
 import { toCacheStats, toModelStats } from '../../http/stats-shapes.js';
-import { EXIT, addCommonOptions, formatInt, formatUsd, openCliEngine, parsePositiveInt, reportError, type CommonOptions } from '../common.js';
+import { EXIT, addCommonOptions, formatInt, formatUsd, openCliEngine, parsePositiveInt, printTable, reportError, type CommonOptions } from '../common.js';
 import { createProgressReporter } from '../progress.js';
 
 interface RunCliOptions extends CommonOptions {
@@ -25,6 +25,7 @@ interface RunCliOptions extends CommonOptions {
   /** Commander's `--no-store` sets this to false. */
   store?: boolean;
   shareCacheAcrossEpochs?: boolean;
+  probe?: boolean;
   temperature?: number;
   maxTokens?: number;
   seed?: number;
@@ -82,8 +83,7 @@ export function printUsageTable(models: ModelCost[], out: NodeJS.WriteStream = p
     ...models.map((m) => row(m.model, m)),
     row('total', t),
   ];
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
-  for (const r of rows) out.write(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ') + '\n');
+  printTable(rows, out);
 }
 
 /** Prints a finished run the way a person reads it. */
@@ -109,6 +109,7 @@ export function registerRunCommand(program: Command): void {
       .option('--privacy <mode>', 'strict | fallback | off (default strict)')
       .option('--no-store', 'cache nothing outside the run\'s own records')
       .option('--share-cache-across-epochs', 'let the prompt cache answer later epochs with earlier ones')
+      .option('--probe', 'probe every host of the models first (one 16-token call each); refuse the run if a model has no host left')
       .option('--temperature <t>', 'sampling temperature', Number)
       .option('--max-tokens <n>', 'maximum output tokens per call', parsePositiveInt('--max-tokens'))
       .option('--seed <n>', 'sampling seed', Number)
@@ -156,6 +157,7 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
       ...(opts.privacy === undefined ? {} : { privacy: opts.privacy }),
       ...(opts.store === false ? { noStore: true } : {}),
       ...(opts.shareCacheAcrossEpochs ? { shareCacheAcrossEpochs: true } : {}),
+      ...(opts.probe ? { probe: true } : {}),
       ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
     });
     if (!opts.json) process.stderr.write(`run ${run.id}: ${run.jobCount} jobs, ${run.vignetteCount * run.jobCount} calls\n`);

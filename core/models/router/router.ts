@@ -28,7 +28,19 @@ import { HostHealth, type CooldownPolicy } from './host-health.js';
 import { ProviderPacer } from './pacer.js';
 import { effectivePrivacy, privacyLockFromEnv } from './privacy.js';
 import { PromptCache, promptCacheKey } from './prompt-cache.js';
-import type { CallAggregate, HostPosture, MetricsQuery, MetricsReport, PostureReport } from './router-report.js';
+import type {
+  CallAggregate,
+  HostPosture,
+  HostState,
+  MetricsQuery,
+  MetricsReport,
+  ModelPosture,
+  PostureReport,
+  ProbeOutcome,
+  ProbeReport,
+  ProbeResult,
+  RosterReport,
+} from './router-report.js';
 import { SlotScheduler, type HostVerdict, type Pick, type PickRequest, type ProviderGate } from './slot-scheduler.js';
 import { estimatePromptTokens, promptTokenBound } from './token-estimate.js';
 import { WriteBehind } from './write-behind.js';
@@ -71,6 +83,9 @@ interface ProviderRuntime {
 }
 
 const DAY_MS = 24 * 60 * 60_000;
+/** A probe: one short question, at most 16 output tokens (enough for any host to show it answers). */
+const PROBE_PROMPT = 'Reply with the single word OK.';
+const PROBE_MAX_TOKENS = 16;
 /** Waits for cooling hosts within one call, at most (each at most `maxCooldownWaitMs`). */
 const MAX_WAITS_PER_CALL = 8;
 
@@ -96,6 +111,8 @@ export class Router implements ModelClient {
   private readonly budgetOutputTokens: number;
   /** Per logical model: the smallest context window of its hosts (the catalog never changes). */
   private readonly smallestWindow = new Map<string, number>();
+  /** The last probe of each host in this process, by host id. */
+  private readonly probes = new Map<string, ProbeOutcome>();
   private closed = false;
 
   constructor(opts: RouterOptions) {
@@ -206,7 +223,13 @@ export class Router implements ModelClient {
   }
 
   /** One attempt on one host: pacing, budget, the call, penalty or success, metric, cache. */
-  private async attempt(host: ResolvedHost, request: ModelRequest, pick: PickRequest, cacheKey: string | undefined): Promise<ModelResponse> {
+  private async attempt(
+    host: ResolvedHost,
+    request: ModelRequest,
+    pick: PickRequest,
+    cacheKey: string | undefined,
+    opts: { probe?: boolean } = {},
+  ): Promise<ModelResponse> {
     const rt = this.runtime(host.provider);
     // Reserved in the same turn as the pick that checked the room: no other call can take it in between.
     const reservation: Reservation | undefined = rt.budget ? this.budget.reserve(host.provider, this.spendOf(host, pick.estimate)) : undefined;
@@ -227,7 +250,8 @@ export class Router implements ModelClient {
         if (reservation) this.budget.settle(reservation, { calls: 1, tokens: 0, usd: 0 });
         this.recordCall(host, request, e.code, latencyMs);
         if (e.code !== 'cancelled') {
-          const alone = this.catalog.hosts(request.model).length === 1;
+          // A probe's failure always marks the host: its purpose is to keep a sweep off a failing one.
+          const alone = !opts.probe && this.catalog.hosts(request.model).length === 1;
           const penalty = this.health.failed(host, e, this.now(), alone);
           this.log.debug(
             { run_id: request.runId, host: host.id, code: e.code, until: penalty ? untilText(penalty.until) : null },
@@ -429,24 +453,25 @@ export class Router implements ModelClient {
 
   // ---- Reports -----------------------------------------------------------------------------------
 
-  /** Recent calls and aggregates per provider and host. */
+  /** Recent calls and aggregates per provider, host and profile. */
   metrics(query: MetricsQuery = {}): MetricsReport {
     this.writer.flush();
     const since = query.since ?? this.now() - DAY_MS;
-    const filter = { since, model: query.model, provider: query.provider };
+    const filter = { since, model: query.model, provider: query.provider, profile: query.profile };
     const errors = new Map<string, Record<string, number>>();
     const providerErrors = new Map<string, Record<string, number>>();
+    const profileErrors = new Map<string, Record<string, number>>();
+    const count = (map: Map<string, Record<string, number>>, key: string, status: string, n: number) => {
+      const byStatus = map.get(key) ?? {};
+      byStatus[status] = (byStatus[status] ?? 0) + n;
+      map.set(key, byStatus);
+    };
     for (const e of this.routerStore.errorCounts(filter)) {
-      const byHost = errors.get(e.host) ?? {};
-      byHost[e.status] = (byHost[e.status] ?? 0) + e.n;
-      errors.set(e.host, byHost);
-      const byProvider = providerErrors.get(e.provider) ?? {};
-      byProvider[e.status] = (byProvider[e.status] ?? 0) + e.n;
-      providerErrors.set(e.provider, byProvider);
+      count(errors, e.host, e.status, e.n);
+      count(providerErrors, e.provider, e.status, e.n);
+      count(profileErrors, e.profile, e.status, e.n);
     }
-    const toAggregate = (r: CallAggregateRow, errs: Record<string, number> | undefined): CallAggregate => ({
-      provider: r.provider,
-      ...(r.host === null ? {} : { host: r.host }),
+    const totals = (r: Omit<CallAggregateRow, 'provider' | 'host'>, errs: Record<string, number> | undefined) => ({
       calls: r.calls,
       errors: errs ?? {},
       p50LatencyMs: r.p50LatencyMs,
@@ -456,8 +481,14 @@ export class Router implements ModelClient {
       costUsd: r.costUsd,
       cacheHits: r.cacheHits,
     });
+    const toAggregate = (r: CallAggregateRow, errs: Record<string, number> | undefined): CallAggregate => ({
+      provider: r.provider,
+      ...(r.host === null ? {} : { host: r.host }),
+      ...totals(r, errs),
+    });
     return {
       since,
+      profile: query.profile ?? null,
       recent: this.routerStore.recentCalls(filter, query.limit ?? 100).map((c) => ({
         at: c.at,
         provider: c.provider,
@@ -473,36 +504,137 @@ export class Router implements ModelClient {
       })),
       hosts: this.routerStore.aggregateByHost(filter).map((r) => toAggregate(r, errors.get(r.host!))),
       providers: this.routerStore.aggregateByProvider(filter).map((r) => toAggregate(r, providerErrors.get(r.provider))),
+      profiles: this.routerStore.aggregateByProfile(filter).map((r) => ({ profile: r.profile, ...totals(r, profileErrors.get(r.profile)) })),
     };
   }
 
-  /** Each logical model's hosts as routing sees them now, and whether a privacy-safe one is routable. */
+  /**
+   * Each logical model's hosts as routing sees them now, whether a privacy-safe one is routable,
+   * and whether at least two frontier models have one (`frontierOk`).
+   */
   posture(): PostureReport {
     const now = this.now();
-    const none = new Set<string>();
+    const models = this.catalog.modelIds().map((model) => this.modelPosture(model, now));
+    const frontierReady = models.filter((m) => m.frontier && m.privacySafeRoutable).map((m) => m.model);
+    return { at: now, privacyLock: this.privacyLock, frontierOk: frontierReady.length >= 2, frontierReady, models };
+  }
+
+  /** The roster: every logical model with its catalog facts, its hosts' live state and their last probes. */
+  roster(): RosterReport {
+    const posture = this.posture();
     return {
-      at: now,
-      privacyLock: this.privacyLock,
-      models: this.catalog.modelIds().map((model) => {
-        const hosts: HostPosture[] = this.catalog.hosts(model).map((host) => {
-          const v: HostVerdict | undefined = this.scheduler.verdict(host, undefined, none, now);
-          return {
-            id: host.id,
-            provider: host.provider,
-            privacySafe: host.privacySafe,
-            state: v ? (v.state as HostPosture['state']) : 'ready',
-            until: v?.state === 'blacklisted' ? null : (v?.until ?? null),
-            reason: v?.reason ?? null,
-          };
-        });
+      ...posture,
+      models: posture.models.map((m) => {
+        const entry = this.catalog.data.models[m.model]!;
+        const hosts = this.catalog.hosts(m.model);
+        const price = this.catalog.priceOf(m.model);
         return {
-          model,
-          routable: hosts.some((h) => h.state === 'ready'),
-          privacySafeRoutable: hosts.some((h) => h.state === 'ready' && h.privacySafe),
-          hosts,
+          ...m,
+          label: entry.label ?? m.model,
+          frontierAsOf: entry.frontierAsOf ?? null,
+          contextWindow: this.smallestWindowOf(m.model, hosts),
+          inputPerMTok: price.inputPerMTok,
+          outputPerMTok: price.outputPerMTok,
+          privacySafe: hosts.some((h) => h.privacySafe),
+          hosts: m.hosts.map((hp, i) => {
+            const host = hosts[i]!;
+            return {
+              ...hp,
+              kind: host.providerConfig.kind,
+              model: host.model,
+              contextWindow: host.contextWindow,
+              inputPerMTok: host.inputPerMTok ?? null,
+              outputPerMTok: host.outputPerMTok ?? null,
+              lastProbe: this.probes.get(host.id) ?? null,
+            };
+          }),
         };
       }),
     };
+  }
+
+  private modelPosture(model: string, now: number): ModelPosture {
+    const none = new Set<string>();
+    const hosts: HostPosture[] = this.catalog.hosts(model).map((host) => {
+      const v: HostVerdict | undefined = this.scheduler.verdict(host, undefined, none, now);
+      return {
+        id: host.id,
+        provider: host.provider,
+        privacySafe: host.privacySafe,
+        state: v ? (v.state as HostPosture['state']) : 'ready',
+        until: v?.state === 'blacklisted' ? null : (v?.until ?? null),
+        reason: v?.reason ?? null,
+      };
+    });
+    return {
+      model,
+      frontier: this.catalog.data.models[model]?.frontier === true,
+      routable: hosts.some((h) => h.state === 'ready'),
+      privacySafeRoutable: hosts.some((h) => h.state === 'ready' && h.privacySafe),
+      hosts,
+    };
+  }
+
+  // ---- Probes ------------------------------------------------------------------------------------
+
+  /**
+   * Sends one short call (at most 16 output tokens) to every host of the given logical models
+   * (default: all), through the same path as any call: pacing, budget, metrics, and a penalty on
+   * failure, so a host with a refused key or a retired model is blacklisted before a sweep starts
+   * on it. A host whose key is not set is reported `no_key` without a call. Hosts are probed
+   * concurrently (each provider's pacing still applies); the outcome of each is kept for the roster.
+   */
+  async probe(opts: { models?: readonly string[]; signal?: AbortSignal } = {}): Promise<ProbeReport> {
+    const models = opts.models ?? this.catalog.modelIds();
+    for (const m of models) {
+      if (!this.catalog.has(m)) {
+        throw new PanoptesError('invalid_input', `cannot probe "${m}": not in the catalog (it has: ${this.catalog.modelIds().join(', ')})`, {
+          where: 'models',
+        });
+      }
+    }
+    const targets = models.flatMap((model) => this.catalog.hosts(model).map((host) => ({ model, host })));
+    const results = await Promise.all(targets.map(({ model, host }) => this.probeHost(model, host, opts.signal)));
+    const ok = results.filter((r) => r.status === 'ok').length;
+    return { at: this.now(), results, ok, failed: results.length - ok };
+  }
+
+  private async probeHost(model: string, host: ResolvedHost, signal: AbortSignal | undefined): Promise<ProbeResult> {
+    const at = this.now();
+    let outcome: ProbeOutcome;
+    if (this.keyState(host.provider) === 'missing') {
+      const name = this.catalog.termsOf(host.provider, this.profile).apiKeyEnv;
+      outcome = { at, status: 'no_key', latencyMs: 0, message: `${name} is not set` };
+    } else {
+      const request: ModelRequest = {
+        model,
+        messages: [{ role: 'user', content: PROBE_PROMPT }],
+        sampling: { maxTokens: PROBE_MAX_TOKENS },
+        privacy: 'off',
+        noStore: true,
+        epoch: 1,
+        ...(signal ? { signal } : {}),
+      };
+      const pick: PickRequest = {
+        privacy: 'off',
+        needTokens: PROBE_MAX_TOKENS,
+        estimate: { inputTokens: roughTokens(request), outputTokens: PROBE_MAX_TOKENS },
+      };
+      const started = performance.now();
+      try {
+        // A probe is sent to a host whatever its state: the point is to learn it now.
+        const res = await this.attempt(host, request, pick, undefined, { probe: true });
+        outcome = { at, status: 'ok', latencyMs: Math.round(res.latencyMs), message: null };
+      } catch (err) {
+        const e = toPanoptesError(err);
+        outcome = { at, status: e.code, latencyMs: Math.round(performance.now() - started), message: e.message };
+      }
+    }
+    this.probes.set(host.id, outcome);
+    const v = this.scheduler.verdict(host, undefined, new Set(), this.now());
+    const state: HostState = v ? (v.state as HostState) : 'ready';
+    if (outcome.status !== 'ok') this.log.warn({ host: host.id, status: outcome.status }, `router: probe failed: ${outcome.message}`);
+    return { model, host: host.id, provider: host.provider, ...outcome, state };
   }
 
   /** Commits buffered metrics and cache entries now (readers of the database call this first). */
