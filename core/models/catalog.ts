@@ -32,6 +32,8 @@ export const ProviderSchema = z
     maxConcurrency: z.number().int().positive().optional(),
     /** Longest wait for one call before it counts as a timeout (default 60 s). */
     timeoutMs: z.number().int().positive().optional(),
+    /** Output tokens a call may produce when its run sets no max (default 4096, at most the host's window). */
+    maxOutputTokens: z.number().int().positive().optional(),
     dailyBudget: DailyBudgetSchema.optional(),
     /** Where the facts above come from (privacy terms, limits): for people, ignored by code. */
     note: z.string().optional(),
@@ -255,6 +257,18 @@ export class Catalog {
       outputPerMTok: first?.outputPerMTok ?? FALLBACK_PRICE.outputPerMTok,
     };
   }
+}
+
+/** Output tokens a call may produce when its run sets no `maxTokens` and its provider no `maxOutputTokens`. */
+export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+
+/**
+ * The output cap a call to `host` runs under: the run's `maxTokens`, else the provider's
+ * `maxOutputTokens` (default 4096), never more than the host's context window. Every call has one,
+ * so no answer, of any provider, can run on for ever.
+ */
+export function outputCapOf(host: ResolvedHost, maxTokens: number | undefined): number {
+  return maxTokens ?? Math.min(host.providerConfig.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS, host.contextWindow);
 }
 
 /** A host's own price, else the flat fallback. */

@@ -173,7 +173,7 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
   }
 }
 
-/** Drives one run to its end, showing progress; Ctrl-C leaves it for `panoptes resume`. */
+/** Drives one run to its end, showing progress; Ctrl-C or SIGTERM leaves it for `panoptes resume`. */
 export async function driveRun(engine: Engine, runId: string, showProgress: boolean): Promise<Run> {
   const reporter = showProgress ? createProgressReporter() : undefined;
   const unsubscribe = engine.service.subscribe((e) => {
@@ -185,6 +185,7 @@ export async function driveRun(engine: Engine, runId: string, showProgress: bool
     void engine.scheduler.stop().then(() => process.exit(130));
   };
   process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   try {
     const run = await engine.scheduler.runToCompletion(runId);
     engine.service.events.flush();
@@ -193,5 +194,6 @@ export async function driveRun(engine: Engine, runId: string, showProgress: bool
     reporter?.stop();
     unsubscribe();
     process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
   }
 }

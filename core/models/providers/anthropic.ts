@@ -1,17 +1,15 @@
 /**
  * The `anthropic` provider: the Messages API on @anthropic-ai/sdk, with the SDK's retries off and an
  * explicit timeout (the router is the only retry loop), sending through `nodeFetch`. System
- * messages become the `system` field; `max_tokens` is required by the API, so calls without one
- * send `defaultMaxTokens`. Input tokens are normalised to include prompt-cache reads and writes
+ * messages become the `system` field; `max_tokens` is required by the API: the router always sets
+ * one (the run's, else the provider's `maxOutputTokens`). Input tokens are normalised to include prompt-cache reads and writes
  * (Anthropic reports them apart).
- * Provider options:
- *   defaultMaxTokens   max_tokens when the run sets none (default 1024)
  * Runs on: Node (core).
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { z } from 'zod';
 import type { Usage } from '../../domain.js';
-import type { Provider, ResolvedHost } from '../catalog.js';
+import { DEFAULT_MAX_OUTPUT_TOKENS, type Provider, type ResolvedHost } from '../catalog.js';
 import type { ModelRequest } from '../model-client.js';
 import { callSignal } from './call-signal.js';
 import { failureFromSdk } from './failures.js';
@@ -20,9 +18,7 @@ import { nodeFetch } from './http-transport.js';
 import { DEFAULT_TIMEOUT_MS } from './openai.js';
 import { parseProviderOptions } from './options.js';
 
-export const AnthropicOptionsSchema = z
-  .object({ defaultMaxTokens: z.number().int().positive().default(1024) })
-  .strict();
+export const AnthropicOptionsSchema = z.object({}).strict();
 
 export function anthropicUsage(u: Anthropic.Usage | undefined): Usage {
   const read = u?.cache_read_input_tokens ?? 0;
@@ -36,11 +32,9 @@ export class AnthropicHostClient implements HostClient {
   private readonly clientOptions: NonNullable<ConstructorParameters<typeof Anthropic>[0]>;
   private sdk: Promise<{ SDK: typeof Anthropic; client: Anthropic }> | undefined;
   private readonly secrets: string[];
-  private readonly defaultMaxTokens: number;
 
   constructor(name: string, provider: Provider, apiKey: string | undefined) {
-    const opts = parseProviderOptions(AnthropicOptionsSchema, provider.options, `providers.${name}.options`);
-    this.defaultMaxTokens = opts.defaultMaxTokens;
+    parseProviderOptions(AnthropicOptionsSchema, provider.options, `providers.${name}.options`);
     this.secrets = apiKey ? [apiKey] : [];
     this.clientOptions = {
       // A local proxy may take no key, but the SDK insists on one.
@@ -66,7 +60,7 @@ export class AnthropicHostClient implements HostClient {
       .join('\n\n');
     const body: Anthropic.MessageCreateParamsNonStreaming = {
       model: host.model,
-      max_tokens: s.maxTokens ?? this.defaultMaxTokens,
+      max_tokens: s.maxTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
       messages: request.messages
         .filter((m) => m.role !== 'system')
         .map((m) => ({ role: m.role as 'user' | 'assistant', content: m.content })),

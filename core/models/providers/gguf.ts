@@ -6,9 +6,16 @@
  * `modelsDir`, else to the working directory); its `contextWindow` is the context size used. Each
  * model answers one call at a time on its own context sequence, cleared between calls, and token
  * counts are the sequence's own meter: the tokens really evaluated and really generated.
+ * The conversation is exactly the request's messages: node-llama-cpp's chat session would add its
+ * own default system prompt (about 70 tokens, counted as input) to a vignette without one.
+ * A call ends by the provider's `timeoutMs` (the router always sets an output cap too; a random
+ * model never emits its end token and would shift its context for ever), and cancellation aborts
+ * the generation between two tokens.
  * Provider options:
  *   modelsDir   folder for relative model paths
- *   threads     CPU threads for inference (default: node-llama-cpp's choice)
+ *   threads     CPU threads for inference (default: the machine's math cores minus one for the
+ *               engine's own event loop, at least 1; node-llama-cpp's own default, 4, took 200x
+ *               longer per call on a 2-core machine)
  * Runs on: Node (core).
  */
 import { existsSync } from 'node:fs';
@@ -19,8 +26,10 @@ import { PanoptesError } from '../../domain.js';
 import { Semaphore } from '../../concurrency/semaphore.js';
 import type { Provider, ResolvedHost } from '../catalog.js';
 import type { ModelRequest } from '../model-client.js';
+import { callSignal } from './call-signal.js';
 import { failureFromNetwork, ProviderFailure } from './failures.js';
 import type { HostClient, HostResponse } from './host-client.js';
+import { DEFAULT_TIMEOUT_MS } from './openai.js';
 import { parseProviderOptions } from './options.js';
 
 export const GgufOptionsSchema = z
@@ -28,6 +37,14 @@ export const GgufOptionsSchema = z
   .strict();
 
 type NodeLlamaCpp = typeof import('node-llama-cpp');
+
+/**
+ * Inference threads when the catalog sets none: every core llama.cpp finds useful for math but
+ * one, which the engine's event loop (records, events, the UI) needs to stay responsive.
+ */
+export function defaultGgufThreads(cpuMathCores: number): number {
+  return Math.max(1, cpuMathCores - 1);
+}
 
 interface LoadedModel {
   model: LlamaModel;
@@ -53,9 +70,18 @@ export class GgufHostClient implements HostClient {
   private readonly opts: z.output<typeof GgufOptionsSchema>;
   private llama: Promise<{ lib: NodeLlamaCpp; llama: Llama }> | undefined;
   private readonly models = new Map<string, Promise<LoadedModel>>();
+  private readonly timeoutMs: number;
 
   constructor(name: string, provider: Provider) {
     this.opts = parseProviderOptions(GgufOptionsSchema, provider.options, `providers.${name}.options`);
+    this.timeoutMs = provider.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  }
+
+  /** The threads each model's context runs on: the catalog's `threads`, else chosen from the machine. */
+  async threads(): Promise<number> {
+    if (this.opts.threads !== undefined) return this.opts.threads;
+    const { llama } = await this.runtime();
+    return defaultGgufThreads(llama.cpuMathCores);
   }
 
   private runtime(): Promise<{ lib: NodeLlamaCpp; llama: Llama }> {
@@ -80,11 +106,12 @@ export class GgufHostClient implements HostClient {
           throw new ProviderFailure('bad_request', `${host.id}: no model file at ${path}`, { retryable: false, status: 404 });
         }
         const { llama } = await this.runtime();
+        const threads = await this.threads();
         const model = await llama.loadModel({ modelPath: path });
         const context = await model.createContext({
           contextSize: Math.min(host.contextWindow, model.trainContextSize),
           sequences: 1,
-          ...(this.opts.threads === undefined ? {} : { threads: this.opts.threads }),
+          threads,
         });
         return { model, context, sequence: context.getSequence(), turn: new Semaphore(1) };
       })();
@@ -97,26 +124,41 @@ export class GgufHostClient implements HostClient {
 
   async call(host: ResolvedHost, request: ModelRequest): Promise<HostResponse> {
     const { lib } = await this.runtime();
+    // Loading is paid once per model and not bounded by a call's timeout (a large file takes long).
     const m = await this.load(host);
-    await m.turn.acquire(request.signal);
+    // The timeout covers the rest: waiting for the model's turn, and generating.
+    const call = callSignal(request.signal, this.timeoutMs);
+    try {
+      return await this.generate(lib, m, host, request, call.signal);
+    } catch (err) {
+      if (err instanceof PanoptesError) throw err;
+      if (call.signal.aborted) throw failureFromNetwork(host.id, err, request.signal?.aborted ? 'abort' : 'timeout');
+      throw new ProviderFailure('server_error', `${host.id}: ${(err as Error).message}`, { retryable: true, cause: err });
+    } finally {
+      call.release();
+    }
+  }
+
+  private async generate(lib: NodeLlamaCpp, m: LoadedModel, host: ResolvedHost, request: ModelRequest, signal: AbortSignal): Promise<HostResponse> {
+    await m.turn.acquire(signal);
     const started = performance.now();
     const sequence = m.sequence;
+    let session: InstanceType<NodeLlamaCpp['LlamaChatSession']> | undefined;
     try {
-      const system = request.messages.filter((x) => x.role === 'system').map((x) => x.content).join('\n\n');
-      const turns = request.messages.filter((x) => x.role !== 'system');
-      const last = turns.at(-1);
+      const last = request.messages.at(-1);
       if (!last || last.role !== 'user') {
         throw new ProviderFailure('bad_request', `${host.id}: the last message must be the user's`, { retryable: false });
       }
-      const history: ChatHistoryItem[] = turns.slice(0, -1).map((t) =>
-        t.role === 'user' ? { type: 'user', text: t.content } : { type: 'model', response: [t.content] },
+      const history: ChatHistoryItem[] = request.messages.slice(0, -1).map((t) =>
+        t.role === 'system'
+          ? { type: 'system', text: t.content }
+          : t.role === 'user'
+            ? { type: 'user', text: t.content }
+            : { type: 'model', response: [t.content] },
       );
-      const session = new lib.LlamaChatSession({
-        contextSequence: sequence,
-        autoDisposeSequence: false,
-        ...(system ? { systemPrompt: system } : {}),
-      });
-      if (history.length > 0) session.setChatHistory([...session.getChatHistory(), ...history]);
+      session = new lib.LlamaChatSession({ contextSequence: sequence, autoDisposeSequence: false });
+      // Replaces the session's default system prompt: the model sees the request's messages only.
+      session.setChatHistory(history);
       const before = { input: sequence.tokenMeter.usedInputTokens, output: sequence.tokenMeter.usedOutputTokens };
       const s = request.sampling;
       const res = await session.promptWithMeta(last.content, {
@@ -125,19 +167,15 @@ export class GgufHostClient implements HostClient {
         ...(s.topP === undefined ? {} : { topP: s.topP }),
         ...(s.seed === undefined ? {} : { seed: s.seed }),
         ...(s.stop === undefined || s.stop.length === 0 ? {} : { customStopTriggers: s.stop }),
-        ...(request.signal ? { signal: request.signal } : {}),
+        signal,
       });
       const usage = {
         inputTokens: sequence.tokenMeter.usedInputTokens - before.input,
         outputTokens: sequence.tokenMeter.usedOutputTokens - before.output,
       };
-      session.dispose({ disposeSequence: false });
       return { text: res.responseText, usage, latencyMs: performance.now() - started, finishReason: res.stopReason };
-    } catch (err) {
-      if (err instanceof PanoptesError) throw err;
-      if (request.signal?.aborted) throw failureFromNetwork(host.id, err, 'abort');
-      throw new ProviderFailure('server_error', `${host.id}: ${(err as Error).message}`, { retryable: true, cause: err });
     } finally {
+      session?.dispose({ disposeSequence: false });
       // Every call starts from an empty context: no answer may lean on another call's tokens.
       await sequence.clearHistory().catch(() => undefined);
       m.turn.release();

@@ -17,7 +17,7 @@ import { PanoptesError, toPanoptesError, type PrivacyMode, type Usage } from '..
 import { RouterStore, type CallAggregateRow, type CallRow } from '../../store/router-store.js';
 import { Store } from '../../store/store.js';
 import { logger as rootLogger } from '../../telemetry.js';
-import { priceOfHost, type Catalog, type DailyBudget, type ResolvedHost } from '../catalog.js';
+import { outputCapOf, priceOfHost, type Catalog, type DailyBudget, type ResolvedHost } from '../catalog.js';
 import type { ModelClient, ModelRequest, ModelResponse } from '../model-client.js';
 import { emptyOutput, ProviderFailure } from '../providers/failures.js';
 import type { HostClient } from '../providers/host-client.js';
@@ -240,9 +240,11 @@ export class Router implements ModelClient {
         entered = true;
       }
       const started = performance.now();
+      const maxTokens = outputCapOf(host, request.sampling.maxTokens);
+      const capped = maxTokens === request.sampling.maxTokens ? request : { ...request, sampling: { ...request.sampling, maxTokens } };
       let res;
       try {
-        res = await rt.client.call(host, request);
+        res = await rt.client.call(host, capped);
         if (res.text.trim() === '') throw emptyOutput(host.id, res.finishReason);
       } catch (err) {
         const e = toPanoptesError(err);
