@@ -128,6 +128,9 @@ export interface ResponseRecord {
   cached: boolean;
   sampling: Sampling;
   finishedAt: number;
+  /** The vignette's expected answer and metadata, as the manifest gave them: every record line carries them. */
+  target?: string;
+  metadata?: Record<string, unknown>;
 }
 
 /** What a worker reports when a job ends well. Records were streamed to the sink as they came. */
@@ -156,7 +159,6 @@ export interface ModelUsage {
 /** A stored response, as listed and exported. */
 export interface StoredResponse extends ResponseRecord {
   seq: number;
-  target?: string;
 }
 
 export type ErrorCode =

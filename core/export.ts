@@ -1,6 +1,7 @@
 /**
- * The exported shape of a response: one JSON object per line in responses.jsonl and in exports,
- * snake_case as in the original coordinator design, and CSV for spreadsheets.
+ * The exported shape of a response: one JSON object per line in responses.jsonl and in exports
+ * (the same line everywhere, with the vignette's target and metadata as the manifest gave them),
+ * snake_case as in the original coordinator design, and CSV for spreadsheets (metadata as JSON).
  * Runs on: Node (core).
  */
 import type { StoredResponse } from './domain.js';
@@ -20,6 +21,7 @@ export function toJsonlLine(r: StoredResponse): string {
     prompt: r.prompt,
     response: r.response,
     ...(r.target === undefined ? {} : { target: r.target }),
+    ...(r.metadata === undefined ? {} : { metadata: r.metadata }),
     usage,
     latency_ms: Math.round(r.latencyMs),
     host: r.host,
@@ -31,7 +33,7 @@ export function toJsonlLine(r: StoredResponse): string {
 
 export const CSV_COLUMNS = [
   'run_id', 'vignette_id', 'model', 'epoch', 'prompt', 'response', 'target',
-  'input_tokens', 'output_tokens', 'latency_ms', 'host', 'cached', 'finished_at',
+  'input_tokens', 'output_tokens', 'latency_ms', 'host', 'cached', 'finished_at', 'metadata',
 ] as const;
 
 /**
@@ -57,7 +59,7 @@ export function toCsvLine(r: StoredResponse): string {
   return [
     r.runId, r.vignetteId, r.model, r.epoch, r.prompt, r.response, r.target,
     r.usage.inputTokens, r.usage.outputTokens, Math.round(r.latencyMs), r.host, r.cached,
-    new Date(r.finishedAt).toISOString(),
+    new Date(r.finishedAt).toISOString(), r.metadata === undefined ? undefined : JSON.stringify(r.metadata),
   ]
     .map(csvCell)
     .join(',');

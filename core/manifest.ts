@@ -31,9 +31,12 @@ export interface ManifestCheck {
   count: number;
   /** The first few vignettes, for a preview. */
   preview: Vignette[];
+  /** The first issues, in line order (at most the check's `maxIssues`). */
   issues: ManifestIssue[];
-  /** True when more issues exist than were collected. */
-  moreIssues: boolean;
+  /** How many issues the file has in all; more than `issues.length` when some were not collected. */
+  issueCount: number;
+  /** Characters of every valid vignette's prompt and system text: what a run's input-token estimate starts from. */
+  promptChars: number;
 }
 
 const KNOWN_KEYS = new Set(['id', 'prompt', 'system', 'target', 'metadata']);
@@ -115,11 +118,12 @@ export async function checkManifest(
   const seen = new Map<string, number>();
   const issues: ManifestIssue[] = [];
   const preview: Vignette[] = [];
-  let moreIssues = false;
+  let issueCount = 0;
+  let promptChars = 0;
   let count = 0;
   const note = (issue: ManifestIssue) => {
+    issueCount += 1;
     if (issues.length < maxIssues) issues.push(issue);
-    else moreIssues = true;
   };
   for await (const { text, line } of lines(path)) {
     const v = parseManifestLine(text, line);
@@ -134,20 +138,24 @@ export async function checkManifest(
     }
     seen.set(v.id, line);
     count += 1;
+    promptChars += v.prompt.length + (v.system?.length ?? 0);
     if (preview.length < previewCount) preview.push(v);
   }
   if (count === 0 && issues.length === 0) note({ line: 1, message: 'the manifest holds no vignettes' });
-  return { path, count, preview, issues, moreIssues };
+  return { path, count, preview, issues, issueCount, promptChars };
 }
 
-/** The one-line summary of a failed check: the file, the first issues with their lines. */
+/** How many of a failed check's issues an error message lists; the rest are counted. */
+export const ISSUES_LISTED = 20;
+
+/** A failed check as one error: the file, its first issues with their lines, and how many more. */
 export function manifestError(check: ManifestCheck): PanoptesError {
   const shown = check.issues
-    .slice(0, 3)
+    .slice(0, ISSUES_LISTED)
     .map((i) => `${check.path}:${i.line}: ${i.message}`)
     .join('\n');
-  const rest = check.issues.length - 3 + (check.moreIssues ? 1 : 0);
-  const more = rest > 0 ? `\n(and ${check.moreIssues ? 'more than ' : ''}${Math.max(rest, 1)} more)` : '';
+  const rest = check.issueCount - Math.min(check.issues.length, ISSUES_LISTED);
+  const more = rest > 0 ? `\n(${rest} more issue${rest === 1 ? '' : 's'}; ${check.issueCount} in all)` : '';
   const first = check.issues[0];
   return new PanoptesError('manifest_invalid', `invalid manifest:\n${shown}${more}`, {
     where: first ? `${check.path}:${first.line}` : check.path,

@@ -187,8 +187,14 @@ export interface ManifestPreview {
   path: string;
   count: number;
   preview: Vignette[];
+  /** The first issues, in line order. */
   issues: ManifestIssue[];
-  moreIssues: boolean;
+  /** How many issues the file has in all. */
+  issueCount: number;
+  /** Characters of every vignette's prompt and system text (for the run's price estimate). */
+  promptChars: number;
+  /** An upload with issues is not kept: the path then names nothing, and the file must be fixed and uploaded again. */
+  kept: boolean;
 }
 
 export interface CatalogHost {

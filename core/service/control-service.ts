@@ -11,8 +11,9 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { z } from 'zod';
 import { PanoptesError, type IndexedVignette, type PrivacyMode, type Run, type RunId, type RunOptions } from '../domain.js';
 import { csvHeader, toCsvLine, toJsonlLine } from '../export.js';
-import { checkManifest, manifestError, readManifest } from '../manifest.js';
+import { ISSUES_LISTED, checkManifest, manifestError, readManifest } from '../manifest.js';
 import type { Catalog } from '../models/catalog.js';
+import { nearestIds } from '../models/nearest-ids.js';
 import type { Router } from '../models/router/router.js';
 import { responsesPath } from '../scheduler/response-log.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
@@ -124,13 +125,15 @@ export class ControlService implements ControlApi {
       if (!this.catalogData.has(model)) {
         throw new PanoptesError(
           'invalid_input',
-          `models[${i}]: unknown model "${model}" (the catalog has: ${this.catalogData.modelIds().join(', ')})`,
+          `models[${i}]: unknown model "${model}"; did you mean ${nearestIds(model, this.catalogData.modelIds())
+            .map((id) => `"${id}"`)
+            .join(' or ')}?`,
           { where: `models[${i}]` },
         );
       }
     });
     const manifestPath = resolve(input.manifestPath);
-    const check = await checkManifest(manifestPath, { previewCount: 0, maxIssues: 10 });
+    const check = await checkManifest(manifestPath, { previewCount: 0, maxIssues: ISSUES_LISTED });
     if (check.issues.length > 0) throw manifestError(check);
     if (input.probe) await this.probeBeforeRun(input.models, input.privacy ?? DEFAULT_RUN_OPTIONS.privacy);
 
@@ -307,7 +310,18 @@ export class ControlService implements ControlApi {
       path = resolve(input.path!);
     }
     const check = await checkManifest(path, { previewCount: 5, maxIssues: 50 });
-    return { path, count: check.count, preview: check.preview, issues: check.issues, moreIssues: check.moreIssues };
+    // An upload no run can use is not kept in the data folder.
+    const kept = input.content === undefined || check.issues.length === 0;
+    if (!kept) await rm(path, { force: true });
+    return {
+      path,
+      count: check.count,
+      preview: check.preview,
+      issues: check.issues,
+      issueCount: check.issueCount,
+      promptChars: check.promptChars,
+      kept,
+    };
   }
 
   async workers(): Promise<WorkerInfo[]> {

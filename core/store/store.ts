@@ -133,6 +133,7 @@ interface ResponseRow {
   prompt: string;
   system: string | null;
   target: string | null;
+  metadata: string | null;
   options: string;
 }
 
@@ -163,7 +164,7 @@ const USAGE_COLUMNS = `model, SUM(input_tokens) AS input, SUM(output_tokens) AS 
 
 const RESPONSE_COLUMNS = `s.seq, s.job_id, s.vignette_idx, s.response, s.input_tokens, s.output_tokens,
   s.cached_tokens, s.reasoning_tokens, s.latency_ms, s.host, s.cached, s.finished_at,
-  j.run_id, j.model, j.epoch, v.vignette_id, v.prompt, v.system, v.target, r.options`;
+  j.run_id, j.model, j.epoch, v.vignette_id, v.prompt, v.system, v.target, v.metadata, r.options`;
 
 // CROSS JOIN keeps responses the outer loop, walked in seq order: a page (`seq > cursor ... LIMIT n`)
 // then reads n rows, where letting SQLite start from the run's jobs sorted the whole run per page.
@@ -924,5 +925,6 @@ function toStoredResponse(row: ResponseRow): StoredResponse {
   };
   if (row.system !== null) r.system = row.system;
   if (row.target !== null) r.target = row.target;
+  if (row.metadata !== null) r.metadata = JSON.parse(row.metadata) as Record<string, unknown>;
   return r;
 }

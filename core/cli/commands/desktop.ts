@@ -6,17 +6,22 @@
  * `require('electron')`, which would try to download it. Before launching, better-sqlite3 is built
  * for Electron's ABI (scripts/electron-native.mjs, skipped while up to date) and handed to the
  * app in PANOPTES_NATIVE_BINDING. Otherwise one line says why, and `panoptes serve --ui` runs in
- * its place (the same function, with a free port unless --port says which), printing the URL.
+ * its place (the same function), quietly, printing only the app's address: on the port and with
+ * the token this data folder used last time (see launch-state.ts) unless --port or PANOPTES_TOKEN
+ * say otherwise.
  * Runs on: Node (core).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { PanoptesError } from '../../domain.js';
 import { HTTP_DEFAULTS } from '../../http/api.js';
+import { generateToken } from '../../http/auth.js';
 import { packageRoot } from '../../paths.js';
-import { addCommonOptions, reportError, type CommonOptions } from '../common.js';
+import { addCommonOptions, dataDirOf, reportError, type CommonOptions } from '../common.js';
+import { readLaunchState, saveLaunchState } from '../launch-state.js';
 import { browserUiAddon, parsePort, serveCommand } from './serve.js';
 
 /** What the launch decision looks at, so it can be decided for any machine. */
@@ -150,11 +155,53 @@ export function registerDesktopCommand(program: Command): void {
       .description('open the desktop app (or, where Electron cannot start, the same app in the browser)')
       .option('--port <n>', 'port for the browser app when Electron cannot start (0: any free port)', parsePort, 0),
   ).action(async (opts: DesktopOptions, cmd: Command) => {
-    cmd.setOptionValue('exit', await desktopCommand(opts));
+    cmd.setOptionValue('exit', await desktopCommand(opts, cmd.getOptionValueSource('port') !== 'default'));
   });
 }
 
-async function desktopCommand(opts: DesktopOptions): Promise<number> {
+/** Whether a TCP port on the host can be bound right now. */
+function portFree(host: string, port: number): Promise<boolean> {
+  return new Promise((res) => {
+    const probe = createServer();
+    probe.once('error', () => res(false));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => res(true)));
+  });
+}
+
+/**
+ * The browser app where Electron cannot start: quiet, on the port and with the token this data
+ * folder used last time (unless --port or PANOPTES_TOKEN say otherwise), so open tabs and saved
+ * addresses keep working across restarts.
+ */
+async function serveBrowserApp(opts: DesktopOptions, portGiven: boolean): Promise<number> {
+  const host = HTTP_DEFAULTS.host;
+  const dataDir = resolve(dataDirOf(opts));
+  const saved = readLaunchState(dataDir);
+  let port = opts.port;
+  if (!portGiven && saved) {
+    if (await portFree(host, saved.port)) port = saved.port;
+    else process.stdout.write(`panoptes: port ${saved.port} (used last time) is taken; using a free one, so tabs open at the old address must be reopened\n`);
+  }
+  const token = process.env.PANOPTES_TOKEN ? undefined : (saved?.token ?? generateToken());
+  return serveCommand(
+    {
+      ...opts,
+      host,
+      port,
+      quiet: true,
+      ...(token === undefined ? {} : { token }),
+      onListening: (server) => {
+        const address = server.app.server.address();
+        if (typeof address === 'object' && address !== null) {
+          saveLaunchState(dataDir, { port: address.port, token: token ?? process.env.PANOPTES_TOKEN! });
+        }
+      },
+    },
+    [browserUiAddon],
+  );
+}
+
+async function desktopCommand(opts: DesktopOptions, portGiven: boolean): Promise<number> {
   const root = packageRoot();
   let plan = planDesktopLaunch(nodeProbe(root));
   if (plan.mode === 'electron') {
@@ -175,5 +222,5 @@ async function desktopCommand(opts: DesktopOptions): Promise<number> {
     plan = { mode: 'browser', reason: native.reason };
   }
   process.stdout.write(`panoptes: ${plan.reason}; opening the app in the browser instead\n`);
-  return serveCommand({ ...opts, host: HTTP_DEFAULTS.host }, [browserUiAddon]);
+  return serveBrowserApp(opts, portGiven);
 }

@@ -3,7 +3,33 @@
  * Runs on: Node (core).
  */
 import type { Command } from 'commander';
-import { EXIT, addCommonOptions, formatUsd, openCliEngine, reportError, type CommonOptions } from '../common.js';
+import type { RunSummary } from '../../service/contract.js';
+import { EXIT, addCommonOptions, formatInt, formatUsd, openCliEngine, reportError, type CommonOptions } from '../common.js';
+
+/** Runs as a table with a header; a failed or cancelled run's reason on the line under it. */
+export function printRunsTable(runs: readonly RunSummary[], out: NodeJS.WritableStream = process.stdout): void {
+  const rows = [
+    ['run', 'status', 'jobs', 'calls', 'models x epochs', 'est. cost', 'from cache', 'created'],
+    ...runs.map((r) => [
+      r.id,
+      r.status,
+      `${r.doneCount}/${r.jobCount}${r.failedCount > 0 ? ` (${r.failedCount} failed)` : ''}`,
+      formatInt(r.calls),
+      `${r.models.join(',')} x${r.epochs}`,
+      formatUsd(r.estCostUsd),
+      formatInt(r.cachedCalls),
+      new Date(r.createdAt).toISOString().replace('T', ' ').slice(0, 19),
+    ]),
+  ];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
+  const numeric = new Set([2, 3, 5, 6]);
+  const line = (row: string[]) => row.map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  out.write(line(rows[0]!) + '\n');
+  runs.forEach((r, i) => {
+    out.write(line(rows[i + 1]!) + '\n');
+    if (r.error) out.write(`  reason: ${r.error}\n`);
+  });
+}
 
 export function registerRunsCommand(program: Command): void {
   addCommonOptions(
@@ -16,11 +42,7 @@ export function registerRunsCommand(program: Command): void {
       if (opts.json) process.stdout.write(JSON.stringify(runs) + '\n');
       else if (runs.length === 0) process.stdout.write('no runs yet\n');
       else {
-        for (const r of runs) {
-          process.stdout.write(
-            `${r.id}  ${r.status.padEnd(9)} ${String(r.doneCount).padStart(4)}/${r.jobCount} jobs  ${r.models.join(',')} x${r.epochs}  ${formatUsd(r.estCostUsd)}  ${new Date(r.createdAt).toISOString()}\n`,
-          );
-        }
+        printRunsTable(runs);
       }
       cmd.setOptionValue('exit', EXIT.ok);
     } catch (err) {

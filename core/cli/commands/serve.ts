@@ -29,6 +29,10 @@ export interface ServeOptions extends CommonOptions {
   maxQueuedRuns?: number;
   /** Also serve the app (the renderer over the browser bridge) at `/`. */
   ui?: boolean;
+  /** Print only the app's address and log warnings only (PANOPTES_LOG=info for more): how `npm start` runs it. */
+  quiet?: boolean;
+  /** Called once the server listens (the desktop fallback saves its port and token then). */
+  onListening?: (server: RunningServer) => void;
   /** Accept `panoptes worker` connections on this TCP port. */
   workerPort?: number;
   workerHost?: string;
@@ -88,7 +92,12 @@ export async function startServer(engine: Engine, options: ServeOptions, token: 
   });
   const ctx: ServeContext = { engine, app, token, options };
   for (const addon of addons) await addon.register?.(ctx);
-  await app.listen({ host: options.host, port: options.port });
+  try {
+    await app.listen({ host: options.host, port: options.port });
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw portInUse(options.host, options.port, err);
+    throw err;
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : options.port;
   const hostInUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
@@ -114,6 +123,11 @@ export async function startServer(engine: Engine, options: ServeOptions, token: 
       await engine.close();
     },
   };
+}
+
+/** A port another program holds, said in one line. */
+export function portInUse(host: string, port: number, cause: unknown): PanoptesError {
+  return new PanoptesError('invalid_input', `${host}:${port} is already in use: choose another --port (0: any free port)`, { where: '--port', cause });
 }
 
 export function parsePort(value: string): number {
@@ -188,7 +202,8 @@ export async function serveCommand(opts: ServeOptions, addons: readonly ServeAdd
   let token: { token: string; source: TokenSource };
   try {
     token = resolveToken(opts.token);
-    initTelemetry({ defaultLevel: 'info' }); // a service logs its requests; PANOPTES_LOG=warn quiets it
+    // A service logs its requests (PANOPTES_LOG=warn quiets it); the desktop fallback is quiet unless PANOPTES_LOG asks.
+    initTelemetry({ defaultLevel: opts.quiet ? 'warn' : 'info' });
     // With workers expected, a job whose model only a worker serves waits for one (30 s) before failing.
     engine = openCliEngine(opts, opts.workerPort === undefined ? {} : { waitForWorkerMs: 30_000 });
     server = await startServer(engine, opts, token.token, addons);
@@ -197,9 +212,12 @@ export async function serveCommand(opts: ServeOptions, addons: readonly ServeAdd
     return reportError(err);
   }
   const { url } = server;
-  const shown = token.source === 'generated' ? token.token : `(from ${token.source})`;
-  process.stdout.write(`panoptes: serving the HTTP API at ${url}\ntoken: ${shown}\n`);
-  process.stdout.write(`try: curl -H "Authorization: Bearer <token>" ${url}/stats\n`);
+  if (!opts.quiet) {
+    const shown = token.source === 'generated' ? token.token : `(from ${token.source})`;
+    process.stdout.write(`panoptes: serving the HTTP API at ${url}\ntoken: ${shown}\n`);
+    process.stdout.write(`try: curl -H "Authorization: Bearer <token>" ${url}/stats\n`);
+  }
+  opts.onListening?.(server);
 
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', resolve);
