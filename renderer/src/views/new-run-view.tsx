@@ -2,7 +2,10 @@
  * New run: a manifest (a path, an upload in the browser, or the native file dialog in the desktop
  * app) with its preview or its line-numbered errors; models from the catalog with provider, price
  * and privacy; epochs; concurrency; privacy mode. Each problem is explained next to its field,
- * and the Create button says how many calls the run will make. On first launch (no runs yet) the
+ * and the Create button says how many calls the run will make and, before it is pressed, about
+ * what they will cost. The run's cache and sampling options (temperature, max tokens, seed) are
+ * here too. A model no worker can run cannot be chosen (the field says why). A field shows its
+ * error once the user has acted on it, not on a blank form. On first launch (no runs yet) the
  * form starts filled with the example manifest and mock models.
  * Runs on: renderer.
  */
@@ -10,15 +13,16 @@ import { useEffect, useRef, useState, type ChangeEvent } from 'react';
 import { ApiError } from '../api/client.js';
 import { useClient } from '../api/client-context.js';
 import type { AppDefaults, CatalogModelEntry, ManifestPreview } from '../api/types.js';
-import { Field } from '../components/field.js';
+import { Field, controlProps } from '../components/field.js';
 import { ErrorNotice } from '../components/notice.js';
 import { useFetch } from '../components/use-fetch.js';
 import { useRuns } from '../components/use-runs.js';
-import { formatInt, formatPrice } from '../format.js';
+import { formatInt, formatPrice, formatUsd } from '../format.js';
+import { estimateRun, type RunEstimate } from '../state/run-estimate.js';
 import { navigate } from '../state/router.js';
 
 type PrivacyMode = 'strict' | 'fallback' | 'off';
-type FieldName = 'manifest' | 'models' | 'epochs' | 'concurrency';
+type FieldName = 'manifest' | 'models' | 'epochs' | 'concurrency' | 'temperature' | 'maxTokens' | 'seed';
 type FieldErrors = Partial<Record<FieldName, string>>;
 
 /** Catalogs longer than this get a filter box above the list. */
@@ -37,6 +41,16 @@ function wholeNumber(text: string, min: number, max: number): number | null {
   return n >= min && n <= max ? n : null;
 }
 
+/** An optional number field: blank is "the model's default", else a number within bounds. */
+function optionalNumber(text: string, min: number, max: number, whole: boolean): number | null | 'invalid' {
+  if (text.trim() === '') return null;
+  const n = Number(text);
+  if (!Number.isFinite(n) || n < min || n > max || (whole && !Number.isInteger(n))) return 'invalid';
+  return n;
+}
+
+const UNAVAILABLE_WHY = 'no worker can run it now (for a hosted model: its API key is not set)';
+
 /** Which field a server error names (`models[1]`, `epochs`, `manifest.jsonl:3`, ...). */
 function fieldOf(err: ApiError): FieldName | null {
   const where = err.where ?? '';
@@ -44,6 +58,9 @@ function fieldOf(err: ApiError): FieldName | null {
   if (where.startsWith('models')) return 'models';
   if (where === 'epochs') return 'epochs';
   if (where === 'concurrency') return 'concurrency';
+  if (where === 'sampling.temperature') return 'temperature';
+  if (where === 'sampling.maxTokens') return 'maxTokens';
+  if (where === 'sampling.seed') return 'seed';
   return null;
 }
 
@@ -61,7 +78,11 @@ function ManifestPreviewPanel({ preview }: { preview: ManifestPreview }) {
             </li>
           ))}
         </ul>
-        {preview.moreIssues ? <p className="muted">…and more.</p> : null}
+        {preview.issueCount > preview.issues.length ? (
+          <p className="muted">
+            …and {formatInt(preview.issueCount - preview.issues.length)} more ({formatInt(preview.issueCount)} in all).
+          </p>
+        ) : null}
       </div>
     );
   }
@@ -89,9 +110,11 @@ function ManifestPreviewPanel({ preview }: { preview: ManifestPreview }) {
 
 function ModelOption({ model, checked, onToggle }: { model: CatalogModelEntry; checked: boolean; onToggle: () => void }) {
   const providers = [...new Set(model.hosts.map((h) => h.provider))].join(', ');
+  // An unavailable model cannot be ticked; one already ticked (a default, say) can still be unticked.
+  const disabled = !model.available && !checked;
   return (
-    <label className={`model-option${checked ? ' checked' : ''}`} data-model={model.id}>
-      <input type="checkbox" checked={checked} onChange={onToggle} />
+    <label className={`model-option${checked ? ' checked' : ''}${disabled ? ' disabled' : ''}`} data-model={model.id}>
+      <input type="checkbox" checked={checked} disabled={disabled} onChange={onToggle} aria-describedby={model.available ? undefined : `unavailable-${model.id}`} />
       <span className="model-main">
         <span className="model-id">{model.id}</span>
         <span className="model-label">{model.label}</span>
@@ -111,8 +134,8 @@ function ModelOption({ model, checked, onToggle }: { model: CatalogModelEntry; c
           </span>
         )}
         {model.available ? null : (
-          <span className="badge badge-muted" title="No worker can run it now (for a hosted model: its API key is not set)">
-            unavailable
+          <span className="badge badge-muted" id={`unavailable-${model.id}`} title={`Unavailable: ${UNAVAILABLE_WHY}`}>
+            unavailable<span className="visually-hidden">: {UNAVAILABLE_WHY}</span>
           </span>
         )}
       </span>
@@ -120,10 +143,32 @@ function ModelOption({ model, checked, onToggle }: { model: CatalogModelEntry; c
   );
 }
 
+function EstimatePanel({ estimate }: { estimate: RunEstimate }) {
+  const guessed = estimate.models.filter((m) => m.outputFrom !== 'history');
+  return (
+    <div className="estimate" data-testid="run-estimate">
+      <span>
+        Estimated: <strong data-testid="estimate-cost">{formatUsd(estimate.costUsd)}</strong> for about{' '}
+        {formatInt(estimate.inputTokens)} input and {formatInt(estimate.outputTokens)} output tokens
+      </span>
+      <span className="muted small">
+        {' '}
+        (prompts at ~4 characters a token; answers as long as each model's earlier answers
+        {guessed.length > 0
+          ? `, except ${guessed.map((m) => `${m.model} (${m.outputFrom === 'max tokens' ? 'max tokens' : 'no answers yet: 256 assumed'})`).join(', ')}`
+          : ''}
+        ; calls the prompt cache answers cost nothing)
+      </span>
+    </div>
+  );
+}
+
 export function NewRunView({ example }: { example: boolean }) {
   const client = useClient();
   const defaults = useFetch(() => client.call('defaults'), [client]);
   const catalog = useFetch(() => client.call('catalog'), [client]);
+  // What each model typically answered so far: the output side of the price estimate.
+  const history = useFetch(() => client.call('stats'), [client]);
   const { runs, loaded: runsLoaded } = useRuns();
 
   const [pathText, setPathText] = useState('');
@@ -137,6 +182,14 @@ export function NewRunView({ example }: { example: boolean }) {
   const [epochs, setEpochs] = useState('1');
   const [concurrency, setConcurrency] = useState('4');
   const [privacy, setPrivacy] = useState<PrivacyMode>('strict');
+  const [useCache, setUseCache] = useState(true);
+  const [shareCache, setShareCache] = useState(false);
+  const [temperature, setTemperature] = useState('');
+  const [maxTokens, setMaxTokens] = useState('');
+  const [seed, setSeed] = useState('');
+  /** Fields the user has acted on: only those show what is missing (a blank form greets no one with errors). */
+  const [touched, setTouched] = useState<ReadonlySet<FieldName>>(new Set());
+  const touch = (field: FieldName) => setTouched((t) => (t.has(field) ? t : new Set([...t, field])));
   const [modelFilter, setModelFilter] = useState('');
   const [serverErrors, setServerErrors] = useState<FieldErrors>({});
   const [formError, setFormError] = useState<Error | null>(null);
@@ -218,6 +271,10 @@ export function NewRunView({ example }: { example: boolean }) {
   const concurrencyN = wholeNumber(concurrency, 1, 1024);
   const fresh = preview !== null && checkedPath === pathText;
   const blocked = privacy === 'strict' ? models.filter((m) => catalogById.get(m)?.privacySafe === false) : [];
+  const unavailable = models.filter((m) => catalogById.get(m)?.available === false);
+  const temperatureN = optionalNumber(temperature, 0, 2, false);
+  const maxTokensN = optionalNumber(maxTokens, 1, 1_000_000, true);
+  const seedN = optionalNumber(seed, -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, true);
 
   const errors: FieldErrors = {
     manifest:
@@ -225,27 +282,54 @@ export function NewRunView({ example }: { example: boolean }) {
       (checkError && checkedPath === pathText
         ? checkError
         : fresh && preview.issues.length > 0
-          ? `${preview.issues.length}${preview.moreIssues ? '+' : ''} line${preview.issues.length === 1 ? ' has an error' : 's have errors'}`
+          ? `${formatInt(preview.issueCount)} line${preview.issueCount === 1 ? ' has an error' : 's have errors'}`
           : fresh && preview.count === 0
             ? 'the manifest has no vignettes'
             : undefined),
     models:
       serverErrors.models ??
-      (catalog.data && models.length === 0
+      (catalog.data && models.length === 0 && touched.has('models')
         ? 'choose at least one model'
-        : blocked.length > 0
+        : unavailable.length > 0
+          ? `${unavailable.join(', ')}: ${UNAVAILABLE_WHY}. Untick ${unavailable.length === 1 ? 'it' : 'them'} to create the run.`
+          : blocked.length > 0
           ? `${blocked.join(', ')}: every host trains on prompts, so strict privacy refuses ${blocked.length === 1 ? 'it' : 'them'}. Choose another model, or privacy "fallback" or "off".`
           : undefined),
     epochs: serverErrors.epochs ?? (epochsN === null ? 'a whole number from 1 to 10,000' : undefined),
     concurrency: serverErrors.concurrency ?? (concurrencyN === null ? 'a whole number from 1 to 1,024' : undefined),
+    temperature: serverErrors.temperature ?? (temperatureN === 'invalid' ? 'a number from 0 to 2, or blank for the model default' : undefined),
+    maxTokens: serverErrors.maxTokens ?? (maxTokensN === 'invalid' ? 'a whole number from 1 to 1,000,000, or blank' : undefined),
+    seed: serverErrors.seed ?? (seedN === 'invalid' ? 'a whole number, or blank' : undefined),
   };
   const ready =
     fresh && !checking && preview.issues.length === 0 && preview.count > 0 && models.length > 0 && epochsN !== null && concurrencyN !== null;
   const valid = ready && Object.values(errors).every((e) => e === undefined);
   const calls = fresh && epochsN !== null ? preview.count * models.length * epochsN : null;
+  const chosen = models.map((m) => catalogById.get(m)).filter((m): m is CatalogModelEntry => m !== undefined);
+  const estimate =
+    fresh && preview.issues.length === 0 && epochsN !== null && chosen.length > 0
+      ? estimateRun({
+          vignettes: preview.count,
+          promptChars: preview.promptChars,
+          epochs: epochsN,
+          models: chosen,
+          history: history.data?.models ?? [],
+          maxTokens: typeof maxTokensN === 'number' ? maxTokensN : null,
+        })
+      : null;
+  const missing = [
+    !fresh || preview.issues.length > 0 || preview.count === 0 ? 'a valid manifest' : null,
+    models.length === 0 ? 'at least one model' : null,
+  ].filter((m): m is string => m !== null);
 
   const create = async () => {
     if (!valid || !preview || epochsN === null || concurrencyN === null) return;
+    if (temperatureN === 'invalid' || maxTokensN === 'invalid' || seedN === 'invalid') return;
+    const sampling = {
+      ...(temperatureN === null ? {} : { temperature: temperatureN }),
+      ...(maxTokensN === null ? {} : { maxTokens: maxTokensN }),
+      ...(seedN === null ? {} : { seed: seedN }),
+    };
     setCreating(true);
     setFormError(null);
     try {
@@ -255,6 +339,9 @@ export function NewRunView({ example }: { example: boolean }) {
         epochs: epochsN,
         concurrency: concurrencyN,
         privacy,
+        ...(useCache ? {} : { noStore: true }),
+        ...(useCache && shareCache ? { shareCacheAcrossEpochs: true } : {}),
+        ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
       });
       navigate({ view: 'run', runId: run.id });
     } catch (err) {
@@ -289,6 +376,7 @@ export function NewRunView({ example }: { example: boolean }) {
         <Field
           label="Manifest"
           name="manifest"
+          group
           error={errors.manifest}
           hint={
             checking ? 'Checking…' : 'A JSONL file: one {"id", "prompt"} object per line.'
@@ -300,6 +388,7 @@ export function NewRunView({ example }: { example: boolean }) {
               className="grow mono"
               placeholder="/path/to/manifest.jsonl"
               aria-label="Manifest path"
+              aria-describedby="field-manifest-note"
               data-testid="manifest-path"
               value={pathText}
               onChange={(e) => {
@@ -319,11 +408,17 @@ export function NewRunView({ example }: { example: boolean }) {
               </label>
             ) : null}
           </div>
-          {uploadName ? <div className="field-hint">Uploaded {uploadName}; kept in the data folder for this run.</div> : null}
+          {uploadName && fresh && preview ? (
+            <div className="field-hint" data-testid="upload-note">
+              {preview.kept
+                ? `Uploaded ${uploadName}; a copy is kept in the data folder, and runs read that copy.`
+                : `Uploaded ${uploadName}; not kept, since it has errors: fix the file and upload it again.`}
+            </div>
+          ) : null}
           {preview && fresh ? <ManifestPreviewPanel preview={preview} /> : null}
         </Field>
 
-        <Field label="Models" name="models" error={errors.models} hint="Each chosen model answers every vignette, every epoch.">
+        <Field label="Models" name="models" group error={errors.models} hint="Each chosen model answers every vignette, every epoch.">
           {(catalog.data?.length ?? 0) > MODEL_FILTER_FROM ? (
             <div className="row">
               <input
@@ -348,6 +443,7 @@ export function NewRunView({ example }: { example: boolean }) {
                 checked={models.includes(m.id)}
                 onToggle={() => {
                   clearServerError('models');
+                  touch('models');
                   setModels((cur) => (cur.includes(m.id) ? cur.filter((x) => x !== m.id) : [...cur, m.id]));
                 }}
               />
@@ -364,6 +460,7 @@ export function NewRunView({ example }: { example: boolean }) {
               max={10000}
               step={1}
               data-testid="epochs"
+              {...controlProps('epochs', errors.epochs)}
               value={epochs}
               onChange={(e) => {
                 setEpochs(e.target.value);
@@ -378,6 +475,7 @@ export function NewRunView({ example }: { example: boolean }) {
               max={1024}
               step={1}
               data-testid="concurrency"
+              {...controlProps('concurrency', errors.concurrency)}
               value={concurrency}
               onChange={(e) => {
                 setConcurrency(e.target.value);
@@ -386,7 +484,7 @@ export function NewRunView({ example }: { example: boolean }) {
             />
           </Field>
           <Field label="Privacy" name="privacy" hint={PRIVACY_HINTS[privacy]}>
-            <select value={privacy} data-testid="privacy" onChange={(e) => setPrivacy(e.target.value as PrivacyMode)}>
+            <select value={privacy} data-testid="privacy" {...controlProps('privacy')} onChange={(e) => setPrivacy(e.target.value as PrivacyMode)}>
               <option value="strict">strict</option>
               <option value="fallback">fallback</option>
               <option value="off">off</option>
@@ -394,6 +492,68 @@ export function NewRunView({ example }: { example: boolean }) {
           </Field>
         </div>
 
+        <fieldset className="field-set">
+          <legend className="field-label">Cache and sampling</legend>
+          <div className="field-row">
+            <label className="check">
+              <input type="checkbox" checked={useCache} data-testid="use-cache" onChange={(e) => setUseCache(e.target.checked)} />
+              Answer a prompt asked before from the prompt cache (no call, no cost)
+            </label>
+            <label className="check">
+              <input
+                type="checkbox"
+                checked={useCache && shareCache}
+                disabled={!useCache}
+                data-testid="share-cache"
+                onChange={(e) => setShareCache(e.target.checked)}
+              />
+              Let later epochs reuse earlier epochs' answers
+            </label>
+          </div>
+          <div className="field-row">
+            <Field label="Temperature" name="temperature" error={errors.temperature} hint="0 to 2; blank: the model's default.">
+              <input
+                type="text"
+                inputMode="decimal"
+                data-testid="temperature"
+                {...controlProps('temperature', errors.temperature)}
+                value={temperature}
+                onChange={(e) => {
+                  setTemperature(e.target.value);
+                  clearServerError('temperature');
+                }}
+              />
+            </Field>
+            <Field label="Max tokens" name="maxTokens" error={errors.maxTokens} hint="Longest answer, in tokens; blank: the model's default.">
+              <input
+                type="text"
+                inputMode="numeric"
+                data-testid="max-tokens"
+                {...controlProps('maxTokens', errors.maxTokens)}
+                value={maxTokens}
+                onChange={(e) => {
+                  setMaxTokens(e.target.value);
+                  clearServerError('maxTokens');
+                }}
+              />
+            </Field>
+            <Field label="Seed" name="seed" error={errors.seed} hint="For providers that support repeatable sampling; blank: none.">
+              <input
+                type="text"
+                inputMode="numeric"
+                data-testid="seed"
+                {...controlProps('seed', errors.seed)}
+                value={seed}
+                onChange={(e) => {
+                  setSeed(e.target.value);
+                  clearServerError('seed');
+                }}
+              />
+            </Field>
+          </div>
+        </fieldset>
+
+        {estimate ? <EstimatePanel estimate={estimate} /> : null}
         <ErrorNotice error={formError} title="The run was not created" />
         <div className="form-actions">
           <button type="submit" className="button primary large" disabled={!valid || creating} data-testid="create-run">
@@ -409,7 +569,9 @@ export function NewRunView({ example }: { example: boolean }) {
               {epochsN === 1 ? '' : 's'}
             </span>
           ) : (
-            <span className="muted">Fill in the fields above to create the run.</span>
+            <span className="muted" data-testid="create-missing">
+              {missing.length > 0 ? `To create the run, choose ${missing.join(' and ')}.` : 'Fix the fields marked above to create the run.'}
+            </span>
           )}
         </div>
       </form>
