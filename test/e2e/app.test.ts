@@ -112,17 +112,23 @@ describe('the app in a browser (panoptes serve --ui)', () => {
       expect(await texts(`[data-testid=stats-table] tr[data-model="${m.model}"] td`)).toEqual([
         m.model,
         formatInt(m.calls),
+        formatInt(m.cachedCalls),
         formatInt(m.inputTokens),
         formatInt(m.outputTokens),
+        formatInt(m.cachedInputTokens + m.cachedOutputTokens),
         formatUsd(m.estCostUsd),
+        formatUsd(m.savedCostUsd),
       ]);
     }
     expect(await texts('[data-testid=stats-table] tr[data-model=total] th')).toEqual([
       'Total',
       formatInt(stats.totalCalls),
+      formatInt(stats.totalCachedCalls),
       formatInt(stats.totalInputTokens),
       formatInt(stats.totalOutputTokens),
+      formatInt(stats.totalCachedInputTokens + stats.totalCachedOutputTokens),
       formatUsd(stats.totalEstCostUsd),
+      formatUsd(stats.totalSavedCostUsd),
     ]);
     await page.screenshot({ path: shotPath('05-stats'), fullPage: true });
 
@@ -133,9 +139,12 @@ describe('the app in a browser (panoptes serve --ui)', () => {
     await expect.poll(() => texts('[data-testid=stats-table] tr[data-model=total] th'), WAIT).toEqual([
       'Total',
       formatInt(all.totalCalls),
+      formatInt(all.totalCachedCalls),
       formatInt(all.totalInputTokens),
       formatInt(all.totalOutputTokens),
+      formatInt(all.totalCachedInputTokens + all.totalCachedOutputTokens),
       formatUsd(all.totalEstCostUsd),
+      formatUsd(all.totalSavedCostUsd),
     ]);
   });
 
@@ -223,6 +232,10 @@ describe('the app in a browser (panoptes serve --ui)', () => {
     expect(await text('[data-testid=error-epochs]')).toBe('a whole number from 1 to 10,000');
     await page.getByTestId('concurrency').fill('2.5');
     expect(await text('[data-testid=error-concurrency]')).toBe('a whole number from 1 to 1,024');
+    // A blank form greets no one with errors: the models' shows once the user has acted on the list.
+    expect(await page.getByTestId('error-models').count()).toBe(0);
+    await page.locator('[data-model=mock-fast] input').check();
+    await page.locator('[data-model=mock-fast] input').uncheck();
     expect(await text('[data-testid=error-models]')).toBe('choose at least one model');
     await page.locator('[data-model=mock-public] input').check();
     expect(await text('[data-testid=error-models]')).toMatch(/^mock-public: every host trains on prompts, so strict privacy refuses it/);

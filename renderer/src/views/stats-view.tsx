@@ -1,7 +1,7 @@
 /**
  * Stats: input and output tokens, calls and estimated cost per model, for one run or all runs, as
  * bar charts (recharts) with the same numbers in a table beside them; what the prompt cache answered
- * is stacked, lighter, on what providers billed. One run's numbers follow
+ * stands, lighter, beside what providers billed. One run's numbers follow
  * its events live; the all-runs totals are fetched again whenever a run ends.
  * Runs on: renderer.
  */
@@ -19,8 +19,8 @@ import { useAppStore } from '../state/app-store.js';
 import { navigate } from '../state/router.js';
 
 /**
- * Each chart stacks what providers billed under what the prompt cache answered, so a re-run served
- * from the cache shows its tokens (as cached) instead of an empty chart; the label on top is the sum.
+ * Each chart sets what the prompt cache answered (lighter) beside what providers billed, so a re-run
+ * served from the cache shows its tokens as cached instead of an empty chart.
  */
 interface ChartSpec {
   key: string;
@@ -44,7 +44,8 @@ const CHARTS: ChartSpec[] = [
 const SLANT_FROM = 3;
 
 function MetricChart({ models, chart, color, colors }: { models: readonly ModelCost[]; chart: ChartSpec; color: string; colors: ThemeColors }) {
-  const data = models.map((m) => ({ model: m.model, billed: chart.billed(m), cached: chart.cached(m), total: chart.billed(m) + chart.cached(m) }));
+  const data = models.map((m) => ({ model: m.model, billed: chart.billed(m), cached: chart.cached(m) }));
+  const anyCached = data.some((d) => d.cached > 0);
   const slant = models.length >= SLANT_FROM;
   return (
     <div className="card chart-card" data-testid={`chart-${chart.key}`}>
@@ -71,14 +72,18 @@ function MetricChart({ models, chart, color, colors }: { models: readonly ModelC
           contentStyle={{ background: colors.surface, border: `1px solid ${colors.border}`, color: colors.text }}
           formatter={(value, name) => [chart.format(Number(value)), name === 'cached' ? chart.cachedName : chart.billedName]}
         />
-        <Bar dataKey="billed" stackId="a" fill={color} isAnimationActive={false} maxBarSize={64} />
-        <Bar dataKey="cached" stackId="a" fill={color} fillOpacity={0.4} stroke={color} isAnimationActive={false} maxBarSize={64} radius={[3, 3, 0, 0]}>
-          <LabelList dataKey="total" position="top" fill={colors.text} fontSize={12} formatter={(value) => chart.format(Number(value))} />
+        <Bar dataKey="billed" name={chart.billedName} fill={color} isAnimationActive={false} maxBarSize={64} radius={[3, 3, 0, 0]}>
+          <LabelList dataKey="billed" position="top" fill={colors.text} fontSize={12} formatter={(value) => chart.format(Number(value))} />
         </Bar>
+        {anyCached ? (
+          <Bar dataKey="cached" name={chart.cachedName} fill={color} fillOpacity={0.35} stroke={color} isAnimationActive={false} maxBarSize={64} radius={[3, 3, 0, 0]}>
+            <LabelList dataKey="cached" position="top" fill={colors.text} fontSize={12} formatter={(value) => chart.format(Number(value))} />
+          </Bar>
+        ) : null}
       </BarChart>
-      {data.some((d) => d.cached > 0) ? (
+      {anyCached ? (
         <p className="muted small chart-legend" data-testid={`chart-${chart.key}-cached`}>
-          Lighter: {chart.cachedName} ({chart.format(data.reduce((s, d) => s + d.cached, 0))})
+          Solid: {chart.billedName}; lighter: {chart.cachedName} ({chart.format(data.reduce((s, d) => s + d.cached, 0))})
         </p>
       ) : null}
     </div>
