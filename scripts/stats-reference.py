@@ -137,6 +137,29 @@ def paireds():
     return out
 
 
+def clustered_paired(name, a, b, groups):
+    d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
+    groups = np.asarray(groups)
+    fit = sm.OLS(d, np.ones(len(d))).fit(cov_type='cluster', cov_kwds={'groups': groups}, use_t=True)
+    df = len(set(groups.tolist())) - 1
+    m, se = float(fit.params[0]), float(fit.bse[0])
+    h = t_ppf(0.975, df) * se
+    return {
+        'name': name, 'a': floats(a), 'b': floats(b), 'clusters': [int(g) for g in groups], 'n': len(d),
+        'diff': m, 'stderr': se, 'ci95': [m - h, m + h], 'p_value': float(fit.pvalues[0]),
+        'min_detectable_diff': (t_ppf(0.975, df) + t_ppf(0.8, df)) * se,
+    }
+
+
+def clustered_paireds():
+    groups = rng.integers(0, 8, 150)
+    a = rng.beta(5, 2, 150)
+    return [
+        clustered_paired('three clusters, ties', [1, 1, 0, 1, 0, 0, 1, 1, 1], [0, 1, 0, 0, 0, 1, 0, 1, 0], [0, 0, 0, 1, 1, 1, 2, 2, 2]),
+        clustered_paired('150 vignettes in 8 clusters', a, np.clip(a - 0.04 + rng.normal(0, 0.1, 150), 0, 1), groups),
+    ]
+
+
 def mcnemars():
     out = []
     for b, c in [(0, 0), (1, 0), (0, 1), (5, 1), (10, 10), (3, 17), (0, 25), (500, 560), (4000, 4100)]:
@@ -264,6 +287,7 @@ def main():
         'mean_interval': mean_intervals(),
         'clustered': clustereds(),
         'paired': paireds(),
+        'clustered_paired': clustered_paireds(),
         'mcnemar': mcnemars(),
         'holm': holms(),
         'pass_k': pass_k(),

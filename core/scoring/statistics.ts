@@ -110,32 +110,26 @@ export function reduceEpochs(values: ArrayLike<number>, reducer: EpochReducer): 
   }
 }
 
-function checkCounts(epochs: number, passes: number, k: number): void {
-  if (!(Number.isInteger(epochs) && Number.isInteger(passes) && Number.isInteger(k) && passes >= 0 && passes <= epochs && k >= 1 && k <= epochs)) {
-    throw new RangeError(`need integers 0 ≤ c ≤ K and 1 ≤ k ≤ K, got K=${epochs} c=${passes} k=${k}`);
-  }
-}
-
 /**
- * The unbiased pass@k of a vignette with c passes in K epochs: 1 − C(K−c, k)/C(K, k), the chance
- * that at least one of k epochs drawn without replacement passes. The ratio of binomials is taken
- * as a product, which never overflows.
+ * pass@k and pass^k of a vignette with c passes in K epochs, for every k = 1..K at once, written to
+ * `at[k − 1]` and `hat[k − 1]`. pass@k is the unbiased 1 − C(K−c, k)/C(K, k), the chance that at
+ * least one of k epochs drawn without replacement passes; pass^k is C(c, k)/C(K, k), the chance that
+ * all k pass. Each ratio of binomials is a running product (C(K−c, k)/C(K, k) is the previous one
+ * times (K−c−k+1)/(K−k+1)), so the whole curve costs O(K) and never overflows.
  */
-export function passAtK(epochs: number, passes: number, k: number): number {
-  checkCounts(epochs, passes, k);
-  if (epochs - passes < k) return 1;
+export function passCurves(epochs: number, passes: number, at: Float64Array, hat: Float64Array): void {
+  if (!(Number.isInteger(epochs) && Number.isInteger(passes) && epochs >= 1 && passes >= 0 && passes <= epochs)) {
+    throw new RangeError(`passCurves needs integers K ≥ 1 and 0 ≤ c ≤ K, got K=${epochs} c=${passes}`);
+  }
+  if (at.length < epochs || hat.length < epochs) throw new RangeError(`passCurves needs room for ${epochs} values`);
   let allFail = 1;
-  for (let j = 0; j < k; j++) allFail *= (epochs - passes - j) / (epochs - j);
-  return 1 - allFail;
-}
-
-/** pass^k: C(c, k)/C(K, k), the chance that all of k epochs drawn without replacement pass. */
-export function passHatK(epochs: number, passes: number, k: number): number {
-  checkCounts(epochs, passes, k);
-  if (passes < k) return 0;
   let allPass = 1;
-  for (let j = 0; j < k; j++) allPass *= (passes - j) / (epochs - j);
-  return allPass;
+  for (let k = 1; k <= epochs; k++) {
+    allFail *= Math.max(0, epochs - passes - k + 1) / (epochs - k + 1);
+    allPass *= Math.max(0, passes - k + 1) / (epochs - k + 1);
+    at[k - 1] = 1 - allFail;
+    hat[k - 1] = allPass;
+  }
 }
 
 /** A vignette's flip rate: 2c(K−c)/(K(K−1)), the chance two of its epochs disagree; K ≥ 2. */
@@ -159,13 +153,17 @@ export interface PairedTest {
    * p is 1 if they are all zero (no difference at all) and 0 otherwise. Null when n < 2.
    */
   p_value: number | null;
-  /** (t(0.975, n−1) + t(0.80, n−1)) · sd(d)/√n; null when n < 2. */
+  /** (t(0.975, df) + t(0.80, df)) · stderr; null when n < 2. */
   min_detectable_diff: number | null;
 }
 
-/** Paired t on the differences d_i = x_(a,i) − x_(b,i). */
-export function pairedTTest(d: ArrayLike<number>): PairedTest {
-  const iv = meanInterval(d);
+/**
+ * Paired t on the differences d_i = x_(a,i) − x_(b,i). With `cluster` (each d_i's cluster index,
+ * from a metadata key) the standard error is the clustered one and t has clusters − 1 degrees of
+ * freedom, as for a single model's mean.
+ */
+export function pairedTTest(d: ArrayLike<number>, cluster?: ArrayLike<number>): PairedTest {
+  const iv = cluster ? clusteredMeanInterval(d, cluster) : meanInterval(d);
   if (iv.stderr === null || iv.df === null) {
     return { n: iv.n, diff: iv.mean, stderr: null, ci95: null, p_value: null, min_detectable_diff: null };
   }

@@ -17,8 +17,7 @@ import {
   mcnemarExact,
   meanInterval,
   pairedTTest,
-  passAtK,
-  passHatK,
+  passCurves,
   reduceEpochs,
   tCdf,
   tQuantile,
@@ -38,6 +37,18 @@ interface Fixture {
     stderr: number;
     ci95: [number, number];
     p_value: number | null;
+    min_detectable_diff: number;
+  }[];
+  clustered_paired: {
+    name: string;
+    a: number[];
+    b: number[];
+    clusters: number[];
+    n: number;
+    diff: number;
+    stderr: number;
+    ci95: [number, number];
+    p_value: number;
     min_detectable_diff: number;
   }[];
   mcnemar: { b: number; c: number; p_value: number }[];
@@ -142,6 +153,22 @@ describe('pairedTTest', () => {
   });
 });
 
+describe('pairedTTest clustered by a metadata key', () => {
+  it.each(fx.clustered_paired.map((c) => [c.name, c] as const))('%s: matches statsmodels OLS on d with cov_type=cluster', (_, c) => {
+    const r = pairedTTest(
+      c.a.map((a, i) => a - c.b[i]!),
+      c.clusters,
+    );
+    expect(r.n).toBe(c.n);
+    close(r.diff, c.diff, 'diff');
+    close(r.stderr, c.stderr, 'stderr');
+    close(r.ci95![0], c.ci95[0], 'ci lo');
+    close(r.ci95![1], c.ci95[1], 'ci hi');
+    close(r.p_value, c.p_value, 'p');
+    close(r.min_detectable_diff, c.min_detectable_diff, 'mdd');
+  });
+});
+
 describe('mcnemarExact', () => {
   it('matches statsmodels mcnemar(exact=True)', () => {
     for (const c of fx.mcnemar) close(mcnemarExact(c.b, c.c), c.p_value, `mcnemar(${c.b}, ${c.c})`);
@@ -169,11 +196,24 @@ describe('holm', () => {
 });
 
 describe('epoch reducers and consistency', () => {
-  it('pass@k and pass^k match the exact binomial ratios', () => {
+  it('pass@k and pass^k match the exact binomial ratios for every k at once', () => {
+    const at = new Float64Array(12);
+    const hat = new Float64Array(12);
     for (const c of fx.pass_k) {
-      close(passAtK(c.K, c.c, c.k), c.pass_at_k, `pass@${c.k} K=${c.K} c=${c.c}`);
-      close(passHatK(c.K, c.c, c.k), c.pass_hat_k, `pass^${c.k} K=${c.K} c=${c.c}`);
+      passCurves(c.K, c.c, at, hat);
+      close(at[c.k - 1], c.pass_at_k, `pass@${c.k} K=${c.K} c=${c.c}`);
+      close(hat[c.k - 1], c.pass_hat_k, `pass^${c.k} K=${c.K} c=${c.c}`);
     }
+  });
+  it('pass@k stays finite and exact for many epochs (no factorial overflow)', () => {
+    const at = new Float64Array(2000);
+    const hat = new Float64Array(2000);
+    passCurves(2000, 1000, at, hat);
+    close(at[0], 0.5, 'pass@1');
+    close(hat[0], 0.5, 'pass^1');
+    expect(at[1000]).toBe(1);
+    expect(hat[1000]).toBe(0);
+    expect(at.every(Number.isFinite) && hat.every(Number.isFinite)).toBe(true);
   });
   it('flip rate matches 2c(K−c)/(K(K−1))', () => {
     for (const c of fx.flip_rate) close(flipRate(c.K, c.c), c.flip_rate, `flip K=${c.K} c=${c.c}`);
@@ -186,14 +226,13 @@ describe('epoch reducers and consistency', () => {
     }
   });
   it.each([
-    [3, 4, 1],
-    [3, 1, 0],
-    [3, 1, 4],
-    [2.5, 1, 1],
-    [3, -1, 1],
-  ])('pass@k refuses K=%f c=%f k=%f', (K, c, k) => {
-    expect(() => passAtK(K, c, k)).toThrow(RangeError);
-    expect(() => passHatK(K, c, k)).toThrow(RangeError);
+    [3, 4],
+    [0, 0],
+    [2.5, 1],
+    [3, -1],
+    [NaN, 1],
+  ])('pass curves refuse K=%f c=%f', (K, c) => {
+    expect(() => passCurves(K, c, new Float64Array(8), new Float64Array(8))).toThrow(RangeError);
   });
   it('refuses a flip rate with one epoch and reducing no epochs', () => {
     expect(() => flipRate(1, 1)).toThrow(/K ≥ 2/);
