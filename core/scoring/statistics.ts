@@ -23,17 +23,21 @@ export function tCdf(t: number, df: number): number {
   return tCdfImpl(t, df);
 }
 
-export function mean(xs: ArrayLike<number>): number {
+/*
+ * mean, sampleVariance, reduceEpochs and epochNoise read the first `n` values (all by default), so
+ * the report's hot loops can pass one scratch array instead of allocating a view per vignette.
+ */
+
+export function mean(xs: ArrayLike<number>, n = xs.length): number {
   let s = 0;
-  for (let i = 0; i < xs.length; i++) s += xs[i]!;
-  return s / xs.length;
+  for (let i = 0; i < n; i++) s += xs[i]!;
+  return s / n;
 }
 
 /** Sample variance (n − 1 in the denominator), two-pass for accuracy; NaN when n < 2. */
-export function sampleVariance(xs: ArrayLike<number>): number {
-  const n = xs.length;
+export function sampleVariance(xs: ArrayLike<number>, n = xs.length): number {
   if (n < 2) return NaN;
-  const m = mean(xs);
+  const m = mean(xs, n);
   let ss = 0;
   for (let i = 0; i < n; i++) {
     const d = xs[i]! - m;
@@ -91,19 +95,20 @@ export function clusteredMeanInterval(xs: ArrayLike<number>, cluster: ArrayLike<
  * graded values the middle score. `max`: the best epoch (the optimist's "any epoch got it").
  * `values` must not be empty.
  */
-export function reduceEpochs(values: ArrayLike<number>, reducer: EpochReducer): number {
-  const k = values.length;
+export function reduceEpochs(values: ArrayLike<number>, reducer: EpochReducer, k = values.length): number {
   if (k === 0) throw new RangeError('reduceEpochs: no values');
   switch (reducer) {
     case 'mean':
-      return mean(values);
+      return mean(values, k);
     case 'max': {
       let best = -Infinity;
       for (let i = 0; i < k; i++) if (values[i]! > best) best = values[i]!;
       return best;
     }
     case 'majority': {
-      const sorted = Float64Array.from(values).sort();
+      const sorted = new Float64Array(k);
+      for (let i = 0; i < k; i++) sorted[i] = values[i]!;
+      sorted.sort();
       const mid = k >> 1;
       return k % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
     }
@@ -243,8 +248,8 @@ export function epochNoiseShare(xs: ArrayLike<number>, noise: ArrayLike<number>)
 }
 
 /** s²/K of one vignette's epoch scores (the variance of their mean); NaN with fewer than two. */
-export function epochNoise(values: ArrayLike<number>): number {
-  return sampleVariance(values) / values.length;
+export function epochNoise(values: ArrayLike<number>, k = values.length): number {
+  return sampleVariance(values, k) / k;
 }
 
 /**

@@ -1,0 +1,276 @@
+/**
+ * The score report from hand-made cells: the leaderboard, consistency figures and pairs come out
+ * as computed by hand; the cells' order does not matter; several judges average into one epoch;
+ * `by` clusters and slices; K = 1 pass/fail switches to exact McNemar; two runs pair by vignette id;
+ * absurd cells are refused with the cell named; and a large input hands the event loop back.
+ */
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { describe, expect, it } from 'vitest';
+import { buildRunComparison, buildScoreReport, type ReportOptions, type ScoreCell } from '../../core/scoring/report.js';
+import { clusteredMeanInterval, holm, mcnemarExact, meanInterval, pairedTTest } from '../../core/scoring/statistics.js';
+
+const base: ReportOptions = { runId: 'r1', scorer: 'exact', scorerVersion: 'v-abc', kind: 'pass_fail', epochs: 2 };
+
+/** cells from { model: { vignette: [epoch 1 value, epoch 2 value, ...] } }; null = no score. */
+function cells(table: Record<string, Record<string, (number | null)[]>>, group?: (v: string) => string | null): ScoreCell[] {
+  const out: ScoreCell[] = [];
+  for (const [model, rows] of Object.entries(table)) {
+    for (const [vignetteId, values] of Object.entries(rows)) {
+      values.forEach((value, e) => {
+        if (value === null) return;
+        const cell: ScoreCell = { model, vignetteId, epoch: e + 1, value, passed: value === 1 };
+        if (group) cell.group = group(vignetteId);
+        out.push(cell);
+      });
+    }
+  }
+  return out;
+}
+
+const two = {
+  m1: { v1: [1, 1], v2: [1, 0], v3: [0, 0], v4: [1, 1] },
+  m2: { v1: [1, 0], v2: [0, 0], v3: [0, 1], v4: [1, 1] },
+};
+
+async function* slowly(list: ScoreCell[]): AsyncGenerator<ScoreCell> {
+  for (const c of list) yield c;
+}
+
+describe('buildScoreReport', () => {
+  it('computes the leaderboard, consistency and the pair as by hand', async () => {
+    const r = await buildScoreReport({ ...base, models: ['m1', 'm2'], pending: 3 }, cells(two));
+    expect(r).toMatchObject({ run_id: 'r1', scorer: 'exact', scorer_version: 'v-abc', kind: 'pass_fail', epochs: 2, reducer: 'mean', by: null, pending: 3 });
+    const [m1, m2] = r.models;
+    expect(m1!.model).toBe('m1');
+    expect(m1!.n).toBe(4);
+    expect(m1!.mean).toBeCloseTo(0.625, 12);
+    const iv = meanInterval([1, 0.5, 0, 1]);
+    expect(m1!.stderr).toBeCloseTo(iv.stderr!, 12);
+    expect(m1!.ci95).toEqual(iv.ci95);
+    expect(m1!.flip_rate).toBeCloseTo(0.25, 12);
+    expect(m1!.unstable).toEqual(['v2']);
+    expect(m1!.pass_at_k).toEqual({ '1': 0.625, '2': 0.75 });
+    expect(m1!.pass_hat_k).toEqual({ '1': 0.625, '2': 0.5 });
+    expect(m2!.mean).toBeCloseTo(0.5, 12);
+    expect(m2!.flip_rate).toBeCloseTo(0.5, 12);
+    expect(m2!.unstable).toEqual(['v1', 'v3']);
+
+    expect(r.pairs).toHaveLength(1);
+    const p = r.pairs[0]!;
+    const t = pairedTTest([0.5, 0.5, -0.5, 0]);
+    expect(p).toMatchObject({ a: 'm1', b: 'm2', n: 4, test: 'paired_t' });
+    expect(p.diff).toBeCloseTo(0.125, 12);
+    expect(p.p_value).toBe(t.p_value);
+    expect(p.p_holm).toBe(t.p_value);
+    expect(p.min_detectable_diff).toBe(t.min_detectable_diff);
+    expect(p.distinguishable).toBe(false);
+  });
+
+  it('gives the same report whatever order the cells come in, and from an async stream', async () => {
+    const list = cells(two);
+    const straight = await buildScoreReport({ ...base, models: ['m1', 'm2'] }, list);
+    const reversed = await buildScoreReport({ ...base, models: ['m1', 'm2'] }, slowly([...list].reverse()));
+    // By epoch first, then model: the order a store might find fastest.
+    const byEpoch = [...list].sort((x, y) => x.epoch - y.epoch || (x.model < y.model ? 1 : -1));
+    const third = await buildScoreReport({ ...base, models: ['m1', 'm2'] }, byEpoch);
+    expect(reversed.models).toEqual(straight.models.map((m) => ({ ...m, unstable: reversed.models.find((x) => x.model === m.model)!.unstable })));
+    expect(reversed.pairs).toEqual(straight.pairs);
+    expect(third.pairs).toEqual(straight.pairs);
+    for (const m of reversed.models) expect([...m.unstable].sort()).toEqual([...straight.models.find((x) => x.model === m.model)!.unstable].sort());
+  });
+
+  it('orders models as asked, then as first seen, and applies Holm over every pair', async () => {
+    const r = await buildScoreReport(
+      { ...base, epochs: 1, kind: 'graded', models: ['c', 'zz-not-run'] },
+      cells({
+        a: { v1: [0.9], v2: [0.8], v3: [0.7], v4: [0.9] },
+        b: { v1: [0.1], v2: [0.3], v3: [0.2], v4: [0.2] },
+        c: { v1: [0.5], v2: [0.6], v3: [0.4], v4: [0.55] },
+      }),
+    );
+    expect(r.models.map((m) => m.model)).toEqual(['c', 'a', 'b']);
+    expect(r.pairs.map((p) => `${p.a}-${p.b}`)).toEqual(['c-a', 'c-b', 'a-b']);
+    expect(r.pairs.map((p) => p.p_holm)).toEqual(holm(r.pairs.map((p) => p.p_value)));
+    expect(r.pairs.every((p) => p.test === 'paired_t')).toBe(true);
+    // Graded: no pass/fail figures.
+    expect(r.models[0]!.flip_rate).toBeNull();
+    expect(r.models[0]!.pass_at_k).toEqual({});
+    const ab = r.pairs[2]!;
+    expect(ab.diff).toBeCloseTo(0.625, 12);
+    expect(ab.distinguishable).toBe(true);
+  });
+
+  it('reduces epochs by majority (median) and max', async () => {
+    const table = { m: { v1: [1, 0, 0], v2: [1, 1, 0], v3: [0, 0, 0] } };
+    const opts = { ...base, epochs: 3 };
+    expect((await buildScoreReport({ ...opts, reducer: 'majority' }, cells(table))).models[0]!.mean).toBeCloseTo(1 / 3, 12);
+    expect((await buildScoreReport({ ...opts, reducer: 'max' }, cells(table))).models[0]!.mean).toBeCloseTo(2 / 3, 12);
+    expect((await buildScoreReport({ ...opts, reducer: 'mean' }, cells(table))).models[0]!.mean).toBeCloseTo(1 / 3, 12);
+    const tie = await buildScoreReport({ ...base, reducer: 'majority' }, cells({ m: { v1: [1, 0], v2: [1, 1] } }));
+    expect(tie.models[0]!.mean).toBeCloseTo(0.75, 12);
+  });
+
+  it('averages several judges into one epoch; the epoch passes when most of its verdicts do', async () => {
+    const judged: ScoreCell[] = [
+      { model: 'm', vignetteId: 'v1', epoch: 1, value: 1, passed: true },
+      { model: 'm', vignetteId: 'v1', epoch: 1, value: 1, passed: true },
+      { model: 'm', vignetteId: 'v1', epoch: 1, value: 0, passed: false },
+      { model: 'm', vignetteId: 'v2', epoch: 1, value: 0, passed: false },
+      { model: 'm', vignetteId: 'v2', epoch: 1, value: 1, passed: true },
+    ];
+    const r = await buildScoreReport({ ...base, epochs: 1 }, judged);
+    expect(r.models[0]!.mean).toBeCloseTo((2 / 3 + 0.5) / 2, 12);
+    // v1 passes (2 of 3), v2 does not (1 of 2 is no majority).
+    expect(r.models[0]!.pass_at_k).toEqual({ '1': 0.5 });
+  });
+
+  it('pairs only the vignettes both models answered, and uses the epochs each has', async () => {
+    const r = await buildScoreReport(
+      { ...base, epochs: 3, models: ['a', 'b'] },
+      cells({
+        a: { v1: [1, 1, 0], v2: [1, null, null], v3: [0, 0, 1], v4: [1, 1, 1] },
+        b: { v1: [0, 0, 0], v3: [1, 1, null], v4: [1, 0, 1] },
+      }),
+    );
+    const [a, b] = r.models;
+    expect(a!.n).toBe(4);
+    expect(b!.n).toBe(3);
+    // pass@3 only over vignettes with three epochs; pass@1 over all.
+    expect(Object.keys(a!.pass_at_k)).toEqual(['1', '2', '3']);
+    expect(a!.pass_at_k['1']).toBeCloseTo((2 / 3 + 1 + 1 / 3 + 1) / 4, 12);
+    expect(a!.pass_at_k['3']).toBeCloseTo(1, 12);
+    // Flip rate only over vignettes with two or more epochs.
+    expect(a!.flip_rate).toBeCloseTo((2 / 3 + 2 / 3 + 0) / 3, 12);
+    expect(r.pairs[0]!.n).toBe(3);
+    expect(r.pairs[0]!.diff).toBeCloseTo((2 / 3 + (1 / 3 - 1) + (1 - 2 / 3)) / 3, 12);
+  });
+
+  it('switches to exact McNemar for one epoch of a pass/fail scorer', async () => {
+    const a: Record<string, number[]> = {};
+    const b: Record<string, number[]> = {};
+    // 7 vignettes only a passes, 2 only b passes, 5 both, 6 neither.
+    const plan = [...Array(7).fill([1, 0]), ...Array(2).fill([0, 1]), ...Array(5).fill([1, 1]), ...Array(6).fill([0, 0])] as [number, number][];
+    plan.forEach(([x, y], i) => {
+      a[`v${i}`] = [x];
+      b[`v${i}`] = [y];
+    });
+    const r = await buildScoreReport({ ...base, epochs: 1 }, cells({ a, b }));
+    const p = r.pairs[0]!;
+    expect(p.test).toBe('mcnemar_exact');
+    expect(p.p_value).toBe(mcnemarExact(7, 2));
+    expect(p.diff).toBeCloseTo(5 / 20, 12);
+    expect(r.models[0]!.flip_rate).toBeNull();
+    expect(r.models[0]!.epoch_noise_share).toBeNull();
+  });
+
+  it('with `by`, clusters the standard errors and slices the leaderboard by the key', async () => {
+    const topic = (v: string) => (v === 'v5' ? null : Number(v.slice(1)) <= 2 ? 'dose' : 'triage');
+    const table = {
+      m1: { v1: [1, 1], v2: [1, 0], v3: [0, 0], v4: [1, 1], v5: [0, 1] },
+      m2: { v1: [1, 0], v2: [0, 0], v3: [0, 1], v4: [1, 1], v5: [0, 0] },
+    };
+    const r = await buildScoreReport({ ...base, by: 'topic', models: ['m1', 'm2'] }, cells(table, topic));
+    expect(r.by).toBe('topic');
+    const xs = [1, 0.5, 0, 1, 0.5];
+    const groups = [0, 0, 1, 1, 2];
+    const iv = clusteredMeanInterval(xs, groups);
+    expect(r.models[0]!.stderr).toBeCloseTo(iv.stderr!, 12);
+    expect(r.models[0]!.ci95![0]).toBeCloseTo(iv.ci95![0], 12);
+    const d = [0.5, 0.5, -0.5, 0, 0.5];
+    expect(r.pairs[0]!.stderr).toBeCloseTo(pairedTTest(d, groups).stderr!, 12);
+    expect(r.slices!.map((s) => s.value)).toEqual(['(none)', 'dose', 'triage']);
+    const dose = r.slices!.find((s) => s.value === 'dose')!;
+    expect(dose.models.map((m) => [m.model, m.n, m.mean])).toEqual([
+      ['m1', 2, 0.75],
+      ['m2', 2, 0.25],
+    ]);
+    expect(dose.models[0]!.stderr).toBeCloseTo(meanInterval([1, 0.5]).stderr!, 12);
+  });
+
+  it('reports one model alone, one vignette, and all-equal scores without inventing intervals', async () => {
+    const single = await buildScoreReport(base, cells({ m: { v1: [1, 1] } }));
+    expect(single.models[0]).toMatchObject({ n: 1, mean: 1, stderr: null, ci95: null });
+    expect(single.pairs).toEqual([]);
+    const flat = await buildScoreReport(base, cells({ a: { v1: [1, 1], v2: [1, 1] }, b: { v1: [1, 1], v2: [1, 1] } }));
+    expect(flat.models[0]).toMatchObject({ mean: 1, stderr: 0, ci95: [1, 1], epoch_noise_share: null });
+    expect(flat.pairs[0]).toMatchObject({ diff: 0, p_value: 1, distinguishable: false });
+    const empty = await buildScoreReport(base, []);
+    expect(empty.models).toEqual([]);
+    expect(empty.pairs).toEqual([]);
+  });
+
+  it.each([
+    [{ epoch: 0 }, /score cell 0 \(m, v1\): epoch 0 is not in 1\.\.2/],
+    [{ epoch: 3 }, /epoch 3 is not in 1\.\.2/],
+    [{ epoch: 1.5 }, /epoch 1\.5 is not in/],
+    [{ value: 1.5 }, /value 1\.5 is not in \[0, 1\]/],
+    [{ value: NaN }, /value NaN is not in \[0, 1\]/],
+    [{ value: -0.1 }, /value -0\.1 is not in/],
+    [{ model: '' }, /score cell 0: no model/],
+  ])('refuses the absurd cell %j, naming it', async (bad, message) => {
+    const cell = { model: 'm', vignetteId: 'v1', epoch: 1, value: 1, passed: true, ...bad } as ScoreCell;
+    await expect(buildScoreReport(base, [cell])).rejects.toThrow(message);
+  });
+
+  it.each([0, -1, 2.5, NaN, 70_000])('refuses epochs = %f', async (epochs) => {
+    await expect(buildScoreReport({ ...base, epochs }, [])).rejects.toThrow(/epochs must be an integer in 1\.\.65535/);
+  });
+
+  it('hands the event loop back while it reads and reduces a large stream', async () => {
+    let ticks = 0;
+    let running = true;
+    const ticker = (async () => {
+      while (running) {
+        await nextTurn();
+        ticks++;
+      }
+    })();
+    const K = 5;
+    async function* many(): AsyncGenerator<ScoreCell> {
+      for (let v = 0; v < 60_000; v++) {
+        for (let e = 1; e <= K; e++) {
+          for (const model of ['a', 'b']) yield { model, vignetteId: `v${v}`, epoch: e, value: (v * 7 + e) % 3 === 0 ? 1 : 0, passed: null };
+        }
+      }
+    }
+    const before = ticks;
+    const r = await buildScoreReport({ ...base, epochs: K }, many());
+    running = false;
+    await ticker;
+    expect(r.models.map((m) => m.n)).toEqual([60_000, 60_000]);
+    // 600,000 cells cannot be read in one 10 ms slice: the ticker must have run in between.
+    expect(ticks - before).toBeGreaterThan(2);
+  });
+});
+
+describe('buildRunComparison', () => {
+  it('pairs two runs by vignette id, per model both ran, as B − A', async () => {
+    const a = cells({ m: { v1: [0], v2: [1], v3: [0], v4: [1] }, onlyA: { v1: [1] } });
+    const b = cells({ m: { v4: [1], v3: [1], v2: [1], v1: [1], v9: [0] } });
+    const c = await buildRunComparison(
+      { runA: 'ra', runB: 'rb', scorer: 'exact', scorerVersionA: 'x1', scorerVersionB: 'x1', kind: 'pass_fail', epochsA: 1, epochsB: 1 },
+      a,
+      b,
+    );
+    expect(c).toMatchObject({ run_a: 'ra', run_b: 'rb', scorer: 'exact', scorer_version_a: 'x1', scorer_version_b: 'x1', reducer: 'mean' });
+    expect(c.models_a.map((m) => m.model)).toEqual(['m', 'onlyA']);
+    expect(c.models_b.map((m) => [m.model, m.n])).toEqual([['m', 5]]);
+    expect(c.pairs).toHaveLength(1);
+    const p = c.pairs[0]!;
+    expect(p).toMatchObject({ a: 'rb:m', b: 'ra:m', n: 4, test: 'mcnemar_exact' });
+    expect(p.diff).toBeCloseTo(0.5, 12);
+    expect(p.p_value).toBe(mcnemarExact(2, 0));
+  });
+
+  it('uses the paired t with several epochs on either side', async () => {
+    const a = cells({ m: { v1: [0, 1], v2: [1, 1], v3: [0, 0] } });
+    const b = cells({ m: { v1: [1, 1, 1], v2: [1, 0, 1], v3: [0, 1, 0] } });
+    const c = await buildRunComparison(
+      { runA: 'ra', runB: 'rb', scorer: 's', scorerVersionA: 'x1', scorerVersionB: 'x2', kind: 'pass_fail', epochsA: 2, epochsB: 3 },
+      a,
+      b,
+    );
+    expect(c.pairs[0]!.test).toBe('paired_t');
+    expect(c.pairs[0]!.diff).toBeCloseTo((0.5 + (2 / 3 - 1) + 1 / 3) / 3, 12);
+  });
+});
