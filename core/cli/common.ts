@@ -26,11 +26,29 @@ export function dataDirOf(opts: CommonOptions): string {
 export function openCliEngine(opts: CommonOptions, extra: Partial<EngineOptions> = {}): Engine {
   // Commands print their own results; logs stay quiet unless PANOPTES_LOG asks.
   initTelemetry({ defaultLevel: 'warn' });
-  return openEngine({ dataDir: dataDirOf(opts), catalogPaths: opts.catalog ?? [], ...extra });
+  const leaseMs = leaseFromEnv();
+  return openEngine({ dataDir: dataDirOf(opts), catalogPaths: opts.catalog ?? [], ...(leaseMs === undefined ? {} : { leaseMs }), ...extra });
 }
 
-/** Exit statuses: 0 done, 1 the work failed, 2 the request was invalid. */
-export const EXIT = { ok: 0, failed: 1, invalid: 2 } as const;
+/** `PANOPTES_LEASE_MS`: how long a run's claim outlives a stalled owner (default 30 s; tests shorten it). */
+function leaseFromEnv(): number | undefined {
+  const text = process.env.PANOPTES_LEASE_MS;
+  if (text === undefined || text === '') return undefined;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 500 || n > 3_600_000) {
+    throw new PanoptesError('invalid_input', `PANOPTES_LEASE_MS must be a whole number of milliseconds from 500 to 3600000, got "${text}"`, { where: 'PANOPTES_LEASE_MS' });
+  }
+  return n;
+}
+
+/** Exit statuses: 0 done, 1 the work failed, 2 the request was invalid, 3 another process took the run over and finishes it. */
+export const EXIT = { ok: 0, failed: 1, invalid: 2, handedOver: 3 } as const;
+
+/** The line a process prints when another one took its run over. */
+export function handedOverLine(runId: string): string {
+  return `run ${runId}: taken over by another panoptes process, which finishes it; this process stopped its part (nothing lost)
+`;
+}
 
 export function reportError(err: unknown): number {
   if (err instanceof PanoptesError) {

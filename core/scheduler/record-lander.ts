@@ -22,6 +22,7 @@
  */
 import type { Logger } from 'pino';
 import type { JobId, ResponseRecord, StoredResponse } from '../domain.js';
+import { RunLostError, type RunFence } from '../store/run-fence.js';
 import type { Store } from '../store/store.js';
 import type { JobSink } from '../workers/worker-handle.js';
 import type { ResponseLog } from './response-log.js';
@@ -40,6 +41,10 @@ export interface RecordLanderOptions {
    */
   maxUnsynced?: number;
   logger?: Logger;
+  /** The owner's fence: every commit and every append to responses.jsonl checks it in its transaction. */
+  fence?: RunFence;
+  /** Called once when a fenced write finds the run gone to another process; the lander then writes nothing more. */
+  onLost?: () => void;
 }
 
 /** One job attempt's sink: buffers until the lander's next commit. */
@@ -92,6 +97,8 @@ export class RecordLander {
   private syncFailing = false;
   private lastSyncAt = -Infinity;
   private syncTimer: NodeJS.Timeout | null = null;
+  /** Set once a fenced write was refused: the run is another process's now. */
+  private lost = false;
 
   constructor(
     private readonly store: Store,
@@ -114,6 +121,7 @@ export class RecordLander {
   /** A sink took `n` records. */
   buffered(n: number): void {
     this.waiting += n;
+    if (this.lost) return;
     if (this.waiting >= this.maxBatch && !this.failing) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), this.maxDelayMs);
   }
@@ -132,12 +140,17 @@ export class RecordLander {
       clearTimeout(this.timer);
       this.timer = null;
     }
+    if (this.lost) return;
     const sinks = [...this.sinks].filter((s) => s.buffer.length > 0);
     if (sinks.length === 0) return;
     let landed: StoredResponse[][];
     try {
-      landed = this.store.appendRecordBatches(sinks.map((s) => ({ jobId: s.jobId, attempt: s.attempt, records: s.buffer })));
+      landed = this.store.appendRecordBatches(
+        sinks.map((s) => ({ jobId: s.jobId, attempt: s.attempt, records: s.buffer })),
+        this.opts.fence,
+      );
     } catch (err) {
+      if (err instanceof RunLostError) return this.runLost();
       this.failing = true;
       this.opts.logger?.error({ err, records: this.waiting }, 'could not land records; keeping them to try again');
       this.timer = setTimeout(() => this.flush(), this.maxDelayMs);
@@ -167,7 +180,7 @@ export class RecordLander {
       clearTimeout(this.syncTimer);
       this.syncTimer = null;
     }
-    if (this.unsynced.length === 0) return;
+    if (this.unsynced.length === 0 || this.lost) return;
     try {
       this.store.syncWal();
     } catch (err) {
@@ -196,11 +209,34 @@ export class RecordLander {
     const records = this.unsynced.concat(more);
     this.unsynced = [];
     try {
-      this.log.append(records);
+      // Only the run's owner appends: the check and the append share the database's write lock.
+      if (this.opts.fence) {
+        const fence = this.opts.fence;
+        this.store.fenced(fence, () => this.log.append(records));
+      } else this.log.append(records);
     } catch (err) {
+      if (err instanceof RunLostError) return this.runLost();
       // The records are in the database; reopening the run's log completes it from there.
       this.opts.logger?.error({ err, path: this.log.path }, 'could not append to responses.jsonl');
     }
+  }
+
+  /** The run went to another process: drop what waits (the new owner poses it again) and write nothing more. */
+  private runLost(): void {
+    this.lost = true;
+    this.unsynced = [];
+    for (const s of this.sinks) {
+      s.buffer = [];
+      s.detached = true;
+    }
+    this.sinks.clear();
+    this.waiting = 0;
+    if (this.timer) clearTimeout(this.timer);
+    if (this.syncTimer) clearTimeout(this.syncTimer);
+    this.timer = null;
+    this.syncTimer = null;
+    this.opts.logger?.warn('the run is held by another process now; this process lands nothing more of it');
+    this.opts.onLost?.();
   }
 
   /** Lands and syncs whatever waits and stops the timers (the run is over). */

@@ -2,12 +2,14 @@
  * runJobWithRetry: drives one job to a settled state. Each attempt goes to a worker from the pool
  * (avoiding workers it already failed on, while others serve the model) and poses only the
  * vignettes that have no record yet. A retryable failure tries again, up to `maxAttempts`; a
- * permanent one, or the last, fails the job with its reason.
+ * permanent one, or the last, fails the job with its reason. Every write is fenced by the run's
+ * owner: once the run went to another process, the job stops at once and writes nothing more.
  * Runs on: Node (core).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { toPanoptesError, type Job, type Run } from '../domain.js';
+import { RunLostError, type RunFence } from '../store/run-fence.js';
 import type { Store } from '../store/store.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 import type { EngineEvents } from './engine-events.js';
@@ -24,9 +26,22 @@ export interface JobContext {
   /** Pause before a retry when the failure did not say how long (default 250 ms, doubling). */
   retryBackoffMs: number;
   signal: AbortSignal;
+  fence: RunFence;
+  /** Called when a fenced write finds the run gone to another process. */
+  onLost: () => void;
 }
 
 export async function runJobWithRetry(job: Job, ctx: JobContext): Promise<void> {
+  try {
+    await driveJob(job, ctx);
+  } catch (err) {
+    if (!(err instanceof RunLostError)) throw err;
+    ctx.onLost();
+  }
+}
+
+async function driveJob(job: Job, ctx: JobContext): Promise<void> {
+  const { fence } = ctx;
   const { store, pool, run, events, signal } = ctx;
   const logger = ctx.logger.child({ job_id: job.id, model: job.model, epoch: job.epoch });
   const triedWorkers = new Set<string>();
@@ -37,14 +52,20 @@ export async function runJobWithRetry(job: Job, ctx: JobContext): Promise<void> 
     } catch (err) {
       if (signal.aborted) return;
       const e = toPanoptesError(err);
-      const attempt = store.startAttempt(job.id, 'unassigned');
-      if (attempt !== null) store.failJob(job.id, attempt, e.message);
+      const attempt = store.startAttempt(job.id, 'unassigned', fence);
+      if (attempt !== null) store.failJob(job.id, attempt, e.message, fence);
       logger.warn({ err: e.message }, 'job failed: no worker');
       events.jobChanged(run.id, job.id);
       return;
     }
     const worker = lease.worker;
-    const attempt = store.startAttempt(job.id, worker.id);
+    let attempt: number | null;
+    try {
+      attempt = store.startAttempt(job.id, worker.id, fence);
+    } catch (err) {
+      lease.release();
+      throw err;
+    }
     if (attempt === null) {
       lease.release();
       return; // settled elsewhere (cancelled)
@@ -63,7 +84,7 @@ export async function runJobWithRetry(job: Job, ctx: JobContext): Promise<void> 
         sink,
         signal,
       );
-      const result = store.recordJobOutcome(outcome, sink.drain());
+      const result = store.recordJobOutcome(outcome, sink.drain(), fence);
       ctx.lander.outcomeLanded(result);
       logger.debug({ attempt, landed: result.landed }, 'job finished');
       events.jobChanged(run.id, job.id);
@@ -71,17 +92,18 @@ export async function runJobWithRetry(job: Job, ctx: JobContext): Promise<void> 
       return;
     } catch (err) {
       sink.close(); // what landed before the failure stays landed
+      if (err instanceof RunLostError) throw err;
       const e = toPanoptesError(err);
       events.jobChanged(run.id, job.id);
       if (signal.aborted) return;
       triedWorkers.add(worker.id);
       if (!e.retryable || tries >= ctx.maxAttempts) {
-        store.failJob(job.id, attempt, e.message);
+        store.failJob(job.id, attempt, e.message, fence);
         logger.warn({ attempt, err: e.message, code: e.code }, 'job failed');
         events.runChanged(run.id);
         return;
       }
-      store.noteRetry(job.id, attempt, e.message);
+      store.noteRetry(job.id, attempt, e.message, fence);
       logger.info({ attempt, err: e.message, code: e.code }, 'job attempt failed; retrying');
       // A lost worker says nothing about the job: redeliver at once. Otherwise back off.
       const wait = e.code === 'worker_lost' ? 0 : Math.min(30_000, e.retryAfterMs ?? ctx.retryBackoffMs * 2 ** (tries - 1));

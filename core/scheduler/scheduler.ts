@@ -9,6 +9,7 @@ import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { PanoptesError, TERMINAL_RUN_STATUSES, type Run, type RunId } from '../domain.js';
 import { logger as rootLogger } from '../telemetry.js';
+import { RunLostError, type RunFence } from '../store/run-fence.js';
 import { processOwnerId, type Store } from '../store/store.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 import { NO_EVENTS, type EngineEvents } from './engine-events.js';
@@ -40,7 +41,6 @@ interface ActiveRun {
 }
 
 export class Scheduler {
-  readonly owner = processOwnerId();
   private readonly store: Store;
   private readonly pool: WorkerPool;
   private readonly dataDir: string;
@@ -52,6 +52,8 @@ export class Scheduler {
   private readonly retryBackoffMs: number;
   private readonly leaseMs: number;
   private readonly active = new Map<RunId, ActiveRun>();
+  /** Runs this scheduler was driving when another process took them over. */
+  private readonly lost = new Set<RunId>();
   private timer: NodeJS.Timeout | null = null;
   private ticking = false;
   private stopped = false;
@@ -93,9 +95,11 @@ export class Scheduler {
         this.events.runChanged(id);
       }
       while (this.active.size < this.maxRuns) {
-        const run = this.store.claimNextRun(this.owner, this.leaseMs);
+        // Each claim stamps a fresh owner id: the fencing token of this claim (see run-fence.ts).
+        const owner = processOwnerId();
+        const run = this.store.claimNextRun(owner, this.leaseMs);
         if (!run) break;
-        this.begin(run);
+        this.begin(run, owner);
       }
     } catch (err) {
       this.logger.error({ err }, 'scheduler tick failed');
@@ -106,7 +110,8 @@ export class Scheduler {
 
   /** Claims one specific queued run and drives it to the end (the CLI's `run`). */
   async runToCompletion(runId: RunId): Promise<Run> {
-    const run = this.store.claimRun(runId, this.owner, this.leaseMs);
+    const owner = processOwnerId();
+    const run = this.store.claimRun(runId, owner, this.leaseMs);
     if (!run) {
       const existing = this.active.get(runId);
       if (existing) return existing.done;
@@ -115,7 +120,12 @@ export class Scheduler {
       if (TERMINAL_RUN_STATUSES.includes(current.status)) return current;
       throw new PanoptesError('conflict', `run ${runId} is ${current.status} and owned by another scheduler`);
     }
-    return this.begin(run).done;
+    return this.begin(run, owner).done;
+  }
+
+  /** True when this scheduler stopped driving the run because another process took it over. */
+  lostRun(runId: RunId): boolean {
+    return this.lost.has(runId);
   }
 
   /** Resolves when every queued or interrupted run has finished (the CLI's `resume`). */
@@ -154,33 +164,48 @@ export class Scheduler {
     return [...this.active.keys()];
   }
 
-  private begin(run: Run): ActiveRun {
+  private begin(run: Run, owner: string): ActiveRun {
     const controller = new AbortController();
     // Every call in flight listens on the run's signal; hundreds at once are expected.
     setMaxListeners(0, controller.signal);
     const entry: ActiveRun = { controller, done: Promise.resolve(run) };
     this.active.set(run.id, entry);
-    entry.done = this.processRun(run, controller.signal).finally(() => {
-      this.active.delete(run.id);
+    this.lost.delete(run.id);
+    entry.done = this.processRun(run, { runId: run.id, owner, leaseMs: this.leaseMs }, controller).finally(() => {
+      // A run this process lost and claimed again has a newer entry: leave that one.
+      if (this.active.get(run.id) === entry) this.active.delete(run.id);
       if (!this.stopped) this.wake();
     });
     return entry;
   }
 
-  private async processRun(run: Run, signal: AbortSignal): Promise<Run> {
+  private async processRun(run: Run, fence: RunFence, controller: AbortController): Promise<Run> {
+    const signal = controller.signal;
     const logger = this.logger.child({ run_id: run.id });
     logger.info({ models: run.models, epochs: run.epochs, vignettes: run.vignetteCount }, 'run claimed');
     this.events.runChanged(run.id);
+    // Losing the run stops its jobs at once: every write after this would be refused anyway.
+    let lost = false;
+    const onLost = () => {
+      if (lost) return;
+      lost = true;
+      controller.abort(new RunLostError(run.id));
+    };
+    // Every fenced write extends the lease too; the timer keeps it while no write is made.
     const renew = setInterval(() => {
-      if (!this.store.renewLease(run.id, this.owner, this.leaseMs)) logger.warn('lost the lease on the run');
-    }, Math.max(1000, this.leaseMs / 3));
+      try {
+        if (!this.store.renewLease(run.id, fence.owner, this.leaseMs) && !signal.aborted) onLost();
+      } catch (err) {
+        logger.warn({ err }, 'could not renew the lease on the run; trying again');
+      }
+    }, Math.max(250, this.leaseMs / 3));
     renew.unref();
     let log: ResponseLog | undefined;
     let lander: RecordLander | undefined;
     try {
       log = ResponseLog.open(this.store, this.dataDir, run.id);
-      lander = new RecordLander(this.store, log, { logger });
-      const jobs = this.store.insertJobs(run.id, planJobs(run));
+      lander = new RecordLander(this.store, log, { logger, fence, onLost });
+      const jobs = this.store.insertJobs(run.id, planJobs(run), fence);
       const pending = jobs.filter((j) => j.status === 'pending' || j.status === 'running');
       logger.info({ jobs: jobs.length, pending: pending.length }, 'planned jobs for run');
       this.events.runChanged(run.id);
@@ -195,6 +220,8 @@ export class Scheduler {
         maxAttempts: this.maxAttempts,
         retryBackoffMs: this.retryBackoffMs,
         signal,
+        fence,
+        onLost,
       };
       // Bounded concurrency over the jobs: `concurrency` loops, each taking the next job.
       let next = 0;
@@ -206,24 +233,41 @@ export class Scheduler {
       });
       await Promise.all(loops);
 
+      if (lost) return this.gaveUp(run.id, logger);
       if (signal.aborted) {
         // Cancelled runs are settled already; a stopped scheduler hands its run back to the queue.
-        const released = this.store.releaseRun(run.id, this.owner);
+        const released = this.store.releaseRun(run.id, fence.owner);
         logger.info({ requeued: released }, 'run stopped before the end');
         return this.store.getRun(run.id)!;
       }
-      const { run: settled } = this.store.settleRun(run.id);
+      // Records still waiting reach the database and responses.jsonl before the run is settled.
+      lander.close();
+      if (lost) return this.gaveUp(run.id, logger);
+      const { run: settled } = this.store.settleRun(run.id, fence);
       logger.info({ status: settled.status, error: settled.error ?? undefined }, 'run finished');
       return settled;
     } catch (err) {
+      if (err instanceof RunLostError || lost) return this.gaveUp(run.id, logger);
       const e = err instanceof Error ? err : new Error(String(err));
       logger.error({ err: e }, 'run failed');
-      return this.store.failRun(run.id, e.message);
+      try {
+        return this.store.failRun(run.id, e.message, fence);
+      } catch (failErr) {
+        if (failErr instanceof RunLostError) return this.gaveUp(run.id, logger);
+        throw failErr;
+      }
     } finally {
       clearInterval(renew);
       lander?.close();
       log?.close();
       this.events.runChanged(run.id);
     }
+  }
+
+  /** The run went to another process: this one stops driving it, and the run is not failed for it. */
+  private gaveUp(runId: RunId, logger: Logger): Run {
+    this.lost.add(runId);
+    logger.warn('another process took the run over; stopped its jobs here');
+    return this.store.getRun(runId)!;
   }
 }

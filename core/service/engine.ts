@@ -30,6 +30,8 @@ export interface EngineOptions {
   maxRuns?: number;
   maxAttempts?: number;
   tickMs?: number;
+  /** How long a run's claim lasts without a write or a renewal before another process may take it over (default 30 s). */
+  leaseMs?: number;
   /** How long a job waits for a worker serving its model to appear (default 0, or 30 s without a local worker). */
   waitForWorkerMs?: number;
   /** Replaces the router (tests). */
@@ -102,6 +104,7 @@ export function openEngine(opts: EngineOptions): Engine {
     ...(opts.maxRuns === undefined ? {} : { maxRuns: opts.maxRuns }),
     ...(opts.maxAttempts === undefined ? {} : { maxAttempts: opts.maxAttempts }),
     ...(opts.tickMs === undefined ? {} : { tickMs: opts.tickMs }),
+    ...(opts.leaseMs === undefined ? {} : { leaseMs: opts.leaseMs }),
   });
   const service = new ControlService({
     store,

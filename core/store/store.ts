@@ -33,6 +33,7 @@ import {
   type Usage,
 } from '../domain.js';
 import { MIGRATIONS } from './migrations.js';
+import { RunLostError, type RunFence } from './run-fence.js';
 
 export interface StoreOptions {
   /** Milliseconds a writer waits for another process's lock before failing. */
@@ -299,6 +300,9 @@ export class Store {
          WHERE id = ? AND status = 'queued' RETURNING *`,
       ),
       renewLease: db.prepare(`UPDATE runs SET lease_until = ? WHERE id = ? AND owner = ? AND status = 'running'`),
+      holdRun: db.prepare(
+        `UPDATE runs SET lease_until = MAX(COALESCE(lease_until, 0), ?) WHERE id = ? AND owner = ? AND status = 'running'`,
+      ),
       runningRuns: db.prepare<[], Pick<RunRow, 'id' | 'owner' | 'lease_until'>>(
         `SELECT id, owner, lease_until FROM runs WHERE status = 'running'`,
       ),
@@ -466,6 +470,25 @@ export class Store {
   }
 
   /**
+   * The fence of every write an owner makes for its run (see run-fence.ts): inside the caller's
+   * transaction, checks that the run is still this owner's and running, and extends its lease.
+   */
+  private hold(fence: RunFence | undefined): void {
+    if (!fence) return;
+    if (this.stmt.holdRun.run(Date.now() + fence.leaseMs, fence.runId, fence.owner).changes !== 1) throw new RunLostError(fence.runId);
+  }
+
+  /** Runs `write` (a write outside the database, such as an append to responses.jsonl) only while the owner holds its run, with the database's write lock held so no takeover can come between the check and the write. */
+  fenced<T>(fence: RunFence, write: () => T): T {
+    return this.db
+      .transaction(() => {
+        this.hold(fence);
+        return write();
+      })
+      .immediate();
+  }
+
+  /**
    * Puts runs whose owner is gone back in the queue: an owner on this host whose process is dead,
    * or any owner whose lease has lapsed. Their running jobs become pending; landed records stay.
    */
@@ -501,9 +524,10 @@ export class Store {
   // ---- Jobs ------------------------------------------------------------------------------------
 
   /** Records a run's jobs; jobs that already exist (a resumed run) are kept as they are. */
-  insertJobs(runId: RunId, jobs: ReadonlyArray<{ model: string; epoch: number }>): Job[] {
+  insertJobs(runId: RunId, jobs: ReadonlyArray<{ model: string; epoch: number }>, fence?: RunFence): Job[] {
     this.db
       .transaction(() => {
+        this.hold(fence);
         for (const j of jobs) this.stmt.insertJob.run(runId, j.model, j.epoch);
       })
       .immediate();
@@ -520,8 +544,13 @@ export class Store {
   }
 
   /** Starts the next attempt of a job on a worker; null if the job is already settled. */
-  startAttempt(jobId: JobId, workerId: string): number | null {
-    const row = this.db.transaction(() => this.stmt.startAttempt.get(workerId, Date.now(), jobId)).immediate();
+  startAttempt(jobId: JobId, workerId: string, fence?: RunFence): number | null {
+    const row = this.db
+      .transaction(() => {
+        this.hold(fence);
+        return this.stmt.startAttempt.get(workerId, Date.now(), jobId);
+      })
+      .immediate();
     return row ? row.attempt : null;
   }
 
@@ -554,8 +583,8 @@ export class Store {
    * records that landed now, with their sequence numbers, in sequence order. Like
    * `appendRecordBatches`, without an fsync of its own.
    */
-  appendRecords(jobId: JobId, attempt: number, records: readonly ResponseRecord[]): StoredResponse[] {
-    return this.appendRecordBatches([{ jobId, attempt, records }])[0]!;
+  appendRecords(jobId: JobId, attempt: number, records: readonly ResponseRecord[], fence?: RunFence): StoredResponse[] {
+    return this.appendRecordBatches([{ jobId, attempt, records }], fence)[0]!;
   }
 
   /**
@@ -564,18 +593,22 @@ export class Store {
    * every record's sequence number is higher than the one before. The commit is made without its
    * fsync (`withoutSync`): the caller syncs (`syncWal`) before it calls the records durable.
    */
-  appendRecordBatches(batches: ReadonlyArray<{ jobId: JobId; attempt: number; records: readonly ResponseRecord[] }>): StoredResponse[][] {
+  appendRecordBatches(
+    batches: ReadonlyArray<{ jobId: JobId; attempt: number; records: readonly ResponseRecord[] }>,
+    fence?: RunFence,
+  ): StoredResponse[][] {
     if (batches.every((b) => b.records.length === 0)) return batches.map(() => []);
     return this.withoutSync(() =>
       this.db
-        .transaction(() =>
-          batches.map(({ jobId, attempt, records }) => {
+        .transaction(() => {
+          this.hold(fence);
+          return batches.map(({ jobId, attempt, records }) => {
             if (records.length === 0) return [];
             const guard = this.stmt.jobGuard.get(jobId);
             if (!guard || guard.status !== 'running' || guard.attempt !== attempt) return [];
             return this.insertRecords(jobId, records);
-          }),
-        )
+          });
+        })
         .immediate(),
     );
   }
@@ -639,9 +672,11 @@ export class Store {
   recordJobOutcome(
     outcome: JobOutcome,
     records: readonly ResponseRecord[] = [],
+    fence?: RunFence,
   ): { landed: boolean; records: StoredResponse[] } {
     return this.db
       .transaction(() => {
+        this.hold(fence);
         const guard = this.stmt.jobGuard.get(outcome.jobId);
         if (!guard || guard.status === 'done' || guard.status === 'failed' || guard.status === 'cancelled') {
           return { landed: false, records: [] };
@@ -664,9 +699,10 @@ export class Store {
   }
 
   /** Settles a job as failed for good (guarded like recordJobOutcome). */
-  failJob(jobId: JobId, attempt: number, error: string): boolean {
+  failJob(jobId: JobId, attempt: number, error: string, fence?: RunFence): boolean {
     return this.db
       .transaction(() => {
+        this.hold(fence);
         const guard = this.stmt.jobGuard.get(jobId);
         if (!guard || guard.status !== 'running' || guard.attempt !== attempt) return false;
         this.stmt.markJobFailed.run(Date.now(), error, jobId);
@@ -677,8 +713,13 @@ export class Store {
   }
 
   /** Notes a retryable failure: the job waits for its next attempt. */
-  noteRetry(jobId: JobId, attempt: number, error: string): void {
-    this.stmt.noteJobError.run(error, jobId, attempt);
+  noteRetry(jobId: JobId, attempt: number, error: string, fence?: RunFence): void {
+    this.db
+      .transaction(() => {
+        this.hold(fence);
+        this.stmt.noteJobError.run(error, jobId, attempt);
+      })
+      .immediate();
   }
 
   // ---- Finishing runs --------------------------------------------------------------------------
@@ -687,9 +728,10 @@ export class Store {
    * Ends a run once no job is pending or running: `done` when every job landed, `failed` with a
    * reason naming the failed jobs otherwise.
    */
-  settleRun(runId: RunId): RunSettlement {
+  settleRun(runId: RunId, fence?: RunFence): RunSettlement {
     return this.db
       .transaction(() => {
+        this.hold(fence);
         const row = this.stmt.getRun.get(runId);
         if (!row) throw new PanoptesError('not_found', `no run ${runId}`);
         if (row.status !== 'running' && row.status !== 'queued') return { run: toRun(row), changed: false };
@@ -728,9 +770,10 @@ export class Store {
   }
 
   /** Fails a run outright (e.g. a model no worker serves), cancelling its unsettled jobs. */
-  failRun(runId: RunId, reason: string): Run {
+  failRun(runId: RunId, reason: string, fence?: RunFence): Run {
     return this.db
       .transaction(() => {
+        this.hold(fence);
         const now = Date.now();
         this.stmt.cancelJobs.run(now, runId);
         this.stmt.finishRun.run('failed', now, reason, runId);

@@ -3,7 +3,7 @@
  * Runs on: Node (core).
  */
 import type { Command } from 'commander';
-import { EXIT, addCommonOptions, openCliEngine, reportError, type CommonOptions } from '../common.js';
+import { EXIT, addCommonOptions, handedOverLine, openCliEngine, reportError, type CommonOptions } from '../common.js';
 import { runSummaryJson } from './run.js';
 
 export function registerResumeCommand(program: Command): void {
@@ -31,6 +31,11 @@ export function registerResumeCommand(program: Command): void {
       let status: number = EXIT.ok;
       for (const id of before) {
         const run = engine.store.getRun(id)!;
+        if (engine.scheduler.lostRun(id) && run.status === 'running') {
+          process.stderr.write(handedOverLine(id));
+          if (status === EXIT.ok) status = EXIT.handedOver;
+          continue;
+        }
         if (run.status !== 'done') status = EXIT.failed;
         if (opts.json) process.stdout.write(JSON.stringify(await runSummaryJson(engine, run)) + '\n');
         else process.stdout.write(`run ${run.id}: ${run.status} (${run.doneCount}/${run.jobCount} jobs)${run.error ? ` — ${run.error}` : ''}\n`);

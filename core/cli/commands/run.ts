@@ -12,7 +12,7 @@ import type { ModelCost, RunSummary } from '../../service/contract.js';
 import type { Engine } from '../../service/engine.js';
 import { usageTotals } from '../../service/summaries.js';
 import { toCacheStats, toModelStats } from '../../http/stats-shapes.js';
-import { EXIT, addCommonOptions, formatInt, formatUsd, openCliEngine, parsePositiveInt, printTable, reportError, type CommonOptions } from '../common.js';
+import { EXIT, addCommonOptions, formatInt, formatUsd, handedOverLine, openCliEngine, parsePositiveInt, printTable, reportError, type CommonOptions } from '../common.js';
 import { createProgressReporter } from '../progress.js';
 
 interface RunCliOptions extends CommonOptions {
@@ -162,6 +162,10 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
     });
     if (!opts.json) process.stderr.write(`run ${run.id}: ${run.jobCount} jobs, ${run.vignetteCount * run.jobCount} calls\n`);
     const final = await driveRun(engine, run.id, opts.progress && !opts.json);
+    if (engine.scheduler.lostRun(run.id)) {
+      process.stderr.write(handedOverLine(run.id));
+      return EXIT.handedOver;
+    }
     if (opts.json) process.stdout.write(JSON.stringify(await runSummaryJson(engine, final)) + '\n');
     else await printRunResult(engine, final);
     return final.status === 'done' ? EXIT.ok : EXIT.failed;
