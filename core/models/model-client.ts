@@ -25,6 +25,11 @@ export interface ModelRequest {
   signal?: AbortSignal;
   /** The run this call serves: stamped on the lines the router logs about it. */
   runId?: string;
+  /**
+   * The profile this call is made and accounted under: its keys, its budgets, the tag on its
+   * metrics. Default: the router's own. Judge calls run under `judge`, apart from the sweep's.
+   */
+  profile?: string;
 }
 
 export interface ModelResponse {

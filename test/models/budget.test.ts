@@ -127,6 +127,23 @@ describe('budget guard', () => {
     ]);
   });
 
+  it('runs a call that names a profile under that profile: its budget, its window, its metrics tag', async () => {
+    const clock = manualClock();
+    const profiles = { judge: { providers: { p: { dailyBudget: { calls: 1 } } } } };
+    const r = router({ catalog: cat({ calls: 3 }, profiles), store: ts.store, now: clock.now, cache: { enabled: false } });
+    await r.generate(request('m', 'judge a', { profile: 'judge' }));
+    const over = await failureOf(r.generate(request('m', 'judge b', { profile: 'judge' })));
+    expect(over.message).toMatch(/calls budget of 1 \(profile "judge"\)/);
+    // The sweep's own calls keep their own window in the same router.
+    for (const q of ['a', 'b', 'c']) await r.generate(request('m', q));
+    expect((await failureOf(r.generate(request('m', 'd')))).message).toMatch(/calls budget of 3 \(profile "default"\)/);
+    const judged = r.metrics({ profile: 'judge', since: 0 });
+    expect(judged.recent.map((c) => c.profile)).toEqual(['judge']);
+    expect(judged.providers).toEqual([expect.objectContaining({ provider: 'p', calls: 1 })]);
+    expect(r.metrics({ profile: 'default', since: 0 }).providers).toEqual([expect.objectContaining({ calls: 3 })]);
+    await r.close();
+  });
+
   it('fails over to another provider while one is over budget', async () => {
     const c = catalog({
       providers: { p: openaiProvider(fake.url, { dailyBudget: { calls: 1 } }), q: openaiProvider(fake.url) },

@@ -1,7 +1,8 @@
 /**
- * The budget guard: a rolling 24 h window of calls, tokens and USD per provider
- * under the router's profile, against the provider's daily budget (the profile's, else the
- * provider's own). A call reserves its estimate before it goes out, so concurrent calls cannot
+ * The budget guard: a rolling 24 h window of calls, tokens and USD per (profile, provider),
+ * against the provider's daily budget under that profile (the profile's, else the provider's
+ * own). A call runs under the router's profile unless it names its own (judge calls run under
+ * `judge`), so a profile can cap its calls apart from the others. A call reserves its estimate before it goes out, so concurrent calls cannot
  * overshoot together; the reservation is settled with the real usage when the call ends. A
  * provider whose window has no room is not eligible until enough old spend ages out: the guard
  * says exactly when. Spend is kept in one-minute buckets, persisted, and reloaded on start.
@@ -31,6 +32,7 @@ export interface BudgetBlock {
 }
 
 export interface Reservation {
+  profile: string;
   provider: string;
   estimate: Spend;
   settled: boolean;
@@ -80,40 +82,40 @@ export class BudgetGuard {
 
   constructor(
     private readonly opts: {
-      profile: string;
       store: RouterStore;
       writer: WriteBehind;
       now: () => number;
-      budgetOf: (provider: string) => DailyBudget | undefined;
+      budgetOf: (provider: string, profile: string) => DailyBudget | undefined;
     },
   ) {}
 
-  private window(provider: string): Window {
-    let w = this.windows.get(provider);
+  private window(profile: string, provider: string): Window {
+    const key = `${profile}\u0000${provider}`;
+    let w = this.windows.get(key);
     if (!w) {
       w = new Window();
       const since = Math.floor((this.opts.now() - BUDGET_WINDOW_MS) / MINUTE_MS) + 1;
-      for (const row of this.opts.store.budgetUsage(this.opts.profile, since)) {
+      for (const row of this.opts.store.budgetUsage(profile, since)) {
         if (row.provider === provider) w.add(row.minute, row);
       }
-      this.windows.set(provider, w);
+      this.windows.set(key, w);
     }
     w.age(this.opts.now());
     return w;
   }
 
   /** Whether `estimate` fits the provider's window now; undefined when it does (or there is no budget). */
-  check(provider: string, estimate: Spend): BudgetBlock | undefined {
-    const budget = this.opts.budgetOf(provider);
+  check(profile: string, provider: string, estimate: Spend): BudgetBlock | undefined {
+    const budget = this.opts.budgetOf(provider, profile);
     if (!budget) return undefined;
-    const w = this.window(provider);
+    const w = this.window(profile, provider);
     const now = this.opts.now();
     let until = 0;
     let reason = '';
     for (const [dim, label] of DIMENSIONS) {
       const limit = budget[dim];
       if (limit === undefined) continue;
-      const budgetName = `daily ${label} budget of ${limit} (profile "${this.opts.profile}")`;
+      const budgetName = `daily ${label} budget of ${limit} (profile "${profile}")`;
       if (estimate[dim] > limit) return { until: null, reason: `this call alone exceeds the ${budgetName}` };
       const excess = w.used[dim] + w.pending[dim] + estimate[dim] - limit;
       if (excess <= 0) continue;
@@ -135,30 +137,30 @@ export class BudgetGuard {
   }
 
   /** Holds `estimate` against the provider's window until `settle`. */
-  reserve(provider: string, estimate: Spend): Reservation {
-    const w = this.window(provider);
+  reserve(profile: string, provider: string, estimate: Spend): Reservation {
+    const w = this.window(profile, provider);
     w.pending.calls += estimate.calls;
     w.pending.tokens += estimate.tokens;
     w.pending.usd += estimate.usd;
-    return { provider, estimate, settled: false };
+    return { profile, provider, estimate, settled: false };
   }
 
   /** Replaces the reservation with what the call really spent, and persists it. */
   settle(r: Reservation, actual: Spend): void {
     if (r.settled) return;
     r.settled = true;
-    const w = this.window(r.provider);
+    const w = this.window(r.profile, r.provider);
     w.pending.calls -= r.estimate.calls;
     w.pending.tokens -= r.estimate.tokens;
     w.pending.usd -= r.estimate.usd;
     const minute = Math.floor(this.opts.now() / MINUTE_MS);
     w.add(minute, actual);
-    this.opts.writer.spend({ profile: this.opts.profile, provider: r.provider, minute, ...actual });
+    this.opts.writer.spend({ profile: r.profile, provider: r.provider, minute, ...actual });
   }
 
   /** Spend in the window now, settled plus reserved. */
-  usage(provider: string): Spend {
-    const w = this.window(provider);
+  usage(profile: string, provider: string): Spend {
+    const w = this.window(profile, provider);
     return { calls: w.used.calls + w.pending.calls, tokens: w.used.tokens + w.pending.tokens, usd: w.used.usd + w.pending.usd };
   }
 }

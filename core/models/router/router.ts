@@ -51,7 +51,7 @@ export interface RouterOptions {
   store?: Store;
   /** Builds the client for a provider (tests inject fakes for hosts outside the machine). */
   hostClientFor?: (providerName: string, apiKey: string | undefined) => HostClient;
-  /** The profile whose keys and budgets apply (default: PANOPTES_PROFILE, else `default`). */
+  /** The profile whose keys and budgets apply to calls that name none (default: PANOPTES_PROFILE, else `default`). */
   profile?: string;
   /** Locks every call to this privacy mode (default: PANOPTES_PRIVACY_LOCK, else none). */
   privacyLock?: PrivacyMode | null;
@@ -75,7 +75,7 @@ export interface RouterOptions {
   logger?: Logger;
 }
 
-/** What the router keeps per provider once it is first used. */
+/** What the router keeps per (profile, provider) once it is first used; the pacer is the provider's, shared by every profile. */
 interface ProviderRuntime {
   client: HostClient;
   pacer: ProviderPacer | undefined;
@@ -104,7 +104,9 @@ export class Router implements ModelClient {
   private readonly health: HostHealth;
   private readonly scheduler: SlotScheduler;
   private readonly budget: BudgetGuard;
+  /** Keyed by `profile NUL provider`: a profile may bring its own key and budget. */
   private readonly providers = new Map<string, ProviderRuntime>();
+  private readonly pacers = new Map<string, ProviderPacer | undefined>();
   private readonly hostClientFor: (providerName: string, apiKey: string | undefined) => HostClient;
   private readonly maxAttempts: number;
   private readonly maxCooldownWaitMs: number;
@@ -137,11 +139,10 @@ export class Router implements ModelClient {
     }
     this.health = new HostHealth(opts.cooldowns);
     this.budget = new BudgetGuard({
-      profile: this.profile,
       store: this.routerStore,
       writer: this.writer,
       now: this.now,
-      budgetOf: (p) => this.catalog.termsOf(p, this.profile).dailyBudget,
+      budgetOf: (provider, profile) => this.catalog.termsOf(provider, profile).dailyBudget,
     });
     this.maxAttempts = opts.maxAttemptsPerCall ?? Infinity;
     this.maxCooldownWaitMs = opts.maxCooldownWaitMs ?? 30_000;
@@ -161,7 +162,7 @@ export class Router implements ModelClient {
 
   /** The model is in the catalog and some host of it has what it needs to be called (its key). */
   serves(model: string): boolean {
-    return this.catalog.hosts(model).some((h) => this.keyState(h.provider) !== 'missing');
+    return this.catalog.hosts(model).some((h) => this.keyState(h.provider, this.profile) !== 'missing');
   }
 
   unavailableReason(model: string): string | undefined {
@@ -179,6 +180,7 @@ export class Router implements ModelClient {
     if (hosts.length === 0) {
       throw new PanoptesError('no_host', `model "${request.model}" is not in the catalog`, { where: 'model' });
     }
+    const profile = request.profile ?? this.profile;
     const privacy = effectivePrivacy(request.privacy, this.privacyLock);
     const cacheKey = request.noStore || !this.cache ? undefined : promptCacheKey(request, privacy);
     if (cacheKey !== undefined) {
@@ -187,13 +189,14 @@ export class Router implements ModelClient {
         // A turn of the event loop, as a real call's I/O would give: a sweep answered from the
         // cache must not starve timers, sockets and the UI the engine shares its loop with.
         await setImmediate();
-        return this.answerFromCache(request, hit);
+        return this.answerFromCache(request, profile, hit);
       }
     }
     const maxOutput = request.sampling.maxTokens ?? 0;
     // The free bound settles almost every call; the tokenizer runs only for prompts near a window's size.
     const bound = promptTokenBound(request.messages) + maxOutput;
     const pickRequest: PickRequest = {
+      profile,
       privacy,
       needTokens: bound <= this.smallestWindowOf(request.model, hosts) ? bound : (await estimatePromptTokens(request.messages)) + maxOutput,
       estimate: { inputTokens: roughTokens(request), outputTokens: request.sampling.maxTokens ?? this.budgetOutputTokens },
@@ -230,9 +233,11 @@ export class Router implements ModelClient {
     cacheKey: string | undefined,
     opts: { probe?: boolean } = {},
   ): Promise<ModelResponse> {
-    const rt = this.runtime(host.provider);
+    const rt = this.runtime(host.provider, pick.profile);
     // Reserved in the same turn as the pick that checked the room: no other call can take it in between.
-    const reservation: Reservation | undefined = rt.budget ? this.budget.reserve(host.provider, this.spendOf(host, pick.estimate)) : undefined;
+    const reservation: Reservation | undefined = rt.budget
+      ? this.budget.reserve(pick.profile, host.provider, this.spendOf(host, pick.estimate))
+      : undefined;
     let entered = false;
     try {
       if (rt.pacer) {
@@ -250,7 +255,7 @@ export class Router implements ModelClient {
         const e = toPanoptesError(err);
         const latencyMs = performance.now() - started;
         if (reservation) this.budget.settle(reservation, { calls: 1, tokens: 0, usd: 0 });
-        this.recordCall(host, request, e.code, latencyMs);
+        this.recordCall(host, request, pick.profile, e.code, latencyMs);
         if (e.code !== 'cancelled') {
           // A probe's failure always marks the host: its purpose is to keep a sweep off a failing one.
           const alone = !opts.probe && this.catalog.hosts(request.model).length === 1;
@@ -269,7 +274,7 @@ export class Router implements ModelClient {
       if (reservation) {
         this.budget.settle(reservation, { calls: 1, tokens: res.usage.inputTokens + res.usage.outputTokens, usd: cost });
       }
-      this.recordCall(host, request, 'ok', res.latencyMs, res.usage, cost);
+      this.recordCall(host, request, pick.profile, 'ok', res.latencyMs, res.usage, cost);
       if (cacheKey !== undefined) {
         this.cache!.put(cacheKey, {
           text: res.text,
@@ -285,11 +290,15 @@ export class Router implements ModelClient {
     }
   }
 
-  private answerFromCache(request: ModelRequest, hit: { text: string; usage: Usage; host: string; finishReason?: string }): ModelResponse {
+  private answerFromCache(
+    request: ModelRequest,
+    profile: string,
+    hit: { text: string; usage: Usage; host: string; finishReason?: string },
+  ): ModelResponse {
     const provider = hit.host.slice(0, hit.host.indexOf('/'));
     this.writer.call({
       at: this.now(),
-      profile: this.profile,
+      profile,
       provider,
       host: hit.host,
       model: request.model,
@@ -310,6 +319,7 @@ export class Router implements ModelClient {
   private recordCall(
     host: ResolvedHost,
     request: ModelRequest,
+    profile: string,
     status: string,
     latencyMs: number,
     usage?: Usage,
@@ -317,7 +327,7 @@ export class Router implements ModelClient {
   ): void {
     const row: CallRow = {
       at: this.now(),
-      profile: this.profile,
+      profile,
       provider: host.provider,
       host: host.id,
       model: request.model,
@@ -353,8 +363,8 @@ export class Router implements ModelClient {
     return w;
   }
 
-  private keyState(provider: string): 'present' | 'missing' | 'not_needed' {
-    const name = this.catalog.termsOf(provider, this.profile).apiKeyEnv;
+  private keyState(provider: string, profile: string): 'present' | 'missing' | 'not_needed' {
+    const name = this.catalog.termsOf(provider, profile).apiKeyEnv;
     if (!name) return 'not_needed';
     return readApiKey(this.env, name) ? 'present' : 'missing';
   }
@@ -365,32 +375,42 @@ export class Router implements ModelClient {
 
   /** Conditions outside health: a missing key, a spent budget. */
   private gate(host: ResolvedHost, request: PickRequest | undefined): ReturnType<ProviderGate> {
-    const rt = this.providers.get(host.provider);
-    if (!rt && this.keyState(host.provider) === 'missing') {
-      const name = this.catalog.termsOf(host.provider, this.profile).apiKeyEnv;
+    const profile = request?.profile ?? this.profile;
+    const rt = this.providers.get(runtimeKey(profile, host.provider));
+    if (!rt && this.keyState(host.provider, profile) === 'missing') {
+      const name = this.catalog.termsOf(host.provider, profile).apiKeyEnv;
       return { state: 'no_key', until: null, reason: `${name} is not set` };
     }
-    const budget = rt ? rt.budget : this.catalog.termsOf(host.provider, this.profile).dailyBudget;
+    const budget = rt ? rt.budget : this.catalog.termsOf(host.provider, profile).dailyBudget;
     if (!budget) return undefined;
     const estimate = request ? this.spendOf(host, request.estimate) : { calls: 1, tokens: 0, usd: 0 };
-    const block = this.budget.check(host.provider, estimate);
+    const block = this.budget.check(profile, host.provider, estimate);
     return block ? { state: 'over_budget', until: block.until, reason: block.reason } : undefined;
   }
 
-  private runtime(provider: string): ProviderRuntime {
-    let rt = this.providers.get(provider);
+  private runtime(provider: string, profile: string): ProviderRuntime {
+    const key = runtimeKey(profile, provider);
+    let rt = this.providers.get(key);
     if (!rt) {
-      const config = this.catalog.data.providers[provider]!;
-      const terms = this.catalog.termsOf(provider, this.profile);
-      const pacer = new ProviderPacer({ rpm: config.rpm, maxConcurrency: config.maxConcurrency });
+      const terms = this.catalog.termsOf(provider, profile);
       rt = {
         client: this.hostClientFor(provider, readApiKey(this.env, terms.apiKeyEnv)),
-        pacer: pacer.limits ? pacer : undefined,
+        pacer: this.pacerOf(provider),
         budget: terms.dailyBudget,
       };
-      this.providers.set(provider, rt);
+      this.providers.set(key, rt);
     }
     return rt;
+  }
+
+  /** A provider's pacing holds whatever profile a call runs under: its limits are the provider's. */
+  private pacerOf(provider: string): ProviderPacer | undefined {
+    if (!this.pacers.has(provider)) {
+      const config = this.catalog.data.providers[provider]!;
+      const pacer = new ProviderPacer({ rpm: config.rpm, maxConcurrency: config.maxConcurrency });
+      this.pacers.set(provider, pacer.limits ? pacer : undefined);
+    }
+    return this.pacers.get(provider);
   }
 
   /** The typed error for a call with no eligible host: why, host by host, and when the soonest returns. */
@@ -604,7 +624,7 @@ export class Router implements ModelClient {
   private async probeHost(model: string, host: ResolvedHost, signal: AbortSignal | undefined): Promise<ProbeResult> {
     const at = this.now();
     let outcome: ProbeOutcome;
-    if (this.keyState(host.provider) === 'missing') {
+    if (this.keyState(host.provider, this.profile) === 'missing') {
       const name = this.catalog.termsOf(host.provider, this.profile).apiKeyEnv;
       outcome = { at, status: 'no_key', latencyMs: 0, message: `${name} is not set` };
     } else {
@@ -618,6 +638,7 @@ export class Router implements ModelClient {
         ...(signal ? { signal } : {}),
       };
       const pick: PickRequest = {
+        profile: this.profile,
         privacy: 'off',
         needTokens: PROBE_MAX_TOKENS,
         estimate: { inputTokens: roughTokens(request), outputTokens: PROBE_MAX_TOKENS },
@@ -650,6 +671,7 @@ export class Router implements ModelClient {
     this.writer.close();
     await Promise.all([...this.providers.values()].map((p) => p.client.close?.()));
     this.providers.clear();
+    this.pacers.clear();
     if (this.ownsStore) this.store.close();
   }
 }
@@ -659,6 +681,10 @@ function failsOver(e: PanoptesError): boolean {
   if (e.retryable || e.code === 'auth' || e.code === 'quota') return true;
   // A host that lacks the model, or has no room for the prompt, says nothing of the next host.
   return e instanceof ProviderFailure && (e.status === 404 || e.status === 413);
+}
+
+function runtimeKey(profile: string, provider: string): string {
+  return `${profile}\u0000${provider}`;
 }
 
 function untilText(until: number): string {

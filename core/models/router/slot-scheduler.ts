@@ -16,6 +16,8 @@ import type { HostHealth } from './host-health.js';
 import { privacyTiers } from './privacy.js';
 
 export interface PickRequest {
+  /** The profile whose keys and budgets the call runs under. */
+  profile: string;
   privacy: PrivacyMode;
   /** Prompt plus maximum output, in tokens (an upper bound or an estimate with margin). */
   needTokens: number;
