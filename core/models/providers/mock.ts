@@ -7,6 +7,8 @@
  *   errorKind             rate_limit | server_error | timeout | empty_output | auth | bad_request
  *   retryAfterMs          the Retry-After a rate_limit failure carries
  *   outputTokens          fixed output length (default: 16..127, from the prompt's hash)
+ *   judgeNoise            0..1: the host is a judge (see mock-judge.ts) that answers judge prompts
+ *                         in the judge protocol, wrong this share of the time
  * Runs on: Node (core).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -15,6 +17,7 @@ import { PanoptesError } from '../../domain.js';
 import type { ResolvedHost } from '../catalog.js';
 import type { ModelRequest } from '../model-client.js';
 import type { HostClient, HostResponse } from './host-client.js';
+import { mockJudgeAnswer } from './mock-judge.js';
 
 export const MockOptionsSchema = z
   .object({
@@ -26,6 +29,7 @@ export const MockOptionsSchema = z
       .default('server_error'),
     retryAfterMs: z.number().nonnegative().default(50),
     outputTokens: z.number().int().positive().optional(),
+    judgeNoise: z.number().min(0).max(1).optional(),
   })
   .strict();
 export type MockOptions = z.infer<typeof MockOptionsSchema>;
@@ -122,11 +126,18 @@ export class MockHostClient implements HostClient {
     }
     const started = performance.now();
     const latency = Math.max(0, opts.latencyMs + (opts.jitterMs ? (Math.random() * 2 - 1) * opts.jitterMs : 0));
-    if (latency > 0) await sleep(latency, undefined, { signal: request.signal });
-    else await new Promise<void>((resolve) => setImmediate(resolve)); // a real turn of the event loop, as I/O would give
-    request.signal?.throwIfAborted();
+    if (latency > 0) {
+      try {
+        await sleep(latency, undefined, { signal: request.signal });
+      } catch {
+        // Cancelled like a real provider's call: the caller's doing, nothing against the host.
+        throw new PanoptesError('cancelled', `${host.id}: call cancelled`, { retryable: false });
+      }
+    } else await new Promise<void>((resolve) => setImmediate(resolve)); // a real turn of the event loop, as I/O would give
+    if (request.signal?.aborted) throw new PanoptesError('cancelled', `${host.id}: call cancelled`, { retryable: false });
     if (opts.errorRate > 0 && Math.random() < opts.errorRate) throw failure(opts.errorKind, opts.retryAfterMs);
-    const { text, outputTokens } = mockAnswer(host.model, request, opts.outputTokens);
+    const verdict = opts.judgeNoise === undefined ? undefined : mockJudgeAnswer(host.model, request, opts.judgeNoise);
+    const { text, outputTokens } = verdict === undefined ? mockAnswer(host.model, request, opts.outputTokens) : { text: verdict, outputTokens: mockTokenCount(verdict) };
     const inputTokens = request.messages.reduce((n, m) => n + mockTokenCount(m.content), 0);
     return {
       text,
