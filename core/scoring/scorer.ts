@@ -18,6 +18,8 @@ export interface ScoreInput {
     metadata?: Record<string, unknown>;
   };
   response: string;
+  /** For a pairwise judge: the baseline model's answer to the same vignette at the same epoch. */
+  baseline?: { response: string };
 }
 
 /**
@@ -38,6 +40,21 @@ export interface ScoreValue {
   explanation: string;
   /** The judge's logical model for an LLM judge; null for rules and plugins. */
   judge: string | null;
+  /** For an LLM judge: what the engine stores beside the verdict. */
+  judgeCall?: JudgeCallFacts;
+}
+
+/** What one judge's consultation on one answer was: its flags, and the calls it cost. */
+export interface JudgeCallFacts {
+  /** The judge is the candidate model itself (or the same underlying model): it grades its own answer. */
+  selfJudged: boolean;
+  /** The judge's answer could not be read as a verdict: the value is 0 and the explanation quotes it. */
+  unreadable: boolean;
+  /**
+   * The judge calls behind this verdict (pairwise: two), accounted apart from the sweep's own.
+   * Like ModelUsage: tokens of calls answered from the prompt cache are counted apart, unbilled.
+   */
+  usage: { calls: number; inputTokens: number; outputTokens: number; cachedCalls: number; cachedInputTokens: number; cachedOutputTokens: number };
 }
 
 export interface Scorer {
@@ -48,6 +65,8 @@ export interface Scorer {
   readonly kind: 'pass_fail' | 'graded';
   /** The judges this scorer consults, in order; empty for rules and plugins. */
   readonly judges: readonly string[];
+  /** A pairwise judge's baseline model: its answer to the same vignette and epoch comes as `input.baseline`. */
+  readonly baseline?: string;
   /** Scores one response. Rejects only for a failure worth retrying later (a judge call that failed). */
   score(input: ScoreInput, signal?: AbortSignal): Promise<ScoreValue[]>;
 }
