@@ -7,6 +7,7 @@ import { PanoptesError } from '../domain.js';
 import { defaultDataDir } from '../paths.js';
 import { openEngine, type Engine, type EngineOptions } from '../service/engine.js';
 import { initTelemetry } from '../telemetry.js';
+import { alignColumns } from '../text-table.js';
 
 export interface CommonOptions {
   dataDir?: string;
@@ -80,6 +81,5 @@ export function formatInt(n: number): string {
 
 /** Prints rows as aligned columns: the first left-aligned, the others right-aligned (numbers). */
 export function printTable(rows: string[][], out: NodeJS.WritableStream = process.stdout): void {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => (r[i] ?? '').length)));
-  for (const r of rows) out.write(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ').trimEnd() + '\n');
+  for (const line of alignColumns(rows)) out.write(line + '\n');
 }

@@ -1,0 +1,113 @@
+/**
+ * The readable form of a score report, as plain text lines for `panoptes report` and `npm run demo`:
+ * the leaderboard (model, n, mean, 95 % CI, flip rate, pass@K and pass^K), the models that flip
+ * between epochs, every pair with its difference, interval, p-values (raw and Holm) and minimum
+ * detectable difference, and whether the data tell the two apart; with `by`, the leaderboard of
+ * each slice. The JSON form (`--json`) is the ScoreReport itself.
+ * Runs on: Node (core); pure.
+ */
+import { alignColumns } from '../text-table.js';
+import type { ModelScore, PairComparison, ScoreReport } from './report-shape.js';
+
+/** What "not distinguishable" means, said once under the pair table. */
+const VERDICT_NOTE = 'not distinguishable: the 95 % interval of the difference spans 0 (or there are too few shared vignettes).';
+
+function fixed(x: number, digits = 3): string {
+  return x.toFixed(digits);
+}
+
+function signed(x: number, digits = 3): string {
+  return (x > 0 ? '+' : x < 0 ? '' : '±') + x.toFixed(digits);
+}
+
+function interval(ci: [number, number] | null, sign = false): string {
+  if (ci === null) return 'n/a';
+  const f = sign ? signed : fixed;
+  return `[${f(ci[0])}, ${f(ci[1])}]`;
+}
+
+/** p-values: three places, or "<0.001". */
+export function formatP(p: number | null): string {
+  if (p === null) return 'n/a';
+  return p < 0.001 ? '<0.001' : p.toFixed(3);
+}
+
+function leaderboard(models: readonly ModelScore[], report: ScoreReport): string[] {
+  const K = report.epochs;
+  const passFail = report.kind === 'pass_fail';
+  const consistency = passFail && K >= 2;
+  const header = ['model', 'n', 'mean', '95 % CI'];
+  if (consistency) header.push('flip rate', `pass@${K}`, `pass^${K}`);
+  const rows = [header];
+  for (const m of models) {
+    const row = [m.model, String(m.n), fixed(m.mean), interval(m.ci95)];
+    if (consistency) {
+      row.push(m.flip_rate === null ? 'n/a' : fixed(m.flip_rate));
+      const at = m.pass_at_k[String(K)];
+      const hat = m.pass_hat_k[String(K)];
+      row.push(at === undefined ? 'n/a' : fixed(at), hat === undefined ? 'n/a' : fixed(hat));
+    }
+    rows.push(row);
+  }
+  return alignColumns(rows);
+}
+
+function unstableLines(models: readonly ModelScore[]): string[] {
+  const lines: string[] = [];
+  for (const m of models) {
+    if (m.unstable.length === 0) continue;
+    const shown = m.unstable.slice(0, 5).join(', ');
+    const more = m.unstable.length > 5 ? `, … (${m.unstable.length}${m.unstable.length >= 100 ? '+' : ''} listed)` : '';
+    lines.push(`  ${m.model}: ${shown}${more}`);
+  }
+  return lines.length > 0 ? ['Vignettes whose epochs disagree:', ...lines] : [];
+}
+
+function pairTable(pairs: readonly PairComparison[]): string[] {
+  const rows = [['pair', 'n', 'diff', '95 % CI', 'p', 'p (Holm)', 'min. detectable', '']];
+  for (const p of pairs) {
+    rows.push([
+      `${p.a} − ${p.b}`,
+      String(p.n),
+      signed(p.diff),
+      interval(p.ci95, true),
+      formatP(p.p_value) + (p.test === 'mcnemar_exact' ? ' (McNemar)' : ''),
+      formatP(p.p_holm),
+      p.min_detectable_diff === null ? 'n/a' : fixed(p.min_detectable_diff),
+      p.distinguishable ? (p.diff > 0 ? `${p.a} better` : `${p.b} better`) : 'not distinguishable',
+    ]);
+  }
+  return alignColumns(rows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'left']);
+}
+
+/** The report as lines of text, no trailing newlines. */
+export function formatScoreReport(report: ScoreReport): string[] {
+  const kind = report.kind === 'pass_fail' ? 'pass/fail' : 'graded';
+  const epochs = `${report.epochs} epoch${report.epochs === 1 ? '' : 's'}`;
+  const lines = [
+    `Run ${report.run_id}: scorer ${report.scorer} (version ${report.scorer_version}), ${kind}, ${epochs}, epochs reduced by ${report.reducer}.`,
+  ];
+  if (report.pending > 0) lines.push(`${report.pending} scores still pending: figures will move.`);
+  if (report.models.length === 0) {
+    lines.push('No scores yet.');
+    return lines;
+  }
+  if (report.by !== null) lines.push(`Standard errors clustered by metadata key "${report.by}".`);
+  lines.push('', ...leaderboard(report.models, report));
+  const unstable = unstableLines(report.models);
+  if (unstable.length > 0) lines.push('', ...unstable);
+  if (report.pairs.length > 0) {
+    const tests = report.pairs.some((p) => p.test === 'mcnemar_exact') ? 'exact McNemar' : 'paired t';
+    lines.push(
+      '',
+      `Pairs, on the vignettes both answered (${tests}; Holm-adjusted across ${report.pairs.length} pair${report.pairs.length === 1 ? '' : 's'}):`,
+      ...pairTable(report.pairs),
+      VERDICT_NOTE,
+      'min. detectable: the smallest true difference this many vignettes would show (80 % power, α = 0.05).',
+    );
+  }
+  for (const slice of report.slices ?? []) {
+    lines.push('', `${report.by} = ${slice.value}:`, ...leaderboard(slice.models, report).map((l) => `  ${l}`));
+  }
+  return lines;
+}
