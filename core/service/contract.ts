@@ -37,9 +37,14 @@ import type { ManifestIssue } from '../manifest.js';
 import { SamplingSchema } from '../models/sampling.js';
 import type { ResponsesPage } from '../store/store.js';
 import type { WorkerInfo } from '../workers/worker-handle.js';
+import type { Severity } from '../scoring/scorer.js';
+import type { EpochReducer, ModelScore, PairComparison, RunComparison, ScoreReport } from '../scoring/report-shape.js';
+import { ScoringConfigSchema, type ScorerDefinition, type ScoringConfig } from '../scoring/scoring-config.js';
 
 export type { Job, JobStatus, ModelUsage, PrivacyMode, Run, RunStatus, SerializedError, StoredResponse, Vignette, WorkerInfo };
 export type { ManifestIssue, ResponsesPage };
+export type { EpochReducer, ModelScore, PairComparison, RunComparison, ScoreReport, ScorerDefinition, ScoringConfig, Severity };
+export { ScoringConfigSchema };
 export type { CallAggregate, CallMetric, HostPosture, HostState, MetricsReport, ModelPosture, PostureReport };
 export type { ProbeOutcome, ProbeReport, ProbeResult, ProfileAggregate, RosterHost, RosterModel, RosterReport };
 
@@ -61,6 +66,8 @@ export const CreateRunInputSchema = z
     shareCacheAcrossEpochs: z.boolean().optional(),
     /** Probe every host of the run's models first, and refuse the run if a model has no host left to call. */
     probe: z.boolean().optional(),
+    /** Scorers that score each record as it lands. */
+    scorers: ScoringConfigSchema.optional(),
   })
   .strict();
 export type CreateRunInput = z.infer<typeof CreateRunInputSchema>;
@@ -140,6 +147,9 @@ export const ProbeInputSchema = z
   })
   .strict();
 export type ProbeInput = z.infer<typeof ProbeInputSchema>;
+
+export const ScoreRunInputSchema = z.object({ runId: z.string().min(1).max(100), scorers: ScoringConfigSchema }).strict();
+export type ScoreRunInput = z.infer<typeof ScoreRunInputSchema>;
 
 export const EmptyInputSchema = z.object({}).strict().optional();
 
@@ -233,6 +243,74 @@ export interface AppDefaults {
   version: string;
 }
 
+/** One scorer version attached to a run, and how far it got. */
+export interface ScorerStatus {
+  name: string;
+  version: string;
+  kind: 'pass_fail' | 'graded';
+  layer: 'rule' | 'plugin' | 'judge';
+  judges: string[];
+  /** Records scored. */
+  done: number;
+  /** Records landed and not scored yet. */
+  pending: number;
+  /** Records the scorer could not score (a judge call kept failing); scoring again retries them. */
+  failed: number;
+}
+
+export interface ScoringStatus {
+  runId: string;
+  scorers: ScorerStatus[];
+  /** Judge calls' tokens and cost, apart from the sweep's own. */
+  judgeUsage: ModelCost[];
+}
+
+export interface ScoreMatrixCell {
+  model: string;
+  reduced: number | null;
+  /** One value per epoch, index = epoch - 1; null where that epoch has no score (yet). */
+  epochs: (number | null)[];
+  flipRate: number | null;
+  /** Spread of the judges' values (max - min), mean over epochs; null without 2+ judges. */
+  judgeDisagreement: number | null;
+}
+
+export interface ScoreMatrixRow {
+  vignetteId: string;
+  metadata?: Record<string, unknown>;
+  cells: ScoreMatrixCell[];
+}
+
+export interface ScoreMatrixPage {
+  scorer: string;
+  scorerVersion: string;
+  models: string[];
+  epochs: number;
+  rows: ScoreMatrixRow[];
+  total: number;
+  nextCursor: number | null;
+}
+
+export interface ScoreDetail {
+  vignette: Vignette;
+  responses: {
+    model: string;
+    epoch: number;
+    seq: number;
+    response: string;
+    scores: {
+      scorer: string;
+      version: string;
+      value: number;
+      passed: boolean | null;
+      severity: Severity;
+      explanation: string;
+      judge: string | null;
+      attempt: number;
+    }[];
+  }[];
+}
+
 // ---- The API ---------------------------------------------------------------------------------
 
 /** Every request method, its input and its result. */
@@ -256,6 +334,10 @@ export interface ControlApi {
   roster(): Promise<RosterReport>;
   /** One short call (16 output tokens) to every host of the models; failing hosts are marked. */
   probe(input?: ProbeInput): Promise<ProbeReport>;
+  /** Attaches scorers to a run and scores its stored records (no model is called for the sweep). */
+  scoreRun(input: ScoreRunInput): Promise<ScoringStatus>;
+  /** Each scorer attached to the run: done, pending and failed records. */
+  scoringStatus(input: RunIdInput): Promise<ScoringStatus>;
 }
 
 export type ControlMethod = keyof ControlApi;
@@ -277,6 +359,8 @@ export const CONTRACT_INPUTS = {
   posture: EmptyInputSchema,
   roster: EmptyInputSchema,
   probe: ProbeInputSchema.optional(),
+  scoreRun: ScoreRunInputSchema,
+  scoringStatus: RunIdInputSchema,
 } as const satisfies Record<ControlMethod, z.ZodType>;
 
 export const CONTRACT_METHODS = Object.keys(CONTRACT_INPUTS) as ControlMethod[];
@@ -296,7 +380,13 @@ export interface WorkersEvent {
   workers: WorkerInfo[];
 }
 
-export type ControlEvent = RunEvent | WorkersEvent;
+/** A run's scoring progress. At most ~10 a second per run. */
+export interface ScoringEvent {
+  type: 'scoring';
+  status: ScoringStatus;
+}
+
+export type ControlEvent = RunEvent | WorkersEvent | ScoringEvent;
 
 /** A result as it crosses a transport: errors travel as data, since IPC keeps only a message otherwise. */
 export type Envelope<T> = { ok: true; value: T } | { ok: false; error: SerializedError };

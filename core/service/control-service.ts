@@ -18,6 +18,7 @@ import type { Router } from '../models/router/router.js';
 import { responsesPath } from '../scheduler/response-log.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import type { Store } from '../store/store.js';
+import type { ScoringConfig } from '../scoring/scoring-config.js';
 import { firstIssuePath, formatZodIssues } from '../validation.js';
 import type { WorkerInfo } from '../workers/worker-handle.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
@@ -45,11 +46,14 @@ import {
   type RunDetail,
   type RunIdInput,
   type RunSummary,
+  type ScoreRunInput,
+  type ScoringStatus,
   type StatsInput,
   type StatsReport,
 } from './contract.js';
 import type { EventHub, EventListener } from './event-hub.js';
 import { modelCosts, summarizeRun, usageTotals } from './summaries.js';
+import { scoringStatus, type ServiceScoring } from './scoring-status.js';
 
 export interface ControlServiceOptions {
   store: Store;
@@ -63,6 +67,7 @@ export interface ControlServiceOptions {
   defaults: Omit<AppDefaults, 'dataDir'>;
   /** Vignettes copied into the store per transaction while creating a run (default 500). */
   stageBatch?: number;
+  scoring: ServiceScoring;
 }
 
 export const DEFAULT_RUN_OPTIONS: RunOptions = {
@@ -99,6 +104,7 @@ export class ControlService implements ControlApi {
   private readonly router: Pick<Router, 'metrics' | 'posture' | 'roster' | 'probe'>;
   private readonly appDefaults: AppDefaults;
   private readonly stageBatch: number;
+  readonly scoring: ServiceScoring;
 
   constructor(opts: ControlServiceOptions) {
     this.store = opts.store;
@@ -110,6 +116,7 @@ export class ControlService implements ControlApi {
     this.stageBatch = opts.stageBatch ?? 500;
     this.events = opts.events;
     this.router = opts.router;
+    this.scoring = opts.scoring;
     this.pool.on('changed', () => this.events.workersChanged());
   }
 
@@ -132,6 +139,8 @@ export class ControlService implements ControlApi {
         );
       }
     });
+    // Scorers are built (so a bad one is refused) before anything is stored.
+    if (input.scorers) this.scoring.registry.buildAll(input.scorers);
     const manifestPath = resolve(input.manifestPath);
     const check = await checkManifest(manifestPath, { previewCount: 0, maxIssues: ISSUES_LISTED });
     if (check.issues.length > 0) throw manifestError(check);
@@ -178,6 +187,7 @@ export class ControlService implements ControlApi {
       vignetteCount: count,
       options,
     });
+    if (input.scorers) this.attachScorers(run.id, input.scorers);
     this.events.runChanged(run.id);
     this.scheduler.wake();
     return run;
@@ -268,6 +278,44 @@ export class ControlService implements ControlApi {
   *exportLines(runId: RunId, format: 'jsonl' | 'csv'): Generator<string> {
     const toLine = format === 'csv' ? toCsvLine : toJsonlLine;
     for (const r of this.store.iterateResponses(runId)) yield toLine(r) + '\n';
+  }
+
+  // ---- Scoring ---------------------------------------------------------------------------------
+
+  async scoreRun(raw: ScoreRunInput): Promise<ScoringStatus> {
+    const input = validateInput('scoreRun', raw);
+    this.requireRun(input.runId);
+    this.attachScorers(input.runId, input.scorers);
+    return this.scoringStatusOf(input.runId);
+  }
+
+  async scoringStatus(raw: RunIdInput): Promise<ScoringStatus> {
+    const { runId } = validateInput('scoringStatus', raw);
+    this.requireRun(runId);
+    return this.scoringStatusOf(runId);
+  }
+
+  /** A run's scoring progress, for the `scoring` event. */
+  scoringStatusOf(runId: RunId): ScoringStatus {
+    return scoringStatus(this.store, this.scoring, runId);
+  }
+
+  /** Builds each scorer (refusing a bad one, naming it), attaches its version to the run, and starts scoring. */
+  private attachScorers(runId: RunId, config: ScoringConfig): void {
+    const built = this.scoring.registry.buildAll(config);
+    this.scoring.scores.attach(
+      runId,
+      built.map((b) => ({
+        version: b.scorer.version,
+        name: b.scorer.name,
+        kind: b.scorer.kind,
+        layer: b.layer,
+        judges: b.scorer.judges,
+        definition: b.definition,
+      })),
+    );
+    this.events.scoringChanged(runId);
+    void this.scoring.worker.wake();
   }
 
   // ---- Catalog, manifests, workers ---------------------------------------------------------------

@@ -12,12 +12,16 @@ import { Router, type RouterOptions } from '../models/router/router.js';
 import { databasePath, examplesDir, packageRoot } from '../paths.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { Store } from '../store/store.js';
+import { ScoreStore } from '../store/score-store.js';
+import { ScoreWorker } from '../scoring/score-worker.js';
+import { ScorerRegistry } from '../scoring/scorer-registry.js';
 import { logger as rootLogger } from '../telemetry.js';
 import { LocalWorker } from '../workers/local-worker.js';
 import { WorkerPool } from '../workers/worker-pool.js';
 import { ControlService } from './control-service.js';
 import { EventHub } from './event-hub.js';
 import { modelCosts, summarizeRun } from './summaries.js';
+import { scoringStatus, type ServiceScoring } from './scoring-status.js';
 
 export interface EngineOptions {
   dataDir: string;
@@ -51,6 +55,8 @@ export interface Engine {
   catalog: Catalog;
   modelClient: ModelClient;
   router: Router;
+  /** Scores records as they land and re-scores stored runs; `start()` it where the scheduler runs. */
+  scoring: ScoreWorker;
   dataDir: string;
   close(): Promise<void>;
 }
@@ -86,6 +92,11 @@ export function openEngine(opts: EngineOptions): Engine {
       new LocalWorker({ client: modelClient, ...(opts.callConcurrency === undefined ? {} : { callConcurrency: opts.callConcurrency }) }),
     );
   }
+  const scores = new ScoreStore(store);
+  const registry = new ScorerRegistry();
+  // Pages committed by the worker become `scoring` events through the hub (built next).
+  const worker = new ScoreWorker({ store, scores, registry, logger, onProgress: (id) => events.scoringChanged(id) });
+  const scoring: ServiceScoring = { registry, scores, worker };
   const events = new EventHub({
     run: (id) => {
       const run = store.getRun(id);
@@ -94,6 +105,7 @@ export function openEngine(opts: EngineOptions): Engine {
     job: (id) => store.getJob(id),
     usage: (id) => modelCosts(store, catalog, id),
     workers: () => pool.list(),
+    scoring: (id) => scoringStatus(store, scoring, id),
   });
   const scheduler = new Scheduler({
     store,
@@ -114,6 +126,7 @@ export function openEngine(opts: EngineOptions): Engine {
     dataDir: opts.dataDir,
     events,
     router,
+    scoring,
     defaults: {
       exampleManifest: join(examplesDir(), 'demo-manifest.jsonl'),
       defaultModels: ['mock-fast', 'mock-slow'],
@@ -129,9 +142,11 @@ export function openEngine(opts: EngineOptions): Engine {
     catalog,
     modelClient,
     router,
+    scoring: worker,
     dataDir: opts.dataDir,
     async close() {
       await scheduler.stop();
+      await worker.stop();
       service.events.close();
       await Promise.all(pool.handles().map((h) => h.close()));
       await router.close();

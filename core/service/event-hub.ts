@@ -7,13 +7,14 @@
 import type { Job, JobId, RunId } from '../domain.js';
 import type { EngineEvents } from '../scheduler/engine-events.js';
 import type { WorkerInfo } from '../workers/worker-handle.js';
-import type { ControlEvent, ModelCost, RunSummary } from './contract.js';
+import type { ControlEvent, ModelCost, RunSummary, ScoringStatus } from './contract.js';
 
 export interface EventSnapshots {
   run(runId: RunId): RunSummary | null;
   job(jobId: JobId): Job | null;
   usage(runId: RunId): ModelCost[];
   workers(): WorkerInfo[];
+  scoring(runId: RunId): ScoringStatus;
 }
 
 export type EventListener = (event: ControlEvent) => void;
@@ -22,6 +23,7 @@ export class EventHub implements EngineEvents {
   private readonly listeners = new Set<EventListener>();
   private readonly dirtyRuns = new Map<RunId, Set<JobId>>();
   private workersDirty = false;
+  private readonly scoringDirty = new Set<RunId>();
   private timer: NodeJS.Timeout | null = null;
   private lastFlush = 0;
 
@@ -56,6 +58,13 @@ export class EventHub implements EngineEvents {
     this.schedule();
   }
 
+  /** A run's scores moved (a page committed, scorers attached): one `scoring` event per flush. */
+  scoringChanged(runId: RunId): void {
+    if (this.listeners.size === 0) return;
+    this.scoringDirty.add(runId);
+    this.schedule();
+  }
+
   workersChanged(): void {
     if (this.listeners.size === 0) return;
     this.workersDirty = true;
@@ -87,6 +96,8 @@ export class EventHub implements EngineEvents {
       }
       events.push({ type: 'run', run, jobs, usage: this.snapshots.usage(runId) });
     }
+    for (const runId of this.scoringDirty) events.push({ type: 'scoring', status: this.snapshots.scoring(runId) });
+    this.scoringDirty.clear();
     if (this.workersDirty) {
       this.workersDirty = false;
       events.push({ type: 'workers', workers: this.snapshots.workers() });

@@ -185,7 +185,7 @@ export function processOwnerId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 }
 
-function ownerIsDeadLocally(owner: string | null): boolean {
+export function ownerIsDeadLocally(owner: string | null): boolean {
   if (!owner) return true;
   const [host, pidText] = owner.split(':');
   if (host !== hostname()) return false;

@@ -1,0 +1,239 @@
+/**
+ * The ScoreWorker: scores records as they land and re-scores stored runs, durably. For every
+ * (run, scorer version) whose cursor is behind the run's records it takes the lease, reads a page
+ * of records past the cursor, scores them, and commits the scores with the cursor in one
+ * transaction; a kill -9 between pages loses nothing and a restart goes on from the cursor, so
+ * every (record, scorer version, judge) is scored exactly once. No model is called for the sweep:
+ * only judges call models.
+ * Runs on: Node (core).
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Logger } from 'pino';
+import { TERMINAL_RUN_STATUSES, toPanoptesError, type RunId } from '../domain.js';
+import type { NewScore, RecordToScore, RunScorer, ScoreStore, StoredVignetteForScoring } from '../store/score-store.js';
+import { processOwnerId, type Store } from '../store/store.js';
+import type { Scorer, ScoreInput, ScoreValue } from './scorer.js';
+import type { ScorerRegistry } from './scorer-registry.js';
+import { ScorerDefinitionSchema } from './scoring-config.js';
+
+export interface ScoreWorkerOptions {
+  store: Store;
+  scores: ScoreStore;
+  registry: ScorerRegistry;
+  logger: Logger;
+  /** Called after each committed page (the event hub throttles what it publishes). */
+  onProgress?: (runId: RunId) => void;
+  /** Records per committed page (default 500). */
+  pageSize?: number;
+  /** Scores in flight at once within a page: judges wait on models (default 16). */
+  concurrency?: number;
+  /** Lease on a (run, scorer), renewed with every page (default 30 s). */
+  leaseMs?: number;
+  /** How often a started worker looks for work (default 250 ms). */
+  tickMs?: number;
+  /** Tries per record before it is stored as failed to score (default 3). */
+  tries?: number;
+  /** First wait between tries (default 200 ms; doubles). */
+  backoffMs?: number;
+}
+
+export class ScoreWorker {
+  readonly owner = processOwnerId();
+  private readonly built = new Map<number, Scorer | null>();
+  private readonly vignettes = new Map<string, StoredVignetteForScoring>();
+  private readonly pageSize: number;
+  private readonly concurrency: number;
+  private readonly leaseMs: number;
+  private readonly tickMs: number;
+  private readonly tries: number;
+  private readonly backoffMs: number;
+  private timer: NodeJS.Timeout | null = null;
+  private pumping: Promise<void> | null = null;
+  private again = false;
+  private readonly abort = new AbortController();
+
+  constructor(private readonly opts: ScoreWorkerOptions) {
+    this.pageSize = opts.pageSize ?? 500;
+    this.concurrency = opts.concurrency ?? 16;
+    this.leaseMs = opts.leaseMs ?? 30_000;
+    this.tickMs = opts.tickMs ?? 250;
+    this.tries = opts.tries ?? 3;
+    this.backoffMs = opts.backoffMs ?? 200;
+  }
+
+  /** Looks for work every tick until stopped: scoring as records land, and work left by a crash. */
+  start(): void {
+    if (this.timer) return;
+    this.timer = setInterval(() => this.wake(), this.tickMs);
+    this.timer.unref();
+    this.wake();
+  }
+
+  /** Scores what is behind now (coalesced with a pass already under way). */
+  wake(): Promise<void> {
+    if (this.abort.signal.aborted) return Promise.resolve();
+    if (this.pumping) {
+      this.again = true;
+      return this.pumping;
+    }
+    this.pumping = (async () => {
+      try {
+        do {
+          this.again = false;
+          await this.pass();
+        } while (this.again && !this.abort.signal.aborted);
+      } catch (err) {
+        this.opts.logger.error({ err }, 'scoring pass failed');
+      } finally {
+        this.pumping = null;
+      }
+    })();
+    return this.pumping;
+  }
+
+  /**
+   * Scores until the run has ended and every scorer attached to it has caught up with its
+   * records; while another process holds a scorer's lease, waits for it (or for the lease to lapse).
+   */
+  async finish(runId: RunId): Promise<void> {
+    while (!this.abort.signal.aborted) {
+      await this.wake();
+      const run = this.opts.store.getRun(runId);
+      const last = this.opts.scores.lastSeq(runId);
+      const ended = !run || TERMINAL_RUN_STATUSES.includes(run.status);
+      if (ended && this.opts.scores.runScorers(runId).every((s) => s.scoredSeq >= last)) return;
+      await sleep(Math.min(this.tickMs, 100));
+    }
+  }
+
+  /** Scores every (run, scorer) that is behind until none is, then returns. */
+  async finishAll(): Promise<void> {
+    const runs = new Set(this.opts.scores.behind().map((s) => s.runId));
+    for (const runId of runs) await this.finish(runId);
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    this.abort.abort();
+    await this.pumping;
+  }
+
+  private async pass(): Promise<void> {
+    for (const rs of this.opts.scores.behind()) {
+      if (this.abort.signal.aborted) return;
+      const scorer = this.scorerOf(rs);
+      if (!scorer) continue;
+      if (!this.opts.scores.claim(rs.runId, rs.scorerId, this.owner, this.leaseMs)) continue;
+      try {
+        await this.catchUp(rs, scorer);
+      } finally {
+        this.opts.scores.release(rs.runId, rs.scorerId, this.owner);
+      }
+    }
+  }
+
+  /** Scores the run's records past the cursor, page by page, up to the last one landed now. */
+  private async catchUp(rs: RunScorer, scorer: Scorer): Promise<void> {
+    const current = this.opts.scores.runScorer(rs.runId, rs.scorerId);
+    if (!current) return;
+    let cursor = current.scoredSeq;
+    const through = this.opts.scores.lastSeq(rs.runId);
+    while (cursor < through && !this.abort.signal.aborted) {
+      const records = this.opts.scores.recordsToScore(rs.runId, cursor, through, this.pageSize);
+      if (records.length === 0) break;
+      const page = await this.scorePage(rs, scorer, records);
+      if (this.abort.signal.aborted) return;
+      const last = records[records.length - 1]!.seq;
+      const committed = this.opts.scores.commitScores(rs.runId, rs.scorerId, this.owner, {
+        scores: page.scores,
+        throughSeq: last,
+        done: page.done,
+        failed: page.failed,
+        leaseMs: this.leaseMs,
+      });
+      if (!committed) return; // the lease was taken over: the new owner goes on from the cursor
+      cursor = last;
+      this.opts.onProgress?.(rs.runId);
+      // Let the sweep, the UI and the transports have the event loop between pages.
+      await new Promise<void>((r) => setImmediate(r));
+    }
+  }
+
+  private async scorePage(rs: RunScorer, scorer: Scorer, records: readonly RecordToScore[]) {
+    const results: NewScore[][] = new Array<NewScore[]>(records.length);
+    let failed = 0;
+    let next = 0;
+    const lane = async () => {
+      while (next < records.length && !this.abort.signal.aborted) {
+        const i = next++;
+        const r = records[i]!;
+        const outcome = await this.scoreOne(rs, scorer, r);
+        if (outcome.failed) failed += 1;
+        results[i] = outcome.scores;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(this.concurrency, records.length) }, lane));
+    return { scores: results.flat(), done: records.length - failed, failed };
+  }
+
+  private async scoreOne(rs: RunScorer, scorer: Scorer, r: RecordToScore): Promise<{ scores: NewScore[]; failed: boolean }> {
+    const vignette = this.vignetteOf(rs.runId, r.vignetteIdx);
+    const input: ScoreInput = { runId: rs.runId, model: r.model, epoch: r.epoch, vignette, response: r.response };
+    let lastError = '';
+    for (let t = 1; t <= this.tries; t++) {
+      try {
+        const values = await scorer.score(input, this.abort.signal);
+        return { scores: values.map((v) => toNewScore(r.seq, scorer, v)), failed: false };
+      } catch (err) {
+        lastError = toPanoptesError(err).message;
+        if (this.abort.signal.aborted || t === this.tries) break;
+        await sleep(this.backoffMs * 2 ** (t - 1), undefined, { signal: this.abort.signal }).catch(() => undefined);
+      }
+    }
+    this.opts.logger.warn({ run_id: rs.runId, scorer: rs.name, seq: r.seq, err: lastError }, 'record could not be scored');
+    return {
+      scores: [{ seq: r.seq, judge: 0, value: 0, passed: null, severity: 'none', explanation: `could not score: ${lastError}`, failed: true }],
+      failed: true,
+    };
+  }
+
+  /** A stored scorer version, built once per process; null (and logged) when this process cannot build it. */
+  private scorerOf(rs: RunScorer): Scorer | null {
+    if (this.built.has(rs.scorerId)) return this.built.get(rs.scorerId)!;
+    let scorer: Scorer | null = null;
+    try {
+      const def = ScorerDefinitionSchema.parse(rs.definition);
+      scorer = this.opts.registry.build(def, `scorer ${rs.name}`).scorer;
+    } catch (err) {
+      this.opts.logger.error({ err, scorer: rs.name, version: rs.version }, 'stored scorer cannot be built here');
+    }
+    this.built.set(rs.scorerId, scorer);
+    return scorer;
+  }
+
+  /** The vignette a record answers, read once per (run, index) while it is recent. */
+  private vignetteOf(runId: RunId, idx: number): ScoreInput['vignette'] {
+    const key = `${runId}\u0000${idx}`;
+    let v = this.vignettes.get(key);
+    if (!v) {
+      v = this.opts.scores.vignette(runId, idx) ?? { id: `#${idx}`, prompt: '' };
+      if (this.vignettes.size >= 10_000) this.vignettes.clear();
+      this.vignettes.set(key, v);
+    }
+    return v;
+  }
+}
+
+function toNewScore(seq: number, scorer: Scorer, v: ScoreValue): NewScore {
+  const judge = v.judge === null ? 0 : Math.max(0, scorer.judges.indexOf(v.judge));
+  return {
+    seq,
+    judge,
+    value: Number.isFinite(v.value) ? Math.min(1, Math.max(0, v.value)) : 0,
+    passed: v.passed,
+    severity: v.severity,
+    explanation: v.explanation,
+    failed: false,
+  };
+}

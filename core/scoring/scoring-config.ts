@@ -1,0 +1,127 @@
+/**
+ * The scoring file: which scorers a run is scored with. One zod schema per scorer type, so a typo
+ * or an absurd value is refused with the field it is in (`scorers.2.pattern: ...`) before anything
+ * is stored. The CLI reads the file as JSON or YAML and sends the parsed object; HTTP and the app
+ * send the object itself.
+ * Runs on: Node (core).
+ */
+import { z } from 'zod';
+
+/** A scorer's name: what reports, exports and the CLI's `--scorer` call it. */
+const ScorerName = z
+  .string()
+  .min(1, 'a name')
+  .max(100)
+  .regex(/^[\w.-]+$/, 'letters, digits, _ . - only');
+
+/** What every definition has besides its type-specific fields. */
+const common = {
+  name: ScorerName,
+  /** How a failed check counts: hard makes the response unacceptable, soft only flags it (default hard). */
+  severity: z.enum(['hard', 'soft']).optional(),
+};
+
+const Phrases = z.array(z.string().min(1).max(10_000)).min(1).max(1000);
+
+export const MatchDefinitionSchema = z.object({ ...common, type: z.literal('match') }).strict();
+
+export const IncludesDefinitionSchema = z
+  .object({
+    ...common,
+    type: z.literal('includes'),
+    /** Phrases to look for; default: the vignette's target. */
+    values: Phrases.optional(),
+    /** Every phrase must appear (default: any one). */
+    all: z.boolean().optional(),
+    caseSensitive: z.boolean().optional(),
+  })
+  .strict();
+
+export const RegexDefinitionSchema = z
+  .object({
+    ...common,
+    type: z.literal('regex'),
+    pattern: z
+      .string()
+      .min(1)
+      .max(10_000)
+      .refine((p) => compiles(p), 'not a valid regular expression'),
+    flags: z
+      .string()
+      .regex(/^[imsu]*$/, 'only the flags i, m, s, u')
+      .optional(),
+  })
+  .strict();
+
+export const ChoiceDefinitionSchema = z
+  .object({
+    ...common,
+    type: z.literal('choice'),
+    /** The options a response may choose from (default A-E). */
+    choices: z.array(z.string().min(1).max(20)).min(2).max(26).optional(),
+  })
+  .strict();
+
+export const WordsDefinitionSchema = z
+  .object({
+    ...common,
+    type: z.literal('words'),
+    min: z.number().int().min(0).max(10_000_000).optional(),
+    max: z.number().int().min(0).max(10_000_000).optional(),
+  })
+  .strict()
+  .refine((d) => d.min !== undefined || d.max !== undefined, { message: 'give min, max or both', path: ['min'] })
+  .refine((d) => d.min === undefined || d.max === undefined || d.min <= d.max, { message: 'min is above max', path: ['max'] });
+
+export const SectionsDefinitionSchema = z
+  .object({ ...common, type: z.literal('sections'), headings: z.array(z.string().min(1).max(200)).min(1).max(100) })
+  .strict();
+
+export const BannedDefinitionSchema = z
+  .object({ ...common, type: z.literal('banned'), phrases: Phrases, caseSensitive: z.boolean().optional() })
+  .strict();
+
+export const JsonDefinitionSchema = z
+  .object({
+    ...common,
+    type: z.literal('json'),
+    /** A JSON Schema the parsed response must satisfy. */
+    schema: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
+export const ScorerDefinitionSchema = z.discriminatedUnion('type', [
+  MatchDefinitionSchema,
+  IncludesDefinitionSchema,
+  RegexDefinitionSchema,
+  ChoiceDefinitionSchema,
+  WordsDefinitionSchema,
+  SectionsDefinitionSchema,
+  BannedDefinitionSchema,
+  JsonDefinitionSchema,
+]);
+export type ScorerDefinition = z.infer<typeof ScorerDefinitionSchema>;
+export type ScorerType = ScorerDefinition['type'];
+
+export const ScoringConfigSchema = z
+  .object({ scorers: z.array(ScorerDefinitionSchema).min(1).max(64) })
+  .strict()
+  .superRefine((config, ctx) => {
+    const seen = new Map<string, number>();
+    config.scorers.forEach((s, i) => {
+      const first = seen.get(s.name);
+      if (first !== undefined) {
+        ctx.addIssue({ code: 'custom', path: ['scorers', i, 'name'], message: `"${s.name}" is also scorers.${first}'s name` });
+      } else seen.set(s.name, i);
+    });
+  });
+export type ScoringConfig = z.infer<typeof ScoringConfigSchema>;
+
+function compiles(pattern: string): boolean {
+  try {
+    new RegExp(pattern);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,434 @@
+/**
+ * Scoring's SQL, on the Store's own better-sqlite3 connection: scorer versions, the scorers
+ * attached to each run with their durable cursor and lease, and the scores. Exactly once per
+ * (record, scorer version, judge) holds by the scores' primary key and by the cursor committing in
+ * the same transaction as the scores it covers; the lease keeps a second process from scoring the
+ * same (run, scorer) and so from paying for a judge call twice.
+ * Runs on: Node (core).
+ */
+import type Database from 'better-sqlite3';
+import type { RunId } from '../domain.js';
+import { ownerIsDeadLocally, type Store } from './store.js';
+
+export type StoredSeverity = 'none' | 'soft' | 'hard';
+const SEVERITY_CODE: Record<StoredSeverity, number> = { none: 0, soft: 1, hard: 2 };
+const SEVERITY_NAME: readonly StoredSeverity[] = ['none', 'soft', 'hard'];
+
+export interface NewScorerVersion {
+  version: string;
+  name: string;
+  kind: 'pass_fail' | 'graded';
+  layer: 'rule' | 'plugin' | 'judge';
+  judges: readonly string[];
+  definition: unknown;
+}
+
+/** A scorer attached to a run, with its progress. */
+export interface RunScorer {
+  runId: RunId;
+  scorerId: number;
+  version: string;
+  name: string;
+  kind: 'pass_fail' | 'graded';
+  layer: 'rule' | 'plugin' | 'judge';
+  judges: string[];
+  definition: unknown;
+  position: number;
+  scoredSeq: number;
+  done: number;
+  failed: number;
+  owner: string | null;
+  leaseUntil: number | null;
+}
+
+/** What a scorer needs of one record, without the vignette (read once per vignette, not per record). */
+export interface RecordToScore {
+  seq: number;
+  response: string;
+  vignetteIdx: number;
+  model: string;
+  epoch: number;
+}
+
+export interface StoredVignetteForScoring {
+  id: string;
+  prompt: string;
+  system?: string;
+  target?: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** One score to write. */
+export interface NewScore {
+  seq: number;
+  judge: number;
+  value: number;
+  passed: boolean | null;
+  severity: StoredSeverity;
+  /** Stored only when not empty. */
+  explanation: string;
+  failed: boolean;
+}
+
+/** One score as reports read it: small, ids as integers. */
+export interface ScoreCell {
+  seq: number;
+  model: string;
+  epoch: number;
+  vignetteIdx: number;
+  judge: number;
+  value: number;
+  passed: boolean | null;
+}
+
+/** One score as exports and details read it. */
+export interface ScoreLine extends ScoreCell {
+  vignetteId: string;
+  scorerName: string;
+  version: string;
+  judges: string[];
+  severity: StoredSeverity;
+  explanation: string;
+}
+
+interface RunScorerRow {
+  run_id: string;
+  scorer_id: number;
+  version: string;
+  name: string;
+  kind: 'pass_fail' | 'graded';
+  layer: 'rule' | 'plugin' | 'judge';
+  judges: string;
+  definition: string;
+  position: number;
+  scored_seq: number;
+  done_count: number;
+  failed_count: number;
+  owner: string | null;
+  lease_until: number | null;
+}
+
+interface CellRow {
+  seq: number;
+  model: string;
+  epoch: number;
+  vignette_idx: number;
+  judge: number;
+  value: number;
+  passed: number | null;
+}
+
+interface LineRow extends CellRow {
+  vignette_id: string;
+  name: string;
+  version: string;
+  judges: string;
+  severity: number;
+  explanation: string | null;
+}
+
+const RUN_SCORER_COLUMNS = `rs.run_id, rs.scorer_id, sc.version, sc.name, sc.kind, sc.layer, sc.judges, sc.definition,
+  rs.position, rs.scored_seq, rs.done_count, rs.failed_count, rs.owner, rs.lease_until`;
+
+function toRunScorer(r: RunScorerRow): RunScorer {
+  return {
+    runId: r.run_id,
+    scorerId: r.scorer_id,
+    version: r.version,
+    name: r.name,
+    kind: r.kind,
+    layer: r.layer,
+    judges: JSON.parse(r.judges) as string[],
+    definition: JSON.parse(r.definition) as unknown,
+    position: r.position,
+    scoredSeq: r.scored_seq,
+    done: r.done_count,
+    failed: r.failed_count,
+    owner: r.owner,
+    leaseUntil: r.lease_until,
+  };
+}
+
+function toCell(r: CellRow): ScoreCell {
+  return {
+    seq: r.seq,
+    model: r.model,
+    epoch: r.epoch,
+    vignetteIdx: r.vignette_idx,
+    judge: r.judge,
+    value: r.value,
+    passed: r.passed === null ? null : r.passed === 1,
+  };
+}
+
+/**
+ * A full page may end inside one record's scores (several judges, several scorers): it then drops
+ * that record, which the next page (seq > the last kept) starts with. `more` says to read on.
+ */
+function wholeRecords<R extends { seq: number }>(rows: R[], pageSize: number): { rows: R[]; more: boolean } {
+  if (rows.length < pageSize) return { rows, more: false };
+  const last = rows[rows.length - 1]!.seq;
+  if (rows[0]!.seq === last) return { rows, more: true };
+  return { rows: rows.filter((r) => r.seq !== last), more: true };
+}
+
+export class ScoreStore {
+  private readonly db: Database.Database;
+  private readonly stmt: ReturnType<ScoreStore['prepare']>;
+
+  constructor(private readonly store: Store) {
+    this.db = store.db;
+    this.stmt = this.prepare();
+  }
+
+  private prepare() {
+    const db = this.db;
+    return {
+      insertScorer: db.prepare(
+        `INSERT INTO scorers (version, name, kind, layer, judges, definition) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (version) DO NOTHING`,
+      ),
+      scorerId: db.prepare<[string], { id: number }>(`SELECT id FROM scorers WHERE version = ?`),
+      attach: db.prepare(
+        `INSERT INTO run_scorers (run_id, scorer_id, position)
+         VALUES (?, ?, (SELECT COALESCE(MAX(position), -1) + 1 FROM run_scorers WHERE run_id = ?))
+         ON CONFLICT (run_id, scorer_id) DO NOTHING`,
+      ),
+      runScorers: db.prepare<[string], RunScorerRow>(
+        `SELECT ${RUN_SCORER_COLUMNS} FROM run_scorers rs JOIN scorers sc ON sc.id = rs.scorer_id
+         WHERE rs.run_id = ? ORDER BY rs.position`,
+      ),
+      runScorer: db.prepare<[string, number], RunScorerRow>(
+        `SELECT ${RUN_SCORER_COLUMNS} FROM run_scorers rs JOIN scorers sc ON sc.id = rs.scorer_id
+         WHERE rs.run_id = ? AND rs.scorer_id = ?`,
+      ),
+      // Behind: the run has records past the cursor.
+      behind: db.prepare<[], RunScorerRow>(
+        `SELECT ${RUN_SCORER_COLUMNS} FROM run_scorers rs JOIN scorers sc ON sc.id = rs.scorer_id
+         WHERE rs.scored_seq < (SELECT COALESCE(MAX(last_seq), 0) FROM jobs WHERE run_id = rs.run_id)
+         ORDER BY rs.run_id, rs.position`,
+      ),
+      lastSeq: db.prepare<[string], { hi: number | null }>(`SELECT MAX(last_seq) AS hi FROM jobs WHERE run_id = ?`),
+      claim: db.prepare(
+        `UPDATE run_scorers SET owner = @owner, lease_until = @until
+         WHERE run_id = @runId AND scorer_id = @scorerId
+           AND (owner IS NULL OR owner = @owner OR lease_until < @now OR owner = @dead)`,
+      ),
+      release: db.prepare(`UPDATE run_scorers SET owner = NULL, lease_until = NULL WHERE run_id = ? AND scorer_id = ? AND owner = ?`),
+      guard: db.prepare<[string, number], { owner: string | null }>(`SELECT owner FROM run_scorers WHERE run_id = ? AND scorer_id = ?`),
+      recordsPage: db.prepare<[string, number, number, number], { seq: number; response: string; vignette_idx: number; model: string; epoch: number }>(
+        `SELECT s.seq, s.response, s.vignette_idx, j.model, j.epoch
+         FROM responses s CROSS JOIN jobs j ON j.id = s.job_id
+         WHERE j.run_id = ? AND s.seq > ? AND s.seq <= ? ORDER BY s.seq LIMIT ?`,
+      ),
+      vignette: db.prepare<[string, number], { vignette_id: string; prompt: string; system: string | null; target: string | null; metadata: string | null }>(
+        `SELECT vignette_id, prompt, system, target, metadata FROM vignettes WHERE run_id = ? AND idx = ?`,
+      ),
+      insertScore: db.prepare(
+        `INSERT INTO scores (scorer_id, seq, judge, value, passed, severity, explanation, failed)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (scorer_id, seq, judge) DO NOTHING`,
+      ),
+      advance: db.prepare(
+        `UPDATE run_scorers SET scored_seq = MAX(scored_seq, @through), done_count = done_count + @done,
+           failed_count = failed_count + @failed, lease_until = @until
+         WHERE run_id = @runId AND scorer_id = @scorerId`,
+      ),
+      firstFailed: db.prepare<[number, string, number, number], { seq: number | null }>(
+        `SELECT MIN(sc.seq) AS seq FROM scores sc CROSS JOIN responses s ON s.seq = sc.seq CROSS JOIN jobs j ON j.id = s.job_id
+         WHERE sc.scorer_id = ? AND j.run_id = ? AND sc.failed = 1 AND sc.seq BETWEEN ? AND ?`,
+      ),
+      deleteFailed: db.prepare(
+        `DELETE FROM scores WHERE scorer_id = ? AND failed = 1 AND seq BETWEEN ? AND ?
+           AND seq IN (SELECT s.seq FROM responses s JOIN jobs j ON j.id = s.job_id WHERE j.run_id = ?)`,
+      ),
+      rewind: db.prepare(
+        `UPDATE run_scorers SET scored_seq = ?, failed_count = 0 WHERE run_id = ? AND scorer_id = ?`,
+      ),
+      runSeqRange: db.prepare<[string], { lo: number | null; hi: number | null }>(
+        `SELECT MIN(first_seq) AS lo, MAX(last_seq) AS hi FROM jobs WHERE run_id = ?`,
+      ),
+      cellsPage: db.prepare<[number, number, number, string, number], CellRow>(
+        `SELECT sc.seq, j.model, j.epoch, s.vignette_idx, sc.judge, sc.value, sc.passed
+         FROM scores sc CROSS JOIN responses s ON s.seq = sc.seq CROSS JOIN jobs j ON j.id = s.job_id
+         WHERE sc.scorer_id = ? AND sc.seq > ? AND sc.seq <= ? AND j.run_id = ? AND sc.failed = 0
+         ORDER BY sc.seq, sc.judge LIMIT ?`,
+      ),
+      linesPage: db.prepare<[string, number, number, number], LineRow>(
+        `SELECT sc.seq, j.model, j.epoch, s.vignette_idx, sc.judge, sc.value, sc.passed, sc.severity, sc.explanation,
+                v.vignette_id, scr.name, scr.version, scr.judges
+         FROM scores sc CROSS JOIN responses s ON s.seq = sc.seq CROSS JOIN jobs j ON j.id = s.job_id
+           JOIN scorers scr ON scr.id = sc.scorer_id
+           JOIN run_scorers rs ON rs.run_id = j.run_id AND rs.scorer_id = sc.scorer_id
+           JOIN vignettes v ON v.run_id = j.run_id AND v.idx = s.vignette_idx
+         WHERE j.run_id = ? AND sc.seq > ? AND sc.seq <= ? AND sc.failed = 0
+         ORDER BY sc.seq, rs.position, sc.judge LIMIT ?`,
+      ),
+    };
+  }
+
+  /** Stores a scorer version once (by its hash) and returns its id. */
+  putScorer(s: NewScorerVersion): number {
+    this.stmt.insertScorer.run(s.version, s.name, s.kind, s.layer, JSON.stringify(s.judges), JSON.stringify(s.definition));
+    return this.stmt.scorerId.get(s.version)!.id;
+  }
+
+  /**
+   * Attaches scorer versions to a run, in order (an already attached version is left as it is, so
+   * re-scoring with an unchanged scorer is a no-op), and gives records that failed to score another
+   * chance: their failed rows go and the cursor steps back to just before the first.
+   */
+  attach(runId: RunId, scorers: readonly NewScorerVersion[]): RunScorer[] {
+    return this.db
+      .transaction(() =>
+        scorers.map((s) => {
+          const id = this.putScorer(s);
+          this.stmt.attach.run(runId, id, runId);
+          const current = toRunScorer(this.stmt.runScorer.get(runId, id)!);
+          if (current.failed > 0) {
+            const { lo, hi } = this.seqRange(runId);
+            const first = this.stmt.firstFailed.get(id, runId, lo, hi)?.seq;
+            if (first !== null && first !== undefined) {
+              this.stmt.deleteFailed.run(id, lo, hi, runId);
+              this.stmt.rewind.run(Math.min(current.scoredSeq, first - 1), runId, id);
+            }
+          }
+          return toRunScorer(this.stmt.runScorer.get(runId, id)!);
+        }),
+      )
+      .immediate();
+  }
+
+  runScorers(runId: RunId): RunScorer[] {
+    return this.stmt.runScorers.all(runId).map(toRunScorer);
+  }
+
+  runScorer(runId: RunId, scorerId: number): RunScorer | null {
+    const row = this.stmt.runScorer.get(runId, scorerId);
+    return row ? toRunScorer(row) : null;
+  }
+
+  /** (run, scorer) pairs whose run has records the scorer has not reached yet. */
+  behind(): RunScorer[] {
+    return this.stmt.behind.all().map(toRunScorer);
+  }
+
+  /** The run's last landed record's seq (0 when none). */
+  lastSeq(runId: RunId): number {
+    return this.stmt.lastSeq.get(runId)?.hi ?? 0;
+  }
+
+  /**
+   * Takes the lease on a (run, scorer) for `owner`: free, already ours, lapsed, or held by a
+   * process on this host that is dead (a kill -9 leaves its lease; the next start takes it at once).
+   */
+  claim(runId: RunId, scorerId: number, owner: string, leaseMs: number): boolean {
+    const now = Date.now();
+    const current = this.stmt.guard.get(runId, scorerId);
+    if (!current) return false;
+    const dead = current.owner !== null && current.owner !== owner && ownerIsDeadLocally(current.owner) ? current.owner : null;
+    return (
+      this.db
+        .transaction(() => this.stmt.claim.run({ owner, until: now + leaseMs, runId, scorerId, now, dead }))
+        .immediate().changes === 1
+    );
+  }
+
+  release(runId: RunId, scorerId: number, owner: string): void {
+    this.stmt.release.run(runId, scorerId, owner);
+  }
+
+  /** Up to `limit` of the run's records with afterSeq < seq <= throughSeq, in seq order. */
+  recordsToScore(runId: RunId, afterSeq: number, throughSeq: number, limit: number): RecordToScore[] {
+    return this.stmt.recordsPage.all(runId, afterSeq, throughSeq, limit).map((r) => ({
+      seq: r.seq,
+      response: r.response,
+      vignetteIdx: r.vignette_idx,
+      model: r.model,
+      epoch: r.epoch,
+    }));
+  }
+
+  vignette(runId: RunId, idx: number): StoredVignetteForScoring | null {
+    const r = this.stmt.vignette.get(runId, idx);
+    if (!r) return null;
+    const v: StoredVignetteForScoring = { id: r.vignette_id, prompt: r.prompt };
+    if (r.system !== null) v.system = r.system;
+    if (r.target !== null) v.target = r.target;
+    if (r.metadata !== null) v.metadata = JSON.parse(r.metadata) as Record<string, unknown>;
+    return v;
+  }
+
+  /**
+   * Writes a page's scores and moves the cursor past it, in one transaction, if `owner` still holds
+   * the lease (else nothing, and false). A score already there is kept. Without an fsync of its
+   * own: in WAL mode the commit survives a kill -9, and the next synchronous commit syncs it.
+   */
+  commitScores(
+    runId: RunId,
+    scorerId: number,
+    owner: string,
+    page: { scores: readonly NewScore[]; throughSeq: number; done: number; failed: number; leaseMs: number },
+  ): boolean {
+    return this.store.withoutSync(() =>
+      this.db
+        .transaction(() => {
+          if (this.stmt.guard.get(runId, scorerId)?.owner !== owner) return false;
+          for (const s of page.scores) {
+            this.stmt.insertScore.run(
+              scorerId,
+              s.seq,
+              s.judge,
+              s.value,
+              s.passed === null ? null : s.passed ? 1 : 0,
+              SEVERITY_CODE[s.severity],
+              s.explanation === '' ? null : s.explanation,
+              s.failed ? 1 : 0,
+            );
+          }
+          this.stmt.advance.run({ through: page.throughSeq, done: page.done, failed: page.failed, until: Date.now() + page.leaseMs, runId, scorerId });
+          return true;
+        })
+        .immediate(),
+    );
+  }
+
+  private seqRange(runId: RunId): { lo: number; hi: number } {
+    const r = this.stmt.runSeqRange.get(runId);
+    return r && r.lo !== null && r.hi !== null ? { lo: r.lo, hi: r.hi } : { lo: 1, hi: 0 };
+  }
+
+  /**
+   * A scorer's scores on a run, in seq order, a page at a time (no statement stays open between
+   * pages, so writes in between find the connection free). Failed attempts are left out.
+   */
+  *cells(runId: RunId, scorerId: number, pageSize = 5000): Generator<ScoreCell[], void, undefined> {
+    const { lo, hi } = this.seqRange(runId);
+    for (let cursor = lo - 1; cursor < hi; ) {
+      const { rows, more } = wholeRecords(this.stmt.cellsPage.all(scorerId, cursor, hi, runId, pageSize), pageSize);
+      if (rows.length > 0) yield rows.map(toCell);
+      if (!more) return;
+      cursor = rows[rows.length - 1]!.seq;
+    }
+  }
+
+  /** Every score of a run, every scorer, in seq order: what `export --scores` writes. */
+  *lines(runId: RunId, pageSize = 2000): Generator<ScoreLine, void, undefined> {
+    const { lo, hi } = this.seqRange(runId);
+    for (let cursor = lo - 1; cursor < hi; ) {
+      const { rows, more } = wholeRecords(this.stmt.linesPage.all(runId, cursor, hi, pageSize), pageSize);
+      for (const r of rows) {
+        yield {
+          ...toCell(r),
+          vignetteId: r.vignette_id,
+          scorerName: r.name,
+          version: r.version,
+          judges: JSON.parse(r.judges) as string[],
+          severity: SEVERITY_NAME[r.severity] ?? 'none',
+          explanation: r.explanation ?? '',
+        };
+      }
+      if (!more) return;
+      cursor = rows[rows.length - 1]!.seq;
+    }
+  }
+}
