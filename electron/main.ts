@@ -246,6 +246,7 @@ async function start(): Promise<void> {
     logger,
   });
   engine.scheduler.start();
+  engine.scoring.start();
   const r: Running = { engine, settings, secrets, secretNames, appliedSecrets: applied, listener: null, disposeIpc, logger };
   running = r;
 

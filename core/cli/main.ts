@@ -12,6 +12,7 @@ import { registerProbeCommand } from './commands/probe.js';
 import { registerResumeCommand } from './commands/resume.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerRunsCommand } from './commands/runs.js';
+import { registerScoreCommand } from './commands/score.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerStatsCommand } from './commands/stats.js';
 import { registerWorkerCommand } from './commands/worker.js';
@@ -24,6 +25,7 @@ export function buildProgram(): Command {
     .showHelpAfterError();
   registerRunCommand(program);
   registerResumeCommand(program);
+  registerScoreCommand(program);
   registerExportCommand(program);
   registerStatsCommand(program);
   registerMetricsCommand(program);

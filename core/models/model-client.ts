@@ -30,6 +30,11 @@ export interface ModelRequest {
    * metrics. Default: the router's own. Judge calls run under `judge`, apart from the sweep's.
    */
   profile?: string;
+  /**
+   * The vignette this call poses: its id and target. Real providers never see it; the mock models
+   * with a known accuracy answer from it (the target, or a wrong answer, per vignette and epoch).
+   */
+  vignette?: { id: string; target?: string };
 }
 
 export interface ModelResponse {

@@ -64,9 +64,9 @@ export class ScoreWorker {
   /** Looks for work every tick until stopped: scoring as records land, and work left by a crash. */
   start(): void {
     if (this.timer) return;
-    this.timer = setInterval(() => this.wake(), this.tickMs);
+    this.timer = setInterval(() => void this.wake(), this.tickMs);
     this.timer.unref();
-    this.wake();
+    void this.wake();
   }
 
   /** Scores what is behind now (coalesced with a pass already under way). */
@@ -106,10 +106,9 @@ export class ScoreWorker {
     }
   }
 
-  /** Scores every (run, scorer) that is behind until none is, then returns. */
-  async finishAll(): Promise<void> {
-    const runs = new Set(this.opts.scores.behind().map((s) => s.runId));
-    for (const runId of runs) await this.finish(runId);
+  /** Runs with a scorer that has not reached their last record: work a crash left, or scoring under way. */
+  behindRuns(): RunId[] {
+    return [...new Set(this.opts.scores.behind().map((s) => s.runId))];
   }
 
   async stop(): Promise<void> {

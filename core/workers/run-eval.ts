@@ -62,6 +62,7 @@ export async function runEval(job: EvalJob, ctx: RunEvalContext): Promise<JobOut
           shareCacheAcrossEpochs: job.options.shareCacheAcrossEpochs,
           signal: ctx.signal,
           runId: job.runId,
+          vignette: v.target === undefined ? { id: v.id } : { id: v.id, target: v.target },
         });
       } catch (err) {
         const e = toPanoptesError(err);

@@ -20,6 +20,17 @@ export function writeManifest(dir: string, count: number, name = 'manifest.jsonl
   return path;
 }
 
+/** A manifest whose vignettes have a one-letter target (A..E in turn) and a `topic` (even/odd). */
+export function writeTargetManifest(dir: string, count: number, name = 'targets.jsonl'): string {
+  const path = join(dir, name);
+  const lines: string[] = [];
+  for (let i = 0; i < count; i++) {
+    lines.push(JSON.stringify({ id: `q${i}`, prompt: `Which option is right for question ${i}?`, target: 'ABCDE'[i % 5], metadata: { topic: i % 2 ? 'odd' : 'even' } }));
+  }
+  writeFileSync(path, lines.join('\n') + '\n');
+  return path;
+}
+
 /** A catalog of mock models: name -> mock options (latencyMs, errorRate, errorKind, ...). */
 export function writeMockCatalog(dir: string, models: Record<string, Record<string, unknown>>, name = 'catalog.json'): string {
   const data: CatalogData = {

@@ -20,6 +20,8 @@ export function registerResumeCommand(program: Command): void {
       engine.store.recoverInterruptedRuns();
       const pending = engine.store.unfinishedRunIds();
       for (const id of pending) before.add(id);
+      // Runs whose scoring was interrupted (a kill -9 mid-scoring) are finished too.
+      for (const s of engine.scoring.behindRuns()) before.add(s);
       if (before.size === 0) {
         if (!opts.json) process.stdout.write('nothing to resume\n');
         cmd.setOptionValue('exit', EXIT.ok);
@@ -27,7 +29,9 @@ export function registerResumeCommand(program: Command): void {
       }
       if (!opts.json) process.stderr.write(`resuming ${before.size} run(s)\n`);
       engine.scheduler.start();
+      engine.scoring.start();
       await engine.scheduler.finishAll();
+      for (const id of before) await engine.scoring.finish(id);
       let status: number = EXIT.ok;
       for (const id of before) {
         const run = engine.store.getRun(id)!;

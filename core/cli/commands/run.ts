@@ -14,6 +14,7 @@ import { usageTotals } from '../../service/summaries.js';
 import { toCacheStats, toModelStats } from '../../http/stats-shapes.js';
 import { EXIT, addCommonOptions, formatInt, formatUsd, handedOverLine, openCliEngine, parsePositiveInt, printTable, reportError, type CommonOptions } from '../common.js';
 import { createProgressReporter } from '../progress.js';
+import { readScoringFile } from '../scoring-file.js';
 
 interface RunCliOptions extends CommonOptions {
   manifest: string;
@@ -38,6 +39,7 @@ interface RunCliOptions extends CommonOptions {
   tlsKey?: string;
   local: boolean;
   waitForWorkers?: number;
+  scorers?: string;
 }
 
 /** The summary `--json` prints and `run`/`resume` share. */
@@ -113,6 +115,7 @@ export function registerRunCommand(program: Command): void {
       .option('--temperature <t>', 'sampling temperature', Number)
       .option('--max-tokens <n>', 'maximum output tokens per call', parsePositiveInt('--max-tokens'))
       .option('--seed <n>', 'sampling seed', Number)
+      .option('--scorers <file>', 'a scoring file (JSON or YAML): score each record as it lands')
       .option('--json', 'print one JSON summary object instead of a table')
       .option('--no-progress', 'no live progress')
       .option('--listen <port>', 'accept `panoptes worker` connections on this port (0: any free port)', (v: string) => parsePort(v, '--listen'))
@@ -149,6 +152,7 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
       ...(opts.maxTokens === undefined ? {} : { maxTokens: opts.maxTokens }),
       ...(opts.seed === undefined ? {} : { seed: opts.seed }),
     };
+    const scorers = opts.scorers === undefined ? undefined : await readScoringFile(opts.scorers);
     const run = await engine.service.createRun({
       manifestPath: opts.manifest,
       models: opts.models.split(',').map((m) => m.trim()).filter(Boolean),
@@ -159,6 +163,7 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
       ...(opts.shareCacheAcrossEpochs ? { shareCacheAcrossEpochs: true } : {}),
       ...(opts.probe ? { probe: true } : {}),
       ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
+      ...(scorers ? { scorers } : {}),
     });
     if (!opts.json) process.stderr.write(`run ${run.id}: ${run.jobCount} jobs, ${run.vignetteCount * run.jobCount} calls\n`);
     const final = await driveRun(engine, run.id, opts.progress && !opts.json);
@@ -191,7 +196,10 @@ export async function driveRun(engine: Engine, runId: string, showProgress: bool
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   try {
+    // Records are scored as they land (when the run has scorers), and the run ends scored.
+    engine.scoring.start();
     const run = await engine.scheduler.runToCompletion(runId);
+    await engine.scoring.finish(runId);
     engine.service.events.flush();
     return run;
   } finally {

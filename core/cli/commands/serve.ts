@@ -108,6 +108,7 @@ export async function startServer(engine: Engine, options: ServeOptions, token: 
     if (stop) stops.push(stop);
   }
   engine.scheduler.start();
+  engine.scoring.start();
   return {
     url,
     engine,

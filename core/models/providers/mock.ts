@@ -9,6 +9,8 @@
  *   outputTokens          fixed output length (default: 16..127, from the prompt's hash)
  *   judgeNoise            0..1: the host is a judge (see mock-judge.ts) that answers judge prompts
  *                         in the judge protocol, wrong this share of the time
+ *   accuracy              0..1: answer a vignette that has a target with exactly the target at this
+ *                         rate, deterministically per (model, vignette id, epoch), else a wrong answer
  * Runs on: Node (core).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -18,6 +20,7 @@ import type { ResolvedHost } from '../catalog.js';
 import type { ModelRequest } from '../model-client.js';
 import type { HostClient, HostResponse } from './host-client.js';
 import { mockJudgeAnswer } from './mock-judge.js';
+import { knownAccuracyAnswer } from './known-accuracy.js';
 
 export const MockOptionsSchema = z
   .object({
@@ -30,6 +33,7 @@ export const MockOptionsSchema = z
     retryAfterMs: z.number().nonnegative().default(50),
     outputTokens: z.number().int().positive().optional(),
     judgeNoise: z.number().min(0).max(1).optional(),
+    accuracy: z.number().min(0).max(1).optional(),
   })
   .strict();
 export type MockOptions = z.infer<typeof MockOptionsSchema>;
@@ -87,6 +91,11 @@ export function mockAnswer(hostModel: string, request: ModelRequest, outputToken
   return { text, outputTokens: n };
 }
 
+function knownAccuracy(hostModel: string, vignetteId: string, epoch: number, target: string, accuracy: number) {
+  const text = knownAccuracyAnswer(hostModel, vignetteId, epoch, target, accuracy);
+  return { text, outputTokens: mockTokenCount(text) };
+}
+
 function failure(kind: MockOptions['errorKind'], retryAfterMs: number): PanoptesError {
   switch (kind) {
     case 'rate_limit':
@@ -137,7 +146,13 @@ export class MockHostClient implements HostClient {
     if (request.signal?.aborted) throw new PanoptesError('cancelled', `${host.id}: call cancelled`, { retryable: false });
     if (opts.errorRate > 0 && Math.random() < opts.errorRate) throw failure(opts.errorKind, opts.retryAfterMs);
     const verdict = opts.judgeNoise === undefined ? undefined : mockJudgeAnswer(host.model, request, opts.judgeNoise);
-    const { text, outputTokens } = verdict === undefined ? mockAnswer(host.model, request, opts.outputTokens) : { text: verdict, outputTokens: mockTokenCount(verdict) };
+    const target = request.vignette?.target;
+    const { text, outputTokens } =
+      verdict !== undefined
+        ? { text: verdict, outputTokens: mockTokenCount(verdict) }
+        : opts.accuracy !== undefined && target !== undefined
+          ? knownAccuracy(host.model, request.vignette!.id, request.epoch ?? 1, target, opts.accuracy)
+          : mockAnswer(host.model, request, opts.outputTokens);
     const inputTokens = request.messages.reduce((n, m) => n + mockTokenCount(m.content), 0);
     return {
       text,

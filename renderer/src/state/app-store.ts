@@ -120,6 +120,8 @@ export function ingest(events: readonly ControlEvent[]): void {
       workers = event.workers;
       continue;
     }
+    // Scoring progress is not part of the runs table.
+    if (event.type === 'scoring') continue;
     const { run } = event;
     const current = (runs ?? state.runs)[run.id];
     if (!current || runIsNotOlder(run, current)) {
