@@ -72,6 +72,12 @@ export interface ScoreReport {
   slices?: { value: string; models: ModelScore[] }[];
   /** Scores still to be computed for this scorer version when the report was made. */
   pending: number;
+  /**
+   * For an LLM-judge scorer: Krippendorff's alpha across its judges over the scored responses
+   * (nominal for pass/fail, interval for graded; null with fewer than two judges or nothing to
+   * compare) and the judges, in the order their verdicts came.
+   */
+  judges?: { alpha: number | null; judges: string[] };
 }
 
 /**

@@ -29,6 +29,7 @@ import {
   passCurves,
   reduceEpochs,
 } from './statistics.js';
+import { JudgeAgreement } from './judge/judge-agreement.js';
 
 /** One verdict of one scorer on one response. */
 export interface ScoreCell {
@@ -45,6 +46,8 @@ export interface ScoreCell {
    * as text; null or absent when the vignette has no such key. Read from a vignette's first cell.
    */
   group?: string | null;
+  /** The judge that gave this verdict (LLM-judge scorers): the cells of several judges give their agreement. */
+  judge?: string | null;
 }
 
 /**
@@ -200,13 +203,16 @@ class ModelSlots {
 /** All the cells of one run, by model. */
 class RunCells {
   readonly models = new Map<string, ModelSlots>();
+  readonly agreement: JudgeAgreement;
   private lastModel: string | null = null;
   private lastSlots: ModelSlots | undefined;
 
   constructor(
     readonly index: VignetteIndex,
     readonly epochs: number,
-  ) {}
+  ) {
+    this.agreement = new JudgeAgreement(epochs);
+  }
 
   add(cell: ScoreCell, at: number): void {
     if (typeof cell.model !== 'string' || cell.model === '') throw new RangeError(`score cell ${at}: no model`);
@@ -227,6 +233,7 @@ class RunCells {
     const vi = this.index.indexOf(cell.vignetteId);
     this.index.setGroup(vi, cell.group);
     slots.add(vi, cell.epoch, cell.value, cell.passed === true);
+    if (typeof cell.judge === 'string') this.agreement.add(cell.model, vi, cell.epoch, cell.judge, cell.value);
   }
 
   async read(cells: ScoreCells, turns: Turns): Promise<void> {
@@ -467,6 +474,7 @@ export async function buildScoreReport(options: ReportOptions, cells: ScoreCells
     pairs: finishPairs(raw),
     pending: options.pending ?? 0,
   };
+  if (run.agreement.seen) report.judges = await run.agreement.report(options.kind);
   if (by !== null) {
     const slices = index.groups.map((value) => ({ value, models: [] as ModelScore[] }));
     for (const name of names) {
