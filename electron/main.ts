@@ -29,21 +29,19 @@ import {
 import type { Logger } from 'pino';
 import { toPanoptesError } from '../core/domain.js';
 import { defaultDataDir } from '../core/paths.js';
-import { startWorkerListener, type WorkerListener } from '../core/remote/listener.js';
 import { loadCatalog, openEngine, type Engine } from '../core/service/engine.js';
 import { initTelemetry } from '../core/telemetry.js';
 import { createAppProtocolHandler } from './app-protocol.js';
 import { forwardEvents, ipcLayoutArgument, registerIpc } from './ipc.js';
 import { menuTemplate } from './menu.js';
-import { apiKeyNames, applySecrets, importKeyFile, SecretStore, type Secrets } from './secrets.js';
+import { WORKER_TOKEN_ENV } from '../core/remote/listener-control.js';
+import { apiKeyNames, applySecrets, importKeyFile, keychainTokenKeeper, SecretStore, type Secrets } from './secrets.js';
 import { APP_ENTRY_URL, APP_SCHEME, guardSession, guardWebContents, secureWebPreferences } from './security.js';
 import { ensureSettingsFile, loadSettings, type DesktopSettings } from './settings.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const PRELOAD = join(HERE, 'preload.cjs');
 const RENDERER_DIR = join(HERE, '..', 'renderer');
-/** The worker token is kept with the API keys and read from the same environment. */
-const WORKER_TOKEN_ENV = 'PANOPTES_WORKER_TOKEN';
 /** Catalogs layered over the embedded one, passed by `panoptes desktop --catalog` as `--catalog=<path>`. */
 const CATALOG_PATHS = process.argv.filter((a) => a.startsWith('--catalog=')).map((a) => a.slice('--catalog='.length));
 
@@ -54,7 +52,6 @@ interface Running {
   secretNames: Set<string>;
   /** Saved keys this process put into its environment (a relaunch must not inherit them as "set by the user"). */
   appliedSecrets: string[];
-  listener: WorkerListener | null;
   disposeIpc: () => void;
   logger: Logger;
 }
@@ -170,20 +167,17 @@ function chooseExportPath(defaultName: string): Promise<string | null> {
   });
 }
 
-async function startListener(engine: Engine, settings: DesktopSettings, logger: Logger): Promise<WorkerListener | null> {
+/** Starts the worker listener at launch when settings.json asks for it (the Workers view starts it otherwise). */
+async function startListenerFromSettings(engine: Engine, settings: DesktopSettings, logger: Logger): Promise<void> {
   const { enabled, host, port } = settings.workerListener;
-  if (!enabled) return null;
-  const token = process.env[WORKER_TOKEN_ENV];
+  if (!enabled) return;
   try {
-    if (!token) throw new Error(`${WORKER_TOKEN_ENV} is not set (set it in the environment, or import it with Settings > Import API keys)`);
-    const listener = await startWorkerListener(engine, { host, port, token, logger });
-    logger.info({ host: listener.host, port: listener.port }, 'accepting remote workers');
-    return listener;
+    const status = await engine.listener.start({ host, port });
+    logger.info({ host: status.host, port: status.port }, 'accepting remote workers');
   } catch (err) {
     const why = toPanoptesError(err).message;
     logger.warn({ err: why }, 'worker listener not started');
     await message({ type: 'warning', message: 'Remote workers cannot connect', detail: why });
-    return null;
   }
 }
 
@@ -220,13 +214,20 @@ async function start(): Promise<void> {
   const dataDir = defaultDataDir();
   // Keys go into the environment before the engine (and its router) opens.
   const secrets = new SecretStore(join(userData, 'secrets.bin'), safeStorage);
-  const secretNames = apiKeyNames(loadCatalog(dataDir, CATALOG_PATHS));
-  secretNames.add(WORKER_TOKEN_ENV);
-  const applied = applySecrets(process.env, savedSecrets(secrets, logger), secretNames);
+  const keyNames = apiKeyNames(loadCatalog(dataDir, CATALOG_PATHS));
+  const applied = applySecrets(process.env, savedSecrets(secrets, logger), keyNames);
+  // The worker token is kept with the keys (and may be imported with them) but read by the listener from the keychain.
+  const secretNames = new Set([...keyNames, WORKER_TOKEN_ENV]);
   if (applied.length > 0) logger.info({ keys: applied }, 'saved API keys in use');
 
   const binding = nativeBinding();
-  const engine = openEngine({ dataDir, catalogPaths: CATALOG_PATHS, logger, ...(binding === undefined ? {} : { nativeBinding: binding }) });
+  const engine = openEngine({
+    dataDir,
+    catalogPaths: CATALOG_PATHS,
+    logger,
+    workerTokenKeeper: keychainTokenKeeper(secrets, WORKER_TOKEN_ENV),
+    ...(binding === undefined ? {} : { nativeBinding: binding }),
+  });
 
   guardSession(session.defaultSession, (url) => logger.warn({ url }, 'blocked a request from the renderer'));
   protocol.handle(APP_SCHEME, createAppProtocolHandler(RENDERER_DIR));
@@ -247,7 +248,7 @@ async function start(): Promise<void> {
   });
   engine.scheduler.start();
   engine.scoring.start();
-  const r: Running = { engine, settings, secrets, secretNames, appliedSecrets: applied, listener: null, disposeIpc, logger };
+  const r: Running = { engine, settings, secrets, secretNames, appliedSecrets: applied, disposeIpc, logger };
   running = r;
 
   Menu.setApplicationMenu(
@@ -267,14 +268,13 @@ async function start(): Promise<void> {
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0) mainWindow = createWindow(r);
   });
-  r.listener = await startListener(engine, settings, logger);
+  await startListenerFromSettings(engine, settings, logger);
   logger.info({ dataDir }, 'desktop app ready');
 }
 
 /** Stops taking work and closes the store; running runs go back to the queue for the next start. */
 async function stop(r: Running): Promise<void> {
   r.disposeIpc();
-  await r.listener?.close();
   await r.engine.close();
 }
 

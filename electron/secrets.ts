@@ -14,6 +14,7 @@ import type { SafeStorage } from 'electron';
 import { z } from 'zod';
 import { PanoptesError } from '../core/domain.js';
 import type { Catalog } from '../core/models/catalog.js';
+import type { WorkerTokenKeeper } from '../core/remote/listener-control.js';
 import { formatZodIssues } from '../core/validation.js';
 
 export type Cipher = Pick<SafeStorage, 'isEncryptionAvailable' | 'encryptString' | 'decryptString' | 'getSelectedStorageBackend'>;
@@ -114,4 +115,16 @@ export function applySecrets(env: NodeJS.ProcessEnv, secrets: Secrets, allowed: 
     applied.push(name);
   }
   return applied;
+}
+
+/**
+ * The worker listener's token, kept among the saved keys (encrypted with the OS keychain) under
+ * `name`. Saving refuses, with the reason, where the system offers no real encryption.
+ */
+export function keychainTokenKeeper(secrets: SecretStore, name: string): WorkerTokenKeeper {
+  return {
+    where: `the OS keychain (encrypted with the saved API keys in ${secrets.file})`,
+    load: () => secrets.load()[name] ?? null,
+    save: (token) => secrets.save({ ...secrets.load(), [name]: token }),
+  };
 }

@@ -14,7 +14,7 @@ export const DesktopSettingsSchema = z
   .object({
     /** Let plain http:// links open in the system browser (https only by default). */
     allowHttpLinks: z.boolean().default(false),
-    /** Accept `panoptes worker` processes over TCP (token: PANOPTES_WORKER_TOKEN, from the environment or saved keys). */
+    /** Start the listener for `panoptes worker` processes at launch (the Workers view can start it any time; the token is kept in the OS keychain). */
     workerListener: z
       .object({
         enabled: z.boolean().default(false),

@@ -36,6 +36,7 @@ import type {
 import type { ManifestIssue } from '../manifest.js';
 import { SamplingSchema } from '../models/sampling.js';
 import type { ResponsesPage } from '../store/store.js';
+import type { WorkerListenerStatus } from '../remote/listener-control.js';
 import type { WorkerInfo } from '../workers/worker-handle.js';
 import type { Severity } from '../scoring/scorer.js';
 import type { EpochReducer, ModelScore, PairComparison, RunComparison, ScoreReport } from '../scoring/report-shape.js';
@@ -47,6 +48,7 @@ export type { EpochReducer, ModelScore, PairComparison, RunComparison, ScoreRepo
 export { ScoringConfigSchema };
 export type { CallAggregate, CallMetric, HostPosture, HostState, MetricsReport, ModelPosture, PostureReport };
 export type { ProbeOutcome, ProbeReport, ProbeResult, ProfileAggregate, RosterHost, RosterModel, RosterReport };
+export type { WorkerListenerStatus };
 
 // ---- Inputs ----------------------------------------------------------------------------------
 
@@ -150,6 +152,20 @@ export type ProbeInput = z.infer<typeof ProbeInputSchema>;
 
 export const ScoreRunInputSchema = z.object({ runId: z.string().min(1).max(100), scorers: ScoringConfigSchema }).strict();
 export type ScoreRunInput = z.infer<typeof ScoreRunInputSchema>;
+export const StartWorkerListenerInputSchema = z
+  .object({
+    /** The address to bind: 127.0.0.1 (this machine only, the default), 0.0.0.0 (every interface), or one interface's address. */
+    host: z
+      .string()
+      .min(1)
+      .max(253)
+      .regex(/^[\w.:-]+$/, 'an IP address or a host name')
+      .optional(),
+    /** The TCP port (default 7878; 0: any free port). */
+    port: z.number().int().min(0).max(65535).optional(),
+  })
+  .strict();
+export type StartWorkerListenerInput = z.infer<typeof StartWorkerListenerInputSchema>;
 
 export const EmptyInputSchema = z.object({}).strict().optional();
 
@@ -338,6 +354,12 @@ export interface ControlApi {
   scoreRun(input: ScoreRunInput): Promise<ScoringStatus>;
   /** Each scorer attached to the run: done, pending and failed records. */
   scoringStatus(input: RunIdInput): Promise<ScoringStatus>;
+  /** Whether remote workers can connect, where, and the exact `panoptes worker` command to run. */
+  workerListener(): Promise<WorkerListenerStatus>;
+  /** Accepts `panoptes worker` connections at this address (the token is made once and kept). */
+  startWorkerListener(input?: StartWorkerListenerInput): Promise<WorkerListenerStatus>;
+  /** Stops accepting workers; connected ones are let go and their jobs move elsewhere. */
+  stopWorkerListener(): Promise<WorkerListenerStatus>;
 }
 
 export type ControlMethod = keyof ControlApi;
@@ -361,6 +383,9 @@ export const CONTRACT_INPUTS = {
   probe: ProbeInputSchema.optional(),
   scoreRun: ScoreRunInputSchema,
   scoringStatus: RunIdInputSchema,
+  workerListener: EmptyInputSchema,
+  startWorkerListener: StartWorkerListenerInputSchema.optional(),
+  stopWorkerListener: EmptyInputSchema,
 } as const satisfies Record<ControlMethod, z.ZodType>;
 
 export const CONTRACT_METHODS = Object.keys(CONTRACT_INPUTS) as ControlMethod[];

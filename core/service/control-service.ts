@@ -15,6 +15,7 @@ import { ISSUES_LISTED, checkManifest, manifestError, readManifest } from '../ma
 import type { Catalog } from '../models/catalog.js';
 import { nearestIds } from '../models/nearest-ids.js';
 import type { Router } from '../models/router/router.js';
+import type { WorkerListenerControl } from '../remote/listener-control.js';
 import { responsesPath } from '../scheduler/response-log.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import type { Store } from '../store/store.js';
@@ -41,6 +42,8 @@ import {
   type ProbeInput,
   type ProbeReport,
   type RosterReport,
+  type StartWorkerListenerInput,
+  type WorkerListenerStatus,
   type ResponsesInput,
   type ResponsesPage,
   type RunDetail,
@@ -65,6 +68,8 @@ export interface ControlServiceOptions {
   /** The model router, whose metrics, posture, roster and probes the contract serves. */
   router: Pick<Router, 'metrics' | 'posture' | 'roster' | 'probe'>;
   defaults: Omit<AppDefaults, 'dataDir'>;
+  /** The listener for remote workers that the app turns on and off. */
+  listener: WorkerListenerControl;
   /** Vignettes copied into the store per transaction while creating a run (default 500). */
   stageBatch?: number;
   scoring: ServiceScoring;
@@ -102,6 +107,7 @@ export class ControlService implements ControlApi {
   readonly dataDir: string;
   readonly events: EventHub;
   private readonly router: Pick<Router, 'metrics' | 'posture' | 'roster' | 'probe'>;
+  private readonly listener: WorkerListenerControl;
   private readonly appDefaults: AppDefaults;
   private readonly stageBatch: number;
   readonly scoring: ServiceScoring;
@@ -117,6 +123,7 @@ export class ControlService implements ControlApi {
     this.events = opts.events;
     this.router = opts.router;
     this.scoring = opts.scoring;
+    this.listener = opts.listener;
     this.pool.on('changed', () => this.events.workersChanged());
   }
 
@@ -417,6 +424,21 @@ export class ControlService implements ControlApi {
       })
       .join('; ');
     throw new PanoptesError('no_host', `the probe left no host to call for ${why}`, { where: 'models' });
+  }
+
+  // ---- The worker listener -----------------------------------------------------------------------
+
+  async workerListener(): Promise<WorkerListenerStatus> {
+    return this.listener.status();
+  }
+
+  async startWorkerListener(raw?: StartWorkerListenerInput): Promise<WorkerListenerStatus> {
+    const input = validateInput('startWorkerListener', raw) ?? {};
+    return this.listener.start(input);
+  }
+
+  async stopWorkerListener(): Promise<WorkerListenerStatus> {
+    return this.listener.stop();
   }
 
   // ---- Helpers -----------------------------------------------------------------------------------

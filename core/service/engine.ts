@@ -10,6 +10,12 @@ import { Catalog } from '../models/catalog.js';
 import type { ModelClient } from '../models/model-client.js';
 import { Router, type RouterOptions } from '../models/router/router.js';
 import { databasePath, examplesDir, packageRoot } from '../paths.js';
+import {
+  FileTokenKeeper,
+  WorkerListenerControl,
+  type WorkerListenerControlOptions,
+  type WorkerTokenKeeper,
+} from '../remote/listener-control.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { Store } from '../store/store.js';
 import { ScoreStore } from '../store/score-store.js';
@@ -42,6 +48,13 @@ export interface EngineOptions {
   modelClient?: ModelClient;
   /** Router settings: profile, privacy lock, cache, cooldowns (see RouterOptions). */
   router?: Omit<RouterOptions, 'catalog' | 'store' | 'logger'>;
+  /**
+   * Where the worker listener's token is kept (default: `<dataDir>/worker-token`, owner-only; the
+   * desktop app passes the OS keychain).
+   */
+  workerTokenKeeper?: WorkerTokenKeeper;
+  /** Listener settings for the app's worker listener other than address and token (tests shorten heartbeats). */
+  workerListener?: WorkerListenerControlOptions['listener'];
   /** better-sqlite3 addon to load instead of node_modules' Node build (Electron passes its own ABI's). */
   nativeBinding?: string;
   logger?: Logger;
@@ -57,6 +70,8 @@ export interface Engine {
   router: Router;
   /** Scores records as they land and re-scores stored runs; `start()` it where the scheduler runs. */
   scoring: ScoreWorker;
+  /** The listener for remote workers, off until started (by the app, or by the desktop's settings). */
+  listener: WorkerListenerControl;
   dataDir: string;
   close(): Promise<void>;
 }
@@ -107,6 +122,12 @@ export function openEngine(opts: EngineOptions): Engine {
     workers: () => pool.list(),
     scoring: (id) => scoringStatus(store, scoring, id),
   });
+  const listener = new WorkerListenerControl({
+    pool,
+    keeper: opts.workerTokenKeeper ?? new FileTokenKeeper(join(opts.dataDir, 'worker-token')),
+    logger,
+    ...(opts.workerListener ? { listener: opts.workerListener } : {}),
+  });
   const scheduler = new Scheduler({
     store,
     pool,
@@ -127,6 +148,7 @@ export function openEngine(opts: EngineOptions): Engine {
     events,
     router,
     scoring,
+    listener,
     defaults: {
       exampleManifest: join(examplesDir(), 'demo-manifest.jsonl'),
       defaultModels: ['mock-fast', 'mock-slow'],
@@ -143,8 +165,10 @@ export function openEngine(opts: EngineOptions): Engine {
     modelClient,
     router,
     scoring: worker,
+    listener,
     dataDir: opts.dataDir,
     async close() {
+      await listener.close();
       await scheduler.stop();
       await worker.stop();
       service.events.close();

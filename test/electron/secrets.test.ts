@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PanoptesError } from '../../core/domain.js';
 import { Catalog } from '../../core/models/catalog.js';
-import { apiKeyNames, applySecrets, importKeyFile, SecretStore, type Cipher } from '../../electron/secrets.js';
+import { apiKeyNames, applySecrets, importKeyFile, keychainTokenKeeper, SecretStore, type Cipher } from '../../electron/secrets.js';
 import { tempDir } from '../helpers/temp.js';
 
 /** safeStorage's shape over a real cipher with a per-test key. */
@@ -152,5 +152,28 @@ describe('apiKeyNames', () => {
       'test catalog',
     );
     expect([...apiKeyNames(catalog)].sort()).toEqual(['ANTHROPIC_API_KEY', 'OPENAI_API_KEY']);
+  });
+});
+
+describe('keychainTokenKeeper', () => {
+  it('keeps the worker token encrypted beside the saved keys, and refuses where there is no keyring', () => {
+    const tmp = tempDir();
+    try {
+      const file = join(tmp.dir, 'secrets.bin');
+      const store = new SecretStore(file, aesCipher(), 'linux');
+      store.save({ OPENAI_API_KEY: OPENAI_KEY });
+      const keeper = keychainTokenKeeper(store, 'PANOPTES_WORKER_TOKEN');
+      expect(keeper.where).toContain('OS keychain');
+      expect(keeper.load()).toBeNull();
+      keeper.save('worker-token-abcdef0123456789');
+      expect(keeper.load()).toBe('worker-token-abcdef0123456789');
+      expect(store.load()).toEqual({ OPENAI_API_KEY: OPENAI_KEY, PANOPTES_WORKER_TOKEN: 'worker-token-abcdef0123456789' });
+      expect(readFileSync(file).includes(Buffer.from('worker-token-abcdef'))).toBe(false);
+
+      const plain = keychainTokenKeeper(new SecretStore(join(tmp.dir, 'plain.bin'), aesCipher({ backend: 'basic_text' }), 'linux'), 'PANOPTES_WORKER_TOKEN');
+      expect(() => plain.save('t')).toThrow(/no keyring/);
+    } finally {
+      tmp.cleanup();
+    }
   });
 });
