@@ -5,11 +5,13 @@
  * query reads them, record by record (vignette-major), then again sliced and clustered by a
  * metadata key with 20 values. The pass/fail outcomes are decided before the clock starts; making
  * each page's cell objects is inside the measurement, as it is for a real store read.
- * Reports wall and CPU time per scenario, the longest the event loop was held (perf_hooks'
- * monitorEventLoopDelay, target < 50 ms) and peak RSS (target: well under 300 MB).
+ * Reports wall and CPU time per scenario, the longest the event loop was held (target < 50 ms) in
+ * wall time (perf_hooks' monitorEventLoopDelay) and in this process's CPU time between two turns,
+ * and peak RSS (target: well under 300 MB).
  * Runs on: Node.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { answersTarget } from '../core/models/providers/known-accuracy.js';
 import { buildScoreReport, type ReportOptions, type ScoreCell } from '../core/scoring/report.js';
 import { peakRssMb, round } from './support.js';
@@ -53,13 +55,37 @@ async function* pages(withGroup: boolean): AsyncGenerator<ScoreCell[]> {
   if (page.length > 0) yield page;
 }
 
+/**
+ * The most CPU time this process spent between two turns of the event loop, while `work` runs: how
+ * long the report held the loop by its own doing. On a loaded machine the wall-clock gap between
+ * turns also counts the time the OS gave other processes; CPU time does not (it does count V8's
+ * helper threads, so it errs high).
+ */
+async function cpuBetweenTurns<T>(work: Promise<T>): Promise<{ result: T; maxMs: number }> {
+  let done = false;
+  let maxUs = 0;
+  const ticker = (async () => {
+    let last = process.cpuUsage();
+    while (!done) {
+      await nextTurn();
+      const now = process.cpuUsage();
+      maxUs = Math.max(maxUs, now.user + now.system - last.user - last.system);
+      last = now;
+    }
+  })();
+  const result = await work;
+  done = true;
+  await ticker;
+  return { result, maxMs: maxUs / 1000 };
+}
+
 async function scenario(by: string | null) {
   const options: ReportOptions = { runId: 'bench', scorer: 'exact', scorerVersion: 'bench', kind: 'pass_fail', epochs: EPOCHS, by };
   const delay = monitorEventLoopDelay({ resolution: 5 });
   delay.enable();
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  const report = await buildScoreReport(options, pages(by !== null));
+  const { result: report, maxMs: blockCpuMs } = await cpuBetweenTurns(buildScoreReport(options, pages(by !== null)));
   const ms = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   delay.disable();
@@ -72,6 +98,7 @@ async function scenario(by: string | null) {
     cpu_ms: round((cpu.user + cpu.system) / 1000, 0),
     scores_per_sec: Math.round((VIGNETTES * EPOCHS * MODELS.length) / (ms / 1000)),
     max_loop_block_ms: round(delay.max / 1e6, 1),
+    max_loop_block_cpu_ms: round(blockCpuMs, 1),
     // The figures themselves, so a run shows the report is the real one.
     strong_mean: round(strong.mean, 4),
     diff: round(report.pairs[0]!.diff, 4),
@@ -88,6 +115,6 @@ process.stdout.write(
     plain,
     by_key: sliced,
     peak_rss_mb: round(peakRssMb(), 0),
-    pass: plain.wall_ms < 2000 && plain.max_loop_block_ms < 50,
+    pass: plain.wall_ms < 2000 && plain.max_loop_block_cpu_ms < 50,
   }) + '\n',
 );
