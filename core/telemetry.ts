@@ -1,6 +1,8 @@
 /**
  * One logger for the process (pino). Level from PANOPTES_LOG (default given by the entry point,
- * `info` unless it says otherwise); pretty on a terminal, JSON lines otherwise. Safe to call
+ * `info` unless it says otherwise), with levels per component after it: `info,router=debug`
+ * (components: http, router, worker-listener); a PANOPTES_LOG that cannot be read means `info` and
+ * one warning that says why, never a crash. Pretty on a terminal, JSON lines otherwise. Safe to call
  * from every test and entry point: the first call wins. Keys and tokens never go to logs; prompt and
  * response text neither, unless PANOPTES_LOG_CONTENT=1 asks for them while debugging a provider.
  * A run's lines carry its `run_id` because it is passed along, not because of an implicit context:
@@ -13,6 +15,47 @@ import { pino, type DestinationStream, type Logger } from 'pino';
 import pretty from 'pino-pretty';
 
 let root: Logger | undefined;
+/** Levels that PANOPTES_LOG sets for named components (`router=debug`). */
+let componentLevels: Record<string, string> = {};
+
+const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent'];
+
+/** What PANOPTES_LOG asks for: a level, levels per component, or why it cannot be read. */
+export interface LogSpec {
+  level: string;
+  components: Record<string, string>;
+  /** Why the text was refused (the spec is then `info` for everything), or null. */
+  problem: string | null;
+}
+
+/**
+ * Reads `LEVEL[,COMPONENT=LEVEL...]` (either part optional, e.g. `router=debug`); unset or empty
+ * means `fallback`. Anything it cannot read makes the whole spec `info`, with the reason.
+ */
+export function parseLogSpec(raw: string | undefined, fallback: string): LogSpec {
+  const text = raw?.trim() ?? '';
+  if (text === '') return { level: fallback, components: {}, problem: null };
+  let level = fallback;
+  const components: Record<string, string> = {};
+  for (const part of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+    const eq = part.indexOf('=');
+    const name = eq === -1 ? null : part.slice(0, eq).trim();
+    const value = (eq === -1 ? part : part.slice(eq + 1)).trim().toLowerCase();
+    let why: string | null = null;
+    if (!LEVELS.includes(value)) why = `"${value}" is not a level`;
+    else if (name !== null && !/^[a-z][a-z0-9-]*$/.test(name)) why = `"${name}" is not a component name`;
+    if (why !== null) {
+      return {
+        level: 'info',
+        components: {},
+        problem: `PANOPTES_LOG="${text}" is not valid (${why}); logging at info. Give a level (${LEVELS.join(', ')}), then component=level pairs if you like, e.g. info,router=debug`,
+      };
+    }
+    if (name === null) level = value;
+    else components[name] = value;
+  }
+  return { level, components, problem: null };
+}
 
 /** Keys and bearer tokens never reach a log line, whatever a caller passes; eval content only on request. */
 const SECRET_KEYS = ['apiKey', 'token', 'authorization'];
@@ -32,7 +75,9 @@ export interface TelemetryOptions {
 
 export function initTelemetry(opts: TelemetryOptions = {}): Logger {
   if (root) return root;
-  const level = process.env.PANOPTES_LOG || opts.defaultLevel || 'info';
+  const spec = parseLogSpec(process.env.PANOPTES_LOG, opts.defaultLevel || 'info');
+  componentLevels = spec.components;
+  const level = spec.level;
   const destination =
     opts.destination ??
     (process.stderr.isTTY ? pretty({ destination: 2, sync: true, colorize: true }) : pino.destination({ fd: 2, sync: true }));
@@ -44,7 +89,14 @@ export function initTelemetry(opts: TelemetryOptions = {}): Logger {
     },
     destination,
   );
+  if (spec.problem) root.warn(spec.problem);
   return root;
+}
+
+/** A child logger for one component, at the level PANOPTES_LOG gives that component, if it names it. */
+export function componentLogger(parent: Logger, component: string): Logger {
+  const level = componentLevels[component];
+  return level === undefined ? parent.child({ component }) : parent.child({ component }, { level });
 }
 
 /** The process logger (initialising it with defaults if no entry point did). */
@@ -55,4 +107,5 @@ export function logger(): Logger {
 /** For tests: forget the logger so the next init takes new options. */
 export function resetTelemetryForTests(): void {
   root = undefined;
+  componentLevels = {};
 }

@@ -14,7 +14,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { packageVersion, type Engine } from '../service/engine.js';
-import { logger as rootLogger } from '../telemetry.js';
+import { componentLogger, logger as rootLogger } from '../telemetry.js';
 import { createTokenCheck } from './auth.js';
 import { QueuedRunGate, concurrentRequestLimit } from './backpressure.js';
 import { handleError, handleNotFound } from './errors.js';
@@ -65,7 +65,7 @@ export const HTTP_DEFAULTS = {
 export function createHttpServer(engine: Engine, opts: HttpServerOptions): FastifyInstance {
   const o = { ...HTTP_DEFAULTS, ...definedOnly(opts) };
   const service = engine.service;
-  const log = (opts.logger ?? rootLogger()).child({ component: 'http' });
+  const log = componentLogger(opts.logger ?? rootLogger(), 'http');
   const app = Fastify({
     loggerInstance: log,
     logController: new RequestLog(),

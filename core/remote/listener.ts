@@ -11,7 +11,7 @@
 import type { Server, Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { PanoptesError, type ErrorCode } from '../domain.js';
-import { logger as rootLogger } from '../telemetry.js';
+import { componentLogger, logger as rootLogger } from '../telemetry.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 import { TokenCheck } from './auth.js';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_MISSED_HEARTBEATS } from './heartbeat.js';
@@ -64,7 +64,7 @@ export async function startWorkerListener(engine: { pool: WorkerPool }, opts: Wo
     throw new PanoptesError('invalid_input', 'a worker token is required to accept remote workers', { where: 'token' });
   }
   const pool = engine.pool;
-  const logger = (opts.logger ?? rootLogger()).child({ component: 'worker-listener' });
+  const logger = componentLogger(opts.logger ?? rootLogger(), 'worker-listener');
   const tokens = new TokenCheck(opts.token);
   const heartbeatMs = opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const missedHeartbeats = opts.missedHeartbeats ?? DEFAULT_MISSED_HEARTBEATS;

@@ -16,7 +16,7 @@ import { estCostUsd } from '../cost.js';
 import { PanoptesError, toPanoptesError, type PrivacyMode, type Usage } from '../../domain.js';
 import { RouterStore, type CallAggregateRow, type CallRow } from '../../store/router-store.js';
 import { Store } from '../../store/store.js';
-import { logger as rootLogger } from '../../telemetry.js';
+import { componentLogger, logger as rootLogger } from '../../telemetry.js';
 import { outputCapOf, priceOfHost, type Catalog, type DailyBudget, type ResolvedHost } from '../catalog.js';
 import type { ModelClient, ModelRequest, ModelResponse } from '../model-client.js';
 import { emptyOutput, ProviderFailure } from '../providers/failures.js';
@@ -123,7 +123,7 @@ export class Router implements ModelClient {
     this.profile = opts.profile ?? (this.env.PANOPTES_PROFILE?.trim() || 'default');
     this.privacyLock = opts.privacyLock === undefined ? privacyLockFromEnv(this.env) : opts.privacyLock;
     this.now = opts.now ?? Date.now;
-    this.log = (opts.logger ?? rootLogger()).child({ component: 'router' });
+    this.log = componentLogger(opts.logger ?? rootLogger(), 'router');
     this.ownsStore = opts.store === undefined;
     this.store = opts.store ?? new Store(':memory:');
     this.routerStore = new RouterStore(this.store);
