@@ -29,7 +29,11 @@ export interface RunOptions {
   concurrency: number;
   sampling: Sampling;
   privacy: PrivacyMode;
-  /** Cache nothing outside the run's own records. */
+  /**
+   * Skip the prompt cache: no answer is read from it and none is written to it. The run's own
+   * records (the database and responses.jsonl, prompts and responses) are kept as always: they are
+   * the product. Metrics never hold prompt or response text, with or without it.
+   */
   noStore: boolean;
   /** Let the prompt cache answer epoch N with epoch M's response (off: epochs are independent samples). */
   shareCacheAcrossEpochs: boolean;

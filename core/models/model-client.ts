@@ -17,7 +17,7 @@ export interface ModelRequest {
   messages: ChatMessage[];
   sampling: Sampling;
   privacy: PrivacyMode;
-  /** Nothing about this call may be cached or logged outside the run's own records. */
+  /** Skip the prompt cache for this call (no read, no write); its record is kept like any other. */
   noStore: boolean;
   /** The epoch this call belongs to: part of the prompt-cache key unless epochs share a cache. */
   epoch?: number;

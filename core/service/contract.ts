@@ -64,6 +64,7 @@ export const CreateRunInputSchema = z
     concurrency: z.number().int().min(1).max(1024).optional(),
     sampling: SamplingSchema.optional(),
     privacy: z.enum(['strict', 'fallback', 'off']).optional(),
+    /** Skip the prompt cache (no read, no write). The run's records are kept as always; metrics never hold text. */
     noStore: z.boolean().optional(),
     shareCacheAcrossEpochs: z.boolean().optional(),
     /** Probe every host of the run's models first, and refuse the run if a model has no host left to call. */

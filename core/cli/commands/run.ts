@@ -109,7 +109,7 @@ export function registerRunCommand(program: Command): void {
       .option('--concurrency <n>', 'jobs in flight at once (default 4)', parsePositiveInt('--concurrency'))
       .option('--call-concurrency <n>', 'model calls in flight at once (default 8)', parsePositiveInt('--call-concurrency'))
       .option('--privacy <mode>', 'strict | fallback | off (default strict)')
-      .option('--no-store', 'cache nothing outside the run\'s own records')
+      .option('--no-store', 'skip the prompt cache (no read, no write); the run\'s records are kept as always')
       .option('--share-cache-across-epochs', 'let the prompt cache answer later epochs with earlier ones')
       .option('--probe', 'probe every host of the models first (one 16-token call each); refuse the run if a model has no host left')
       .option('--temperature <t>', 'sampling temperature', Number)
