@@ -1,26 +1,9 @@
-import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { initTelemetry } from '../../core/telemetry.js';
 import { writeManifest } from '../helpers/temp.js';
-import { TOKEN, startApi, type ApiHarness } from './harness.js';
+import { TOKEN, openRaw, startApi, type ApiHarness } from './harness.js';
 
 initTelemetry({ defaultLevel: 'silent' });
-
-/** A raw connection that has sent `head` and then keeps quiet; resolves once connected. */
-function openRaw(port: number, head: string): Promise<{ socket: Socket; received: () => string; closed: Promise<number> }> {
-  return new Promise((resolve, reject) => {
-    const started = Date.now();
-    const socket = connect(port, '127.0.0.1', () => {
-      socket.write(head);
-      resolve({ socket, received: () => data, closed });
-    });
-    let data = '';
-    socket.on('data', (d: Buffer) => (data += d.toString()));
-    socket.on('error', () => undefined); // a reset is one way of being cut off
-    const closed = new Promise<number>((r) => socket.on('close', () => r(Date.now() - started)));
-    socket.once('error', reject);
-  });
-}
 
 describe('HTTP hardening', () => {
   let api: ApiHarness;

@@ -5,6 +5,7 @@
  * Runs on: Node (tests).
  */
 import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { createHttpServer, type HttpServerOptions } from '../../core/http/api.js';
@@ -113,4 +114,20 @@ export async function waitForRun(api: ApiHarness, runId: string, timeoutMs = 30_
     if (Date.now() > deadline) throw new Error(`run ${runId} did not finish: ${res.text.slice(0, 500)}`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/** A raw connection that has sent `head` and then keeps quiet; resolves once connected. */
+export function openRaw(port: number, head: string): Promise<{ socket: Socket; received: () => string; closed: Promise<number> }> {
+  return new Promise((resolve, reject) => {
+    const started = Date.now();
+    const socket = connect(port, '127.0.0.1', () => {
+      socket.write(head);
+      resolve({ socket, received: () => data, closed });
+    });
+    let data = '';
+    socket.on('data', (d: Buffer) => (data += d.toString()));
+    socket.on('error', () => undefined); // a reset is one way of being cut off
+    const closed = new Promise<number>((r) => socket.on('close', () => r(Date.now() - started)));
+    socket.once('error', reject);
+  });
 }
