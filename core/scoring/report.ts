@@ -151,18 +151,23 @@ class ModelSlots {
   passes: Uint16Array;
 
   constructor(readonly epochs: number) {
-    this.sum = new Float64Array(1024 * epochs);
-    this.count = new Uint16Array(1024 * epochs);
-    this.passes = new Uint16Array(1024 * epochs);
+    // Room for some vignettes to start with, whatever K is (a few hundred KB), in whole vignettes
+    // (doubling keeps it so); grows as they come.
+    const slots = epochs * Math.ceil(16_384 / epochs);
+    this.sum = new Float64Array(slots);
+    this.count = new Uint16Array(slots);
+    this.passes = new Uint16Array(slots);
   }
 
-  add(vi: number, epoch: number, value: number, passed: boolean): void {
+  /** Adds one verdict; false (and nothing added) when the slot already holds 65,535. */
+  add(vi: number, epoch: number, value: number, passed: boolean): boolean {
     const at = vi * this.epochs + epoch - 1;
     if (at >= this.sum.length) this.grow(at);
-    if (this.count[at] === 0xffff) throw new RangeError('more than 65,535 verdicts on one response');
+    if (this.count[at] === 0xffff) return false;
     this.sum[at]! += value;
     this.count[at]! += 1;
     if (passed) this.passes[at]! += 1;
+    return true;
   }
 
   private grow(at: number): void {
@@ -187,7 +192,7 @@ class ModelSlots {
     let k = 0;
     let c = 0;
     const base = vi * this.epochs;
-    if (base < this.sum.length) {
+    if (base + this.epochs <= this.sum.length) {
       for (let e = 0; e < this.epochs; e++) {
         const n = this.count[base + e]!;
         if (n === 0) continue;
@@ -232,7 +237,9 @@ class RunCells {
     this.lastSlots = slots;
     const vi = this.index.indexOf(cell.vignetteId);
     this.index.setGroup(vi, cell.group);
-    slots.add(vi, cell.epoch, cell.value, cell.passed === true);
+    if (!slots.add(vi, cell.epoch, cell.value, cell.passed === true)) {
+      throw new RangeError(`score cell ${at} (${cell.model}, ${cell.vignetteId}, epoch ${cell.epoch}): more than 65,535 verdicts on one response`);
+    }
     if (typeof cell.judge === 'string') this.agreement.add(cell.model, vi, cell.epoch, cell.judge, cell.value);
   }
 

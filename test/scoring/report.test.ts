@@ -212,6 +212,29 @@ describe('buildScoreReport', () => {
     await expect(buildScoreReport(base, [cell])).rejects.toThrow(message);
   });
 
+  it('refuses more verdicts on one response than a slot can count, naming the cell', async () => {
+    const flood = Array.from({ length: 65_536 }, (): ScoreCell => ({ model: 'm', vignetteId: 'v1', epoch: 1, value: 1, passed: true }));
+    await expect(buildScoreReport(base, flood)).rejects.toThrow(/score cell 65535 \(m, v1, epoch 1\): more than 65,535 verdicts/);
+  });
+
+  it('rejects with the error of the stream itself when the store read fails half-way, after a stall', async () => {
+    async function* failing(): AsyncGenerator<ScoreCell[]> {
+      yield cells(two).slice(0, 4);
+      await new Promise((r) => setTimeout(r, 50));
+      throw new Error('database is locked');
+    }
+    await expect(buildScoreReport(base, failing())).rejects.toThrow('database is locked');
+  });
+
+  it('stays small for a run with very many epochs and few vignettes', async () => {
+    const before = process.memoryUsage().arrayBuffers;
+    const r = await buildScoreReport({ ...base, epochs: 10_000 }, cells({ m: { v1: [1, 0, 1], v2: [0] } }));
+    expect(r.models[0]!.n).toBe(2);
+    expect(r.models[0]!.pass_at_k['3']).toBeCloseTo(1, 12);
+    // 10,000 epochs x 2 vignettes x 12 bytes: well under a megabyte of slots, not 1024 vignettes' worth.
+    expect(process.memoryUsage().arrayBuffers - before).toBeLessThan(20 * 1024 * 1024);
+  });
+
   it.each([0, -1, 2.5, NaN, 70_000])('refuses epochs = %f', async (epochs) => {
     await expect(buildScoreReport({ ...base, epochs }, [])).rejects.toThrow(/epochs must be an integer in 1\.\.65535/);
   });
