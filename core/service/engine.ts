@@ -26,6 +26,7 @@ import { LocalWorker } from '../workers/local-worker.js';
 import { WorkerPool } from '../workers/worker-pool.js';
 import { ControlService } from './control-service.js';
 import { EventHub } from './event-hub.js';
+import { ForeignWriteWatcher } from './foreign-writes.js';
 import { modelCosts, summarizeRun } from './summaries.js';
 import { scoringStatus, type ServiceScoring } from './scoring-status.js';
 
@@ -128,6 +129,8 @@ export function openEngine(opts: EngineOptions): Engine {
     logger,
     ...(opts.workerListener ? { listener: opts.workerListener } : {}),
   });
+  const foreign = new ForeignWriteWatcher(store, events);
+  foreign.start();
   const scheduler = new Scheduler({
     store,
     pool,
@@ -169,6 +172,7 @@ export function openEngine(opts: EngineOptions): Engine {
     dataDir: opts.dataDir,
     async close() {
       await listener.close();
+      foreign.stop();
       await scheduler.stop();
       await worker.stop();
       service.events.close();

@@ -799,6 +799,35 @@ export class Store {
     return rows.map(toRun);
   }
 
+  /**
+   * SQLite's `PRAGMA data_version`: it changes when another connection (another process on this
+   * data folder) commits, never for this connection's own commits. Reading it costs microseconds.
+   */
+  dataVersion(): number {
+    return this.db.pragma('data_version', { simple: true }) as number;
+  }
+
+  /** The newest runs with what shows their progress, to tell which another process changed. */
+  runProgress(limit: number): Array<{ id: RunId; status: RunStatus; doneCount: number; failedCount: number; calls: number }> {
+    return this.db
+      .prepare<[number], { id: string; status: RunStatus; done_count: number; failed_count: number; calls: number }>(
+        `SELECT r.id, r.status, r.done_count, r.failed_count,
+           (SELECT COALESCE(SUM(j.vignettes_done), 0) FROM jobs j WHERE j.run_id = r.id) AS calls
+         FROM runs r ORDER BY r.created_at DESC, r.rowid DESC LIMIT ?`,
+      )
+      .all(limit)
+      .map((r) => ({ id: r.id, status: r.status, doneCount: r.done_count, failedCount: r.failed_count, calls: r.calls }));
+  }
+
+  /** Each job of a run with what shows its progress (status, attempt, records landed). */
+  jobProgress(runId: RunId): Array<{ id: JobId; status: JobStatus; attempt: number; done: number }> {
+    return this.db
+      .prepare<[string], { id: number; status: JobStatus; attempt: number; done: number }>(
+        `SELECT id, status, attempt, vignettes_done AS done FROM jobs WHERE run_id = ?`,
+      )
+      .all(runId);
+  }
+
   /** Runs still to finish: queued ones and those whose owner died. */
   unfinishedRunIds(): RunId[] {
     return this.db
