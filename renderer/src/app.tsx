@@ -21,6 +21,13 @@ const NAV: Array<{ label: string; route: Route; active: ViewName[] }> = [
   { label: 'Workers', route: { view: 'workers' }, active: ['workers'] },
 ];
 
+const CONNECTION_LABEL = {
+  open: 'live',
+  connecting: 'connecting…',
+  reconnecting: 'reconnecting…',
+  unauthorized: 'token refused',
+} as const;
+
 function CurrentView({ route }: { route: Route }) {
   switch (route.view) {
     case 'runs':
@@ -62,10 +69,19 @@ export function App() {
         ))}
         <div className={`connection connection-${connection}`} data-testid="connection">
           <span className="dot" />
-          {connection === 'open' ? 'live' : connection === 'connecting' ? 'connecting…' : 'reconnecting…'}
+          {CONNECTION_LABEL[connection]}
         </div>
       </nav>
       <main className="main">
+        {connection === 'unauthorized' ? (
+          <div className="banner banner-error" role="alert" data-testid="token-refused">
+            Panoptes restarted with a new access token, so this tab can no longer reach it. Open the address it printed
+            when it started (the one ending in <span className="mono">#token=…</span>) in this tab; runs and their
+            addresses work again from there. To keep one address across restarts, start it with{' '}
+            <span className="mono">--token</span> or <span className="mono">PANOPTES_TOKEN</span> (<span className="mono">npm start</span>{' '}
+            keeps one per data folder).
+          </div>
+        ) : null}
         {connection === 'reconnecting' ? (
           <div className="banner" role="status">
             The connection to Panoptes was lost; reconnecting. What you see may be out of date.

@@ -18,7 +18,7 @@ function NoLaunchToken() {
     <div className="empty standalone">
       <h1>Panoptes</h1>
       <p>
-        This page needs the address that <span className="mono">panoptes serve --ui</span> printed when it started (it
+        This page needs the address that <span className="mono">panoptes serve --ui</span> (or <span className="mono">npm start</span>) printed when it started (it
         ends in <span className="mono">#token=…</span>). Open that address instead.
       </p>
     </div>

@@ -2,7 +2,9 @@
  * The client over the browser bridge (core/http/bridge.ts): contract calls are
  * `POST /bridge/call/:method` with the launch token as a bearer header, answered with an Envelope;
  * events come over one WebSocket (`/bridge/events`, the token in a subprotocol, since a browser
- * cannot set headers on a socket), reopened with backoff when it drops; an export is a download of
+ * cannot set headers on a socket), reopened with backoff when it drops — unless the server, asked
+ * directly, refuses the token (it restarted with a new one): the state then says so, and the
+ * client keeps asking slowly in case the old token comes back; an export is a download of
  * a one-time link the bridge hands out, so the token never appears in a URL.
  * Runs on: renderer (in a plain browser).
  */
@@ -52,10 +54,26 @@ export function createBridgeClient(token: string, origin: string = window.locati
     ws.onclose = () => {
       if (socket !== ws) return;
       socket = null;
-      setState('reconnecting');
-      setTimeout(open, retryMs);
-      retryMs = Math.min(retryMs * 2, RECONNECT_MAX_MS);
+      void tokenRefused().then((refused) => {
+        setState(refused ? 'unauthorized' : 'reconnecting');
+        setTimeout(open, refused ? RECONNECT_MAX_MS : retryMs);
+        retryMs = Math.min(retryMs * 2, RECONNECT_MAX_MS);
+      });
     };
+  };
+
+  /** Whether the server is up and refuses this token (a socket that failed to open cannot tell why). */
+  const tokenRefused = async (): Promise<boolean> => {
+    try {
+      const res = await fetch(new URL('/bridge/call/defaults', origin), {
+        method: 'POST',
+        headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      return res.status === 401;
+    } catch {
+      return false;
+    }
   };
   open();
 

@@ -23,8 +23,12 @@ export class ApiError extends Error {
 /** A method's arguments: the input may be left out exactly when the contract makes it optional. */
 export type CallArgs<M extends ControlMethod> = undefined extends MethodInput<M> ? [input?: MethodInput<M>] : [input: MethodInput<M>];
 
-/** The event stream's state; after a reconnect the views fetch again, since events may have been missed. */
-export type ConnectionState = 'connecting' | 'open' | 'reconnecting';
+/**
+ * The event stream's state; after a reconnect the views fetch again, since events may have been
+ * missed. `unauthorized`: the server answers but refuses this tab's token (it restarted with a new
+ * one), so reconnecting cannot help until the tab gets the new address.
+ */
+export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'unauthorized';
 
 export type ExportFormat = 'jsonl' | 'csv';
 

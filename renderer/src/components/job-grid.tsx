@@ -4,10 +4,11 @@
  * more than one attempt. A run may have 10,000 jobs updated hundreds of times a second, so the
  * grid draws only the cells in view (the scroll area is a sized spacer; the canvas stays put), at
  * most once per animation frame, and React renders none of the cells.
- * Hover a cell for its details; click to pin them.
+ * Hover a cell for its details; click to pin them. From the keyboard, the grid takes the focus and
+ * the arrow keys (Home/End too) move the pinned job, whose details the run view shows; Escape unpins.
  * Runs on: renderer.
  */
-import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
 import type { Job } from '../api/types.js';
 import { formatInt } from '../format.js';
 import type { JobTable } from '../state/job-table.js';
@@ -269,6 +270,50 @@ export const JobGrid = memo(function JobGrid({ table, version, selected, onSelec
     return row * table.epochs + col;
   };
 
+  /** The arrow keys move the pinned cell and scroll it into view. */
+  const onKeyDown = (e: KeyboardEvent<HTMLDivElement>) => {
+    const current = selected ?? -1;
+    const row = current < 0 ? 0 : Math.floor(current / table.epochs);
+    const col = current < 0 ? -1 : current % table.epochs;
+    let next: number | null;
+    switch (e.key) {
+      case 'ArrowRight':
+        next = current < 0 ? 0 : row * table.epochs + Math.min(col + 1, table.epochs - 1);
+        break;
+      case 'ArrowLeft':
+        next = current < 0 ? 0 : row * table.epochs + Math.max(col - 1, 0);
+        break;
+      case 'ArrowDown':
+        next = current < 0 ? 0 : Math.min(row + 1, table.models.length - 1) * table.epochs + col;
+        break;
+      case 'ArrowUp':
+        next = current < 0 ? 0 : Math.max(row - 1, 0) * table.epochs + col;
+        break;
+      case 'Home':
+        next = row * table.epochs;
+        break;
+      case 'End':
+        next = row * table.epochs + table.epochs - 1;
+        break;
+      case 'Escape':
+        next = null;
+        break;
+      default:
+        return;
+    }
+    e.preventDefault();
+    onSelect(next);
+    const scroller = scrollRef.current;
+    if (next !== null && scroller) {
+      const x = layout.labelW + (next % table.epochs) * layout.cellW;
+      const y = HEADER_H + Math.floor(next / table.epochs) * layout.cellH;
+      if (x < scroller.scrollLeft + layout.labelW) scroller.scrollLeft = x - layout.labelW;
+      else if (x + layout.cellW > scroller.scrollLeft + scroller.clientWidth) scroller.scrollLeft = x + layout.cellW - scroller.clientWidth;
+      if (y < scroller.scrollTop + HEADER_H) scroller.scrollTop = y - HEADER_H;
+      else if (y + layout.cellH > scroller.scrollTop + scroller.clientHeight) scroller.scrollTop = y + layout.cellH - scroller.clientHeight;
+    }
+  };
+
   const hoveredJob = hover ? table.cells[hover.index] : undefined;
   const pending = table.size - table.counts.running - table.counts.done - table.counts.failed - table.counts.cancelled;
   const legend: Array<[string, string, number]> = [
@@ -311,6 +356,11 @@ export const JobGrid = memo(function JobGrid({ table, version, selected, onSelec
         }}
         onMouseLeave={() => setHover(null)}
         onClick={(e) => onSelect(cellAt(e.clientX, e.clientY))}
+        tabIndex={0}
+        role="group"
+        aria-label="Jobs, one cell per model and epoch: the arrow keys choose a job and show its details, Escape closes them"
+        aria-keyshortcuts="ArrowLeft ArrowRight ArrowUp ArrowDown Home End Escape"
+        onKeyDown={onKeyDown}
       >
         <div className="job-grid-spacer" style={{ width: layout.totalW, height: layout.totalH }}>
           <canvas

@@ -77,7 +77,7 @@ export function setWorkers(workers: WorkerInfo[]): void {
 
 export function setConnection(state: ConnectionState): void {
   const previous = get().connection;
-  set(state === 'open' && previous === 'reconnecting' ? { connection: state, resync: get().resync + 1 } : { connection: state });
+  set(state === 'open' && (previous === 'reconnecting' || previous === 'unauthorized') ? { connection: state, resync: get().resync + 1 } : { connection: state });
 }
 
 /** Starts collecting a run's job updates; call before fetching it, so nothing is missed in between. */

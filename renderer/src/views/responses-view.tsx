@@ -2,7 +2,8 @@
  * Responses: a run's records in a virtualised table (vignette, model, epoch, response, tokens,
  * latency), filtered by model, epoch and text, read page by page with the store's keyset cursor
  * as the table scrolls (a run may hold millions of records; only the rows in view exist in the
- * page). A click on a record shows that vignette's responses side by side: models down, epochs across.
+ * page). A click on a record, or Enter on a focused one (arrow keys move between them), shows that
+ * vignette's responses side by side: models down, epochs across, scrolled to and focused.
  * Runs on: renderer.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
@@ -101,15 +102,31 @@ function useRecordPages(query: Omit<ResponsesInput, 'cursor' | 'limit'> | null) 
 
 function SideBySide({ run, vignetteId, onClose }: { run: RunSummary; vignetteId: string; onClose: () => void }) {
   const client = useClient();
+  const panel = useRef<HTMLDivElement>(null);
+  // Opened from a row, the panel comes into view and takes the focus, so a keyboard or screen reader user lands in it.
+  useEffect(() => {
+    panel.current?.scrollIntoView({ block: 'start' });
+    panel.current?.focus({ preventScroll: true });
+  }, [vignetteId]);
   const fetched = useFetch(() => client.call('responses', { runId: run.id, vignetteId, limit: 1000 }), [client, run.id, vignetteId]);
   const records = fetched.data?.items ?? [];
   const byCell = new Map(records.map((r) => [`${r.model}\u0000${r.epoch}`, r]));
   const epochs = [...new Set(records.map((r) => r.epoch))].sort((a, b) => a - b);
   const first = records[0];
   return (
-    <div className="card side-by-side" data-testid="side-by-side">
+    <div
+      className="card side-by-side"
+      data-testid="side-by-side"
+      ref={panel}
+      tabIndex={-1}
+      role="region"
+      aria-labelledby="side-by-side-title"
+      onKeyDown={(e) => {
+        if (e.key === 'Escape') onClose();
+      }}
+    >
       <header className="card-header">
-        <h3>
+        <h3 id="side-by-side-title">
           <span className="mono">{vignetteId}</span> — every model and epoch
         </h3>
         <button type="button" className="button small" onClick={onClose}>
@@ -131,16 +148,20 @@ function SideBySide({ run, vignetteId, onClose }: { run: RunSummary; vignetteId:
         <table className="table sbs-table">
           <thead>
             <tr>
-              <th>Model</th>
+              <th scope="col">Model</th>
               {epochs.map((e) => (
-                <th key={e}>Epoch {e}</th>
+                <th scope="col" key={e}>
+                  Epoch {e}
+                </th>
               ))}
             </tr>
           </thead>
           <tbody>
             {run.models.map((model) => (
               <tr key={model}>
-                <th className="nowrap">{model}</th>
+                <th scope="row" className="nowrap">
+                  {model}
+                </th>
                 {epochs.map((e) => {
                   const r = byCell.get(`${model}\u0000${e}`);
                   return (
@@ -186,6 +207,13 @@ function RecordsTable({ run, filters, onOpen }: { run: RunSummary; filters: Filt
     if (lastIndex >= items.length - PREFETCH_ROWS) pages.loadMore();
   }, [lastIndex, items.length, pages]);
 
+  /** Moves the focus to a row, scrolling it into existence first (rows outside the view are not rendered). */
+  const focusRow = (index: number) => {
+    if (index < 0 || index >= items.length) return;
+    virtualizer.scrollToIndex(index);
+    requestAnimationFrame(() => scrollRef.current?.querySelector<HTMLElement>(`[data-index="${index}"]`)?.focus());
+  };
+
   const unfiltered = query.model === undefined && query.epoch === undefined && query.text === undefined;
   return (
     <div className="card table-card" role="table" aria-label="Responses" aria-rowcount={unfiltered ? run.calls : -1}>
@@ -223,8 +251,20 @@ function RecordsTable({ run, filters, onOpen }: { run: RunSummary; filters: Filt
                 data-seq={r.seq}
                 role="row"
                 aria-rowindex={row.index + 1}
+                data-index={row.index}
+                tabIndex={0}
+                aria-label={`${r.vignetteId}, ${r.model}, epoch ${r.epoch}: open every model and epoch of this vignette`}
                 style={{ transform: `translateY(${row.start}px)`, height: ROW_H }}
                 onClick={() => onOpen(r.vignetteId)}
+                onKeyDown={(e) => {
+                  if (e.key === 'Enter' || e.key === ' ') {
+                    e.preventDefault();
+                    onOpen(r.vignetteId);
+                  } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+                    e.preventDefault();
+                    focusRow(row.index + (e.key === 'ArrowDown' ? 1 : -1));
+                  }
+                }}
               >
                 <span role="cell" className="mono ellipsis" title={r.vignetteId}>
                   {r.vignetteId}

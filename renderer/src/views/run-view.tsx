@@ -35,7 +35,7 @@ function Metric({ label, value, sub, testId }: { label: string; value: string; s
 function JobDetails({ job, onClose }: { job: Job; onClose: () => void }) {
   const duration = job.startedAt === null ? null : (job.finishedAt ?? Date.now()) - job.startedAt;
   return (
-    <div className="card job-details" data-testid="job-details">
+    <div className="card job-details" data-testid="job-details" role="region" aria-label="Job details" aria-live="polite">
       <header className="card-header">
         <h3>
           {job.model} · epoch {job.epoch}
@@ -287,7 +287,7 @@ export function RunView({ runId }: { runId: string }) {
       <div className="card">
         <header className="card-header">
           <h3>Jobs</h3>
-          <span className="muted">one cell per model × epoch; hover for details, click to pin</span>
+          <span className="muted">one cell per model × epoch; hover for details, click to pin, or use the arrow keys</span>
         </header>
         {open?.table ? (
           <JobGrid table={open.table} version={open.version} selected={selected} onSelect={setSelected} />

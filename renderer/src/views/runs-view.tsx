@@ -16,7 +16,16 @@ import { navigate, routeHref } from '../state/router.js';
 
 function RunRow({ run, now }: { run: RunSummary; now: number }) {
   return (
-    <tr className="clickable" data-testid="run-row" data-run-id={run.id} onClick={() => navigate({ view: 'run', runId: run.id })}>
+    <tr
+      className="clickable"
+      data-testid="run-row"
+      data-run-id={run.id}
+      onClick={(e) => {
+        // Ctrl/Cmd/Shift+click opens the run in a new tab, as on its link (the new tab finds the token this tab keeps).
+        if (e.ctrlKey || e.metaKey || e.shiftKey) window.open(routeHref({ view: 'run', runId: run.id }), '_blank', 'noopener');
+        else navigate({ view: 'run', runId: run.id });
+      }}
+    >
       <td>
         <StatusBadge status={run.status} />
       </td>
@@ -76,18 +85,18 @@ export function RunsView() {
         </EmptyState>
       ) : (
         <div className="card table-card">
-          <table className="table" data-testid="runs-table">
+          <table className="table runs-table" data-testid="runs-table">
             <thead>
               <tr>
-                <th>Status</th>
-                <th>Run</th>
-                <th>Progress</th>
-                <th>Models</th>
-                <th className="num">Epochs</th>
-                <th className="num">Tokens in / out</th>
-                <th className="num">Est. cost</th>
-                <th>Started</th>
-                <th className="num">Duration</th>
+                <th scope="col">Status</th>
+                <th scope="col">Run</th>
+                <th scope="col">Progress</th>
+                <th scope="col">Models</th>
+                <th scope="col" className="num">Epochs</th>
+                <th scope="col" className="num">Tokens in / out</th>
+                <th scope="col" className="num">Est. cost</th>
+                <th scope="col">Started</th>
+                <th scope="col" className="num">Duration</th>
               </tr>
             </thead>
             <tbody>
