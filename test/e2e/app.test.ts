@@ -265,7 +265,7 @@ describe('the app in a browser (panoptes serve --ui)', () => {
     const [cw, ch] = (await grid.getAttribute('data-cell-size'))!.split(',').map(Number);
     await page.mouse.click(box.x + x0! + cw! / 2, box.y + y0! + ch! / 2);
     await page.getByTestId('job-details').waitFor();
-    expect(await text('[data-testid=job-details] h3')).toBe('mock-slow · epoch 1');
+    expect(await text('[data-testid=job-details] h2')).toBe('mock-slow · epoch 1');
     expect(await text('[data-testid=job-details] dl')).toMatch(/Statusdone.*Progress24 \/ 24 vignettes.*Workerlocal/);
 
     await page.getByTestId('cancel-run').click();

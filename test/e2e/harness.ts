@@ -102,12 +102,13 @@ export interface InProcessUi {
 /** The HTTP API with the bridge, in this process (so a test can also reach the engine directly). */
 export async function startInProcessUi(
   dataDir: string,
-  opts: { engine?: Partial<EngineOptions>; service?: (engine: Engine) => BridgeService; startScheduler?: boolean; port?: number } = {},
+  opts: { engine?: Partial<EngineOptions>; service?: (engine: Engine) => BridgeService; startScheduler?: boolean; port?: number; token?: string } = {},
 ): Promise<InProcessUi> {
+  const token = opts.token ?? TOKEN;
   initTelemetry({ defaultLevel: 'warn' }); // refusals the tests provoke are logged as warnings; requests are not
   const engine = openEngine({ dataDir, ...opts.engine });
-  const app = createHttpServer(engine, { token: TOKEN });
-  await app.register(browserBridge, { service: opts.service?.(engine) ?? engine.service, token: TOKEN, bindHost: '127.0.0.1' });
+  const app = createHttpServer(engine, { token });
+  await app.register(browserBridge, { service: opts.service?.(engine) ?? engine.service, token, bindHost: '127.0.0.1' });
   await app.listen({ host: '127.0.0.1', port: opts.port ?? 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;
@@ -118,7 +119,7 @@ export async function startInProcessUi(
     app,
     port,
     origin,
-    appUrl: `${origin}/#token=${TOKEN}`,
+    appUrl: `${origin}/#token=${encodeURIComponent(token)}`,
     async close() {
       await app.close();
       await engine.close();

@@ -126,9 +126,9 @@ function SideBySide({ run, vignetteId, onClose }: { run: RunSummary; vignetteId:
       }}
     >
       <header className="card-header">
-        <h3 id="side-by-side-title">
+        <h2 className="h3" id="side-by-side-title">
           <span className="mono">{vignetteId}</span> — every model and epoch
-        </h3>
+        </h2>
         <button type="button" className="button small" onClick={onClose}>
           Close
         </button>

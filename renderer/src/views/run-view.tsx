@@ -37,9 +37,9 @@ function JobDetails({ job, onClose }: { job: Job; onClose: () => void }) {
   return (
     <div className="card job-details" data-testid="job-details" role="region" aria-label="Job details" aria-live="polite">
       <header className="card-header">
-        <h3>
+        <h2 className="h3">
           {job.model} · epoch {job.epoch}
-        </h3>
+        </h2>
         <button type="button" className="button small" onClick={onClose}>
           Close
         </button>
@@ -91,7 +91,7 @@ function JobErrors({ table, version }: { table: JobTable; version: number }) {
   return (
     <div className="card">
       <header className="card-header">
-        <h3>Jobs with errors</h3>
+        <h2 className="h3">Jobs with errors</h2>
         <span className="muted">
           {formatInt(table.withError.size)} job{table.withError.size === 1 ? '' : 's'}
           {table.withError.size > rows.length ? `, the first ${rows.length} shown` : ''}
@@ -132,7 +132,7 @@ function UsageTable({ usage }: { usage: readonly ModelCost[] }) {
   return (
     <div className="card">
       <header className="card-header">
-        <h3>Usage by model</h3>
+        <h2 className="h3">Usage by model</h2>
       </header>
       <ModelCostTable models={usage} testId="run-usage" />
     </div>
@@ -286,7 +286,7 @@ export function RunView({ runId }: { runId: string }) {
 
       <div className="card">
         <header className="card-header">
-          <h3>Jobs</h3>
+          <h2 className="h3">Jobs</h2>
           <span className="muted">one cell per model × epoch; hover for details, click to pin, or use the arrow keys</span>
         </header>
         {open?.table ? (

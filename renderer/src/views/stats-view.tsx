@@ -49,7 +49,7 @@ function MetricChart({ models, chart, color, colors }: { models: readonly ModelC
   const slant = models.length >= SLANT_FROM;
   return (
     <div className="card chart-card" data-testid={`chart-${chart.key}`}>
-      <h3>{chart.title}</h3>
+      <h2 className="h3">{chart.title}</h2>
       <BarChart
         responsive
         style={{ width: '100%', height: slant ? 270 : 230 }}

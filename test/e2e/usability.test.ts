@@ -1,0 +1,274 @@
+/**
+ * The app as people use it, in real Chromium against the real `panoptes serve --ui`: a run created
+ * with the keyboard alone; its re-run answered from the prompt cache shows its cached calls and the
+ * tokens the answers carry; a response's side-by-side view opened from the keyboard lands in view
+ * with the focus; the job grid's details by keyboard; every column of Runs and Responses reachable
+ * at 900 px; axe-core finds no violation on any view in light or dark; screenshots of each view at
+ * 900 and 1280 px. Then, on an in-process server: a run that a `panoptes run` process writes
+ * appears live; a tab whose server restarted with a new token says what to do, and with the same
+ * token recovers by itself; a run's address opens in a new tab.
+ * Runs on: Node (tests), driving Chromium.
+ */
+import { AxeBuilder } from '@axe-core/playwright';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { formatInt } from '../../renderer/src/format.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir, writeManifest } from '../helpers/temp.js';
+import { bridgeCall, launchChromium, serveUi, shotPath, startInProcessUi, watchPage, type InProcessUi, type ServedUi } from './harness.js';
+
+const WAIT = { timeout: 30_000, interval: 50 };
+const WIDTHS = [900, 1280] as const;
+
+/** Presses Tab until the focused element matches `selector` (at most `max` times). */
+async function tabTo(page: Page, selector: string, max = 80): Promise<void> {
+  for (let i = 0; i < max; i++) {
+    if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
+    await page.keyboard.press('Tab');
+  }
+  throw new Error(`Tab never reached ${selector}`);
+}
+
+/** Each element matching `selector` can be scrolled fully into the viewport and is then what the user sees there. */
+async function unreachable(page: Page, selector: string): Promise<string[]> {
+  return page.evaluate((s) => {
+    const missed: string[] = [];
+    for (const el of document.querySelectorAll<HTMLElement>(s)) {
+      el.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+      const r = el.getBoundingClientRect();
+      const inView = r.width > 0 && r.left >= 0 && r.right <= window.innerWidth + 0.5 && r.top >= 0 && r.bottom <= window.innerHeight + 0.5;
+      const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+      if (!inView || !(hit === el || el.contains(hit))) missed.push(el.textContent?.trim() || el.tagName);
+    }
+    return missed;
+  }, selector);
+}
+
+async function axeViolations(page: Page): Promise<string[]> {
+  const result = await new AxeBuilder({ page }).analyze();
+  return result.violations.map((v) => `${v.id}: ${v.help} (${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(' | ')})`);
+}
+
+describe('the app as people use it (panoptes serve --ui)', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let ui: ServedUi;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let problems: string[];
+  let firstRun: string;
+  let rerun: string;
+
+  beforeAll(async () => {
+    tmp = tempDir();
+    ui = await serveUi(join(tmp.dir, 'data'));
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: 'light' });
+    page = await context.newPage();
+    problems = watchPage(page);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await ui?.stop();
+    tmp?.cleanup();
+  });
+
+  it('creates a run with the keyboard alone; every field has a name', async () => {
+    await page.goto(ui.appUrl);
+    await page.getByTestId('try-example').waitFor(WAIT);
+    await tabTo(page, '[data-testid=try-example]');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByTestId('create-run').textContent(), WAIT).toBe('Create run · 144 calls');
+    // The fields are found by their accessible names.
+    for (const name of ['Epochs', 'Concurrency', 'Privacy', 'Temperature', 'Max tokens', 'Seed']) {
+      expect(await page.getByLabel(name, { exact: true }).count(), name).toBe(1);
+    }
+    await page.getByRole('group', { name: 'Models' }).waitFor();
+    // The price is known before Create.
+    expect(await page.getByTestId('estimate-cost').textContent()).toMatch(/^\$\d/);
+
+    await page.getByLabel('Epochs', { exact: true }).focus();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.type('1');
+    await expect.poll(() => page.getByTestId('create-run').textContent(), WAIT).toBe('Create run · 48 calls');
+    await tabTo(page, '[data-testid=create-run]');
+    await page.keyboard.press('Enter');
+    await page.waitForURL(/#\/runs\/r[0-9a-z]+$/, WAIT);
+    firstRun = decodeURIComponent(page.url().split('#/runs/')[1]!);
+    await expect.poll(() => page.locator('.view-header [data-testid=status]').textContent(), WAIT).toBe('done');
+    expect(await page.getByTestId('metric-cached').textContent()).toContain('0 calls');
+  });
+
+  it('a re-run answered from the cache shows its cached calls and the tokens the answers carry', async () => {
+    await page.goto(`${ui.origin}/#/new/example`);
+    await expect.poll(() => page.getByTestId('create-run').textContent(), WAIT).toBe('Create run · 144 calls');
+    await page.getByTestId('epochs').fill('1');
+    await page.getByTestId('create-run').click();
+    await page.waitForURL((url) => /#\/runs\/r[0-9a-z]+$/.test(url.hash) && !url.hash.endsWith(firstRun), WAIT);
+    rerun = decodeURIComponent(page.url().split('#/runs/')[1]!);
+    await expect.poll(() => page.locator('.view-header [data-testid=status]').textContent(), WAIT).toBe('done');
+    const stats = await bridgeCall(ui.origin, ui.token, 'stats', { runId: rerun });
+    expect(stats.totalCachedCalls).toBe(48);
+    expect(stats.totalInputTokens).toBe(0);
+    expect(await page.getByTestId('metric-cached').textContent()).toContain(
+      `48 calls${formatInt(stats.totalCachedInputTokens)} / ${formatInt(stats.totalCachedOutputTokens)} tokens`,
+    );
+    expect(await page.locator('[data-testid=run-usage] tr[data-model=mock-fast] [data-col=cached-calls]').textContent()).toBe('24');
+    await page.screenshot({ path: shotPath('usability-rerun-from-cache') });
+
+    await page.goto(`${ui.origin}/#/stats/${rerun}`);
+    await page.getByTestId('chart-inputTokens-cached').waitFor(WAIT);
+    // The cached tokens are charted, not an empty chart.
+    expect(await page.locator('[data-testid=chart-inputTokens] .recharts-label-list text').allTextContents()).toEqual(
+      stats.models.map((m) => formatInt(m.cachedInputTokens)),
+    );
+  });
+
+  it('opens a vignette side by side from the keyboard, in view and focused', async () => {
+    await page.goto(`${ui.origin}/#/responses/${firstRun}`);
+    await expect.poll(() => page.getByTestId('records-status').textContent(), WAIT).toBe('48 loaded of 48 records');
+    await page.getByTestId('filter-text').focus();
+    await tabTo(page, '[data-testid=record-row]');
+    await page.keyboard.press('ArrowDown');
+    const vignette = await page.evaluate(() => document.activeElement?.querySelector('span')?.textContent);
+    await page.keyboard.press('Enter');
+    const panel = page.getByTestId('side-by-side');
+    await panel.waitFor(WAIT);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid')), WAIT).toBe('side-by-side');
+    const box = (await panel.boundingBox())!;
+    expect(box.y).toBeGreaterThanOrEqual(0);
+    expect(box.y).toBeLessThan(860);
+    expect(await panel.locator('h2 .mono').textContent()).toBe(vignette);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => panel.count(), WAIT).toBe(0);
+  });
+
+  it("shows a job's details from the keyboard", async () => {
+    await page.goto(`${ui.origin}/#/runs/${firstRun}`);
+    await page.getByTestId('job-grid').waitFor(WAIT);
+    await page.getByRole('group', { name: /^Jobs, one cell per model and epoch/ }).focus();
+    await page.keyboard.press('ArrowRight');
+    await page.getByTestId('job-details').waitFor(WAIT);
+    expect(await page.getByTestId('job-details').locator('h2').textContent()).toBe('mock-fast · epoch 1');
+    await page.keyboard.press('ArrowDown');
+    await expect.poll(() => page.getByTestId('job-details').locator('h2').textContent(), WAIT).toBe('mock-slow · epoch 1');
+    await page.keyboard.press('Escape');
+    await expect.poll(() => page.getByTestId('job-details').count(), WAIT).toBe(0);
+  });
+
+  it('reaches every column of Runs and Responses at 900 px', async () => {
+    await page.setViewportSize({ width: 900, height: 800 });
+    await page.goto(`${ui.origin}/#/runs`);
+    await page.getByTestId('runs-table').waitFor(WAIT);
+    expect(await unreachable(page, '[data-testid=runs-table] thead th')).toEqual([]);
+    await page.goto(`${ui.origin}/#/responses/${firstRun}`);
+    await expect.poll(() => page.getByTestId('records-status').textContent(), WAIT).toBe('48 loaded of 48 records');
+    expect(await unreachable(page, '.records-head [role=columnheader]')).toEqual([]);
+    await page.goto(`${ui.origin}/#/stats/${firstRun}`);
+    await page.getByTestId('stats-table').waitFor(WAIT);
+    expect(await unreachable(page, '[data-testid=stats-table] thead th')).toEqual([]);
+  });
+
+  it('has no axe-core violation on any view, light or dark, and is photographed at 900 and 1280 px', async () => {
+    const views: Array<[string, string, string]> = [
+      ['runs', '#/runs', '[data-testid=runs-table]'],
+      ['new-run', '#/new/example', '[data-testid=manifest-preview]'],
+      ['run', `#/runs/${firstRun}`, '[data-testid=job-grid]'],
+      ['stats', `#/stats/${rerun}`, '[data-testid=stats-table]'],
+      ['responses', `#/responses/${firstRun}`, '[data-testid=record-row]'],
+      ['export', `#/export/${firstRun}`, '[data-testid=export-button]'],
+      ['workers', '#/workers', 'h1'],
+    ];
+    const violations: string[] = [];
+    for (const scheme of ['light', 'dark'] as const) {
+      await page.emulateMedia({ colorScheme: scheme });
+      for (const width of WIDTHS) {
+        await page.setViewportSize({ width, height: 860 });
+        for (const [name, hash, ready] of views) {
+          await page.goto(`${ui.origin}/${hash}`);
+          await page.locator(ready).first().waitFor(WAIT);
+          if (width === 1280) violations.push(...(await axeViolations(page)).map((v) => `${name} (${scheme}): ${v}`));
+          await page.screenshot({ path: shotPath(`view-${name}-${width}-${scheme}`), fullPage: true });
+        }
+      }
+    }
+    expect(violations).toEqual([]);
+  }, 300_000);
+
+  it('saw no console error, exception or failed request', () => {
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('the app across processes and restarts', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let browser: Browser;
+  let ui: InProcessUi | undefined;
+
+  beforeAll(async () => {
+    tmp = tempDir();
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await ui?.close();
+    await browser?.close();
+    tmp?.cleanup();
+  });
+
+  it('shows a run that a `panoptes run` process writes, live, to its end', async () => {
+    const dataDir = join(tmp.dir, 'data');
+    // This server runs nothing itself: whatever moves is written by the other process.
+    ui = await startInProcessUi(dataDir, { startScheduler: false });
+    const page = await browser.newPage();
+    await page.goto(ui.appUrl);
+    await page.getByTestId('try-example').waitFor(WAIT);
+    const res = await runCli(['run', '--manifest', writeManifest(tmp.dir, 6), '--models', 'mock-fast', '--epochs', '2', '--json', '--data-dir', dataDir]);
+    expect(res.code).toBe(0);
+    const runId = (JSON.parse(res.stdout) as { run_id: string }).run_id;
+    const row = page.locator(`[data-testid=run-row][data-run-id="${runId}"]`);
+    await expect.poll(() => row.count(), WAIT).toBe(1);
+    await expect.poll(() => row.locator('[data-testid=status]').textContent(), WAIT).toBe('done');
+    await page.close();
+  });
+
+  it('a restarted server: a new token is explained, the same token recovers, and a run opens in a new tab', async () => {
+    const dataDir = join(tmp.dir, 'data');
+    await ui?.close();
+    ui = await startInProcessUi(dataDir, { startScheduler: false, token: 'first-token-0123456789abcdef' });
+    const port = ui.port;
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(ui.appUrl);
+    await expect.poll(() => page.getByTestId('connection').textContent(), WAIT).toBe('live');
+
+    // A run's address opens that run in a new tab of the same browser session.
+    const runId = (await ui.engine.service.listRuns({ limit: 1 }))[0]!.id;
+    const link = page.locator(`[data-testid=run-row][data-run-id="${runId}"] a`);
+    await link.waitFor(WAIT);
+    const [tab] = await Promise.all([context.waitForEvent('page'), link.click({ modifiers: ['Control'] })]);
+    await tab.getByTestId('job-grid').waitFor(WAIT);
+    expect(tab.url()).toContain(`#/runs/${runId}`);
+    await tab.close();
+
+    // Restarted with a new token: the tab says what to do instead of reconnecting for ever.
+    await ui.close();
+    ui = await startInProcessUi(dataDir, { startScheduler: false, port, token: 'second-token-0123456789abcdef' });
+    await page.getByTestId('token-refused').waitFor(WAIT);
+    expect(await page.getByTestId('token-refused').textContent()).toMatch(/open the address it printed/i);
+    expect(await page.getByTestId('connection').textContent()).toBe('token refused');
+    await page.screenshot({ path: shotPath('usability-token-refused') });
+    // The new address works in the same tab.
+    await page.goto(ui.appUrl);
+    await page.reload();
+    await expect.poll(() => page.getByTestId('connection').textContent(), WAIT).toBe('live');
+
+    // Restarted with the same token (as npm start does): the tab recovers by itself.
+    await ui.close();
+    ui = await startInProcessUi(dataDir, { startScheduler: false, port, token: 'second-token-0123456789abcdef' });
+    await expect.poll(() => page.getByTestId('connection').textContent(), WAIT).toBe('live');
+    expect(await page.getByTestId('token-refused').count()).toBe(0);
+    await context.close();
+  });
+});
