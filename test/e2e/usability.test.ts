@@ -24,7 +24,7 @@ const WIDTHS = [900, 1280] as const;
 /** Presses Tab until the focused element matches `selector` (at most `max` times). */
 async function tabTo(page: Page, selector: string, max = 80): Promise<void> {
   for (let i = 0; i < max; i++) {
-    if (await page.evaluate((s) => document.activeElement?.matches(s) ?? false, selector)) return;
+    if (await page.evaluate<boolean>(`document.activeElement?.matches(${JSON.stringify(selector)}) ?? false`)) return;
     await page.keyboard.press('Tab');
   }
   throw new Error(`Tab never reached ${selector}`);
@@ -32,17 +32,18 @@ async function tabTo(page: Page, selector: string, max = 80): Promise<void> {
 
 /** Each element matching `selector` can be scrolled fully into the viewport and is then what the user sees there. */
 async function unreachable(page: Page, selector: string): Promise<string[]> {
-  return page.evaluate((s) => {
-    const missed: string[] = [];
-    for (const el of document.querySelectorAll<HTMLElement>(s)) {
+  // Runs in the page (a string, since this project's Node typings have no DOM).
+  return page.evaluate<string[]>(`(() => {
+    const missed = [];
+    for (const el of document.querySelectorAll(${JSON.stringify(selector)})) {
       el.scrollIntoView({ block: 'nearest', inline: 'nearest' });
       const r = el.getBoundingClientRect();
       const inView = r.width > 0 && r.left >= 0 && r.right <= window.innerWidth + 0.5 && r.top >= 0 && r.bottom <= window.innerHeight + 0.5;
       const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-      if (!inView || !(hit === el || el.contains(hit))) missed.push(el.textContent?.trim() || el.tagName);
+      if (!inView || !(hit === el || el.contains(hit))) missed.push(el.textContent.trim() || el.tagName);
     }
     return missed;
-  }, selector);
+  })()`);
 }
 
 async function axeViolations(page: Page): Promise<string[]> {
@@ -132,11 +133,11 @@ describe('the app as people use it (panoptes serve --ui)', () => {
     await page.getByTestId('filter-text').focus();
     await tabTo(page, '[data-testid=record-row]');
     await page.keyboard.press('ArrowDown');
-    const vignette = await page.evaluate(() => document.activeElement?.querySelector('span')?.textContent);
+    const vignette = await page.evaluate<string | undefined>(`document.activeElement?.querySelector('span')?.textContent`);
     await page.keyboard.press('Enter');
     const panel = page.getByTestId('side-by-side');
     await panel.waitFor(WAIT);
-    await expect.poll(() => page.evaluate(() => document.activeElement?.getAttribute('data-testid')), WAIT).toBe('side-by-side');
+    await expect.poll(() => page.evaluate<string | null>(`document.activeElement?.getAttribute('data-testid') ?? null`), WAIT).toBe('side-by-side');
     const box = (await panel.boundingBox())!;
     expect(box.y).toBeGreaterThanOrEqual(0);
     expect(box.y).toBeLessThan(860);
