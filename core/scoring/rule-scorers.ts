@@ -188,6 +188,9 @@ export function ruleCheck(def: ScorerDefinition, where: string): RuleCheck {
       return bannedRule(def);
     case 'json':
       return jsonRule(def, where);
+    case 'judge':
+      // Judges are built by the builder the engine registers for them, with its model router.
+      throw new PanoptesError('invalid_input', `${where}: judge scorers need a model router, and none is registered here`, { where });
   }
 }
 

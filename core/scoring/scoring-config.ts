@@ -6,20 +6,8 @@
  * Runs on: Node (core).
  */
 import { z } from 'zod';
-
-/** A scorer's name: what reports, exports and the CLI's `--scorer` call it. */
-const ScorerName = z
-  .string()
-  .min(1, 'a name')
-  .max(100)
-  .regex(/^[\w.-]+$/, 'letters, digits, _ . - only');
-
-/** What every definition has besides its type-specific fields. */
-const common = {
-  name: ScorerName,
-  /** How a failed check counts: hard makes the response unacceptable, soft only flags it (default hard). */
-  severity: z.enum(['hard', 'soft']).optional(),
-};
+import { commonDefinitionFields as common } from './definition-fields.js';
+import { JudgeDefinitionSchema } from './judge/judge-definition.js';
 
 const Phrases = z.array(z.string().min(1).max(10_000)).min(1).max(1000);
 
@@ -99,6 +87,7 @@ export const ScorerDefinitionSchema = z.discriminatedUnion('type', [
   SectionsDefinitionSchema,
   BannedDefinitionSchema,
   JsonDefinitionSchema,
+  JudgeDefinitionSchema,
 ]);
 export type ScorerDefinition = z.infer<typeof ScorerDefinitionSchema>;
 export type ScorerType = ScorerDefinition['type'];

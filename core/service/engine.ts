@@ -20,6 +20,7 @@ import { Scheduler } from '../scheduler/scheduler.js';
 import { Store } from '../store/store.js';
 import { ScoreStore } from '../store/score-store.js';
 import { ScoreWorker } from '../scoring/score-worker.js';
+import { judgeScorerBuilder } from '../scoring/judge/judge-builder.js';
 import { ScorerRegistry } from '../scoring/scorer-registry.js';
 import { logger as rootLogger } from '../telemetry.js';
 import { LocalWorker } from '../workers/local-worker.js';
@@ -110,6 +111,7 @@ export function openEngine(opts: EngineOptions): Engine {
   }
   const scores = new ScoreStore(store);
   const registry = new ScorerRegistry();
+  registry.register('judge', judgeScorerBuilder({ client: modelClient, catalog }));
   // Pages committed by the worker become `scoring` events through the hub (built next).
   const worker = new ScoreWorker({ store, scores, registry, logger, onProgress: (id) => events.scoringChanged(id) });
   const scoring: ServiceScoring = { registry, scores, worker };

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import type { JudgeScale } from '../../models/judge-protocol.js';
 import { SamplingSchema } from '../../models/sampling.js';
 import type { Sampling } from '../../domain.js';
+import { commonDefinitionFields } from '../definition-fields.js';
 
 /** Judges answer at temperature 0 with this seed unless the definition says otherwise: the same prompt, the same verdict. */
 export const JUDGE_DEFAULT_SAMPLING = { temperature: 0, seed: 20_240_601, maxTokens: 512 } as const;
@@ -25,7 +26,7 @@ export const JudgeScaleSchema = z.union([
 
 export const JudgeDefinitionSchema = z
   .object({
-    name: z.string().trim().min(1).max(200),
+    ...commonDefinitionFields,
     type: z.literal('judge'),
     /** The judge models (catalog ids), each consulted on every answer. */
     judges: z
@@ -43,9 +44,6 @@ export const JudgeDefinitionSchema = z
     baseline: ModelId.optional(),
     /** Default temperature 0, a fixed seed and 512 output tokens; a field given here wins. */
     sampling: SamplingSchema.optional(),
-    /** How a failing verdict counts (default hard). */
-    severity: z.enum(['hard', 'soft']).optional(),
-    retryOnHardFail: z.number().int().min(0).max(10).optional(),
   })
   .strict()
   .superRefine((d, ctx) => {

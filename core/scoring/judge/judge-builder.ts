@@ -1,0 +1,26 @@
+/**
+ * The judge layer's builder for the scorer registry: a `type: "judge"` definition becomes an LLM
+ * judge over the engine's model router, once its judges are known to the catalog.
+ * Runs on: Node (core).
+ */
+import { PanoptesError } from '../../domain.js';
+import type { Catalog } from '../../models/catalog.js';
+import type { ModelClient } from '../../models/model-client.js';
+import type { ScorerBuilder } from '../scorer-registry.js';
+import { createLlmJudge } from './llm-judge.js';
+
+export function judgeScorerBuilder(opts: { client: ModelClient; catalog: Catalog }): ScorerBuilder {
+  return (definition, version, where) => {
+    if (definition.type !== 'judge') throw new PanoptesError('invalid_input', `${where}: not a judge definition`, { where });
+    definition.judges.forEach((judge, i) => {
+      if (!opts.catalog.has(judge)) {
+        throw new PanoptesError('invalid_input', `${where}.judges.${i}: "${judge}" is not in the catalog`, { where: `${where}.judges.${i}` });
+      }
+    });
+    if (definition.mode === 'pairwise') {
+      // The scoring work queue hands a scorer one record; it does not yet fetch the baseline's answer beside it.
+      throw new PanoptesError('invalid_input', `${where}.mode: pairwise judges cannot be scored from a scoring file yet`, { where: `${where}.mode` });
+    }
+    return { scorer: createLlmJudge({ definition, version, client: opts.client, catalog: opts.catalog }), layer: 'judge', definition };
+  };
+}
