@@ -83,15 +83,19 @@ const UNSTABLE_LISTED = 100;
 const SLICE_MS = 10;
 
 /**
- * Hands the event loop back once SLICE_MS have passed. `due()` is a counter test on most calls (a
- * clock read every 1,024th), so a hot loop pays an await only when a turn is actually owed.
+ * Hands the event loop back once SLICE_MS have passed. `due(weight)` adds the work of one step (a
+ * cell, or a vignette of K epochs) and reads the clock only every ~1,024 units of work, so a hot
+ * loop pays an await only when a turn is actually owed, and a run of many epochs checks as often.
  */
 class Turns {
   private since = performance.now();
-  private calls = 0;
+  private work = 0;
 
-  due(): boolean {
-    return (++this.calls & 1023) === 0 && performance.now() - this.since >= SLICE_MS;
+  due(weight = 1): boolean {
+    this.work += weight;
+    if (this.work < 1024) return false;
+    this.work = 0;
+    return performance.now() - this.since >= SLICE_MS;
   }
 
   async take(): Promise<void> {
@@ -289,7 +293,7 @@ async function reduceModel(slots: ModelSlots, vignettes: number, reducer: EpochR
       x[vi] = reduceEpochs(values, reducer, k);
       present.push(vi);
     }
-    if (turns.due()) await turns.take();
+    if (turns.due(slots.epochs)) await turns.take();
   }
   return { x, present: Int32Array.from(present) };
 }
@@ -341,7 +345,7 @@ async function modelScore(
         if (c > 0 && c < k && unstable.length < UNSTABLE_LISTED) unstable.push(index.ids[vi]!);
       }
     }
-    if (turns.due()) await turns.take();
+    if (turns.due(K)) await turns.take();
   }
   const iv = clustered ? clusteredMeanInterval(xs, clusters) : meanInterval(xs);
   const passAtK: Record<string, number> = {};
