@@ -12,6 +12,7 @@ import { registerProbeCommand } from './commands/probe.js';
 import { registerResumeCommand } from './commands/resume.js';
 import { registerRunCommand } from './commands/run.js';
 import { registerRunsCommand } from './commands/runs.js';
+import { registerReportCommand } from './commands/report.js';
 import { registerScoreCommand } from './commands/score.js';
 import { registerServeCommand } from './commands/serve.js';
 import { registerStatsCommand } from './commands/stats.js';
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
   registerRunCommand(program);
   registerResumeCommand(program);
   registerScoreCommand(program);
+  registerReportCommand(program);
   registerExportCommand(program);
   registerStatsCommand(program);
   registerMetricsCommand(program);

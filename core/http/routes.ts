@@ -14,8 +14,10 @@ import {
   ListRunsInputSchema,
   MetricsInputSchema,
   ProbeInputSchema,
+  ReportInputSchema,
   ResponsesInputSchema,
   RunIdInputSchema,
+  ScoreRunInputSchema,
 } from '../service/contract.js';
 import type { ControlService } from '../service/control-service.js';
 import { bearerAuth } from './auth.js';
@@ -33,6 +35,8 @@ const RunParamsSchema = z.object({ id: RunIdInputSchema.shape.runId }).strict();
 const ListRunsQuerySchema = fromQueryString(ListRunsInputSchema);
 const ResponsesQuerySchema = fromQueryString(ResponsesInputSchema.omit({ runId: true }));
 const MetricsQuerySchema = fromQueryString(MetricsInputSchema);
+const ScoreBodySchema = ScoreRunInputSchema.omit({ runId: true });
+const ReportQuerySchema = fromQueryString(ReportInputSchema.omit({ runId: true }));
 
 /** How long a client turned away by the queued-run cap should wait, in seconds. */
 const QUEUE_FULL_RETRY_AFTER_S = 5;
@@ -93,6 +97,15 @@ export const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (instance, 
 
   app.get('/runs/:id/stats', { schema: { params: RunParamsSchema } }, async (request) => {
     return toRunStats(await service.getRun({ runId: request.params.id }));
+  });
+
+  /** Scores a run with a scoring file's scorers (records as they land, or a finished run again): 202 with the scoring status. */
+  app.post('/runs/:id/score', { schema: { params: RunParamsSchema, body: ScoreBodySchema } }, async (request, reply) => {
+    return reply.code(202).send(await service.scoreRun({ runId: request.params.id, scorers: request.body.scorers }));
+  });
+
+  app.get('/runs/:id/report', { schema: { params: RunParamsSchema, querystring: ReportQuerySchema } }, async (request) => {
+    return service.report({ runId: request.params.id, ...request.query });
   });
 
   app.get('/stats', { schema: { response: { 200: STATS_JSON_SCHEMA } } }, async () => {

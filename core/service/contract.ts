@@ -108,8 +108,11 @@ export const ExportInputSchema = z
     format: z.enum(['jsonl', 'csv']).default('jsonl'),
     /** Where to write (Electron: from the save dialog). */
     outPath: z.string().min(1),
+    /** The run's scores instead of its responses: one JSONL line per record, scorer and judge. */
+    scores: z.boolean().optional(),
   })
-  .strict();
+  .strict()
+  .refine((v) => !(v.scores && v.format === 'csv'), { message: 'scores export as JSONL only', path: ['format'] });
 export type ExportInput = z.input<typeof ExportInputSchema>;
 
 export const CheckManifestInputSchema = z
@@ -167,6 +170,31 @@ export const StartWorkerListenerInputSchema = z
   })
   .strict();
 export type StartWorkerListenerInput = z.infer<typeof StartWorkerListenerInputSchema>;
+
+const ScorerNameInput = z.string().min(1).max(100);
+const ReducerInput = z.enum(['mean', 'majority', 'max']);
+
+export const ReportInputSchema = z
+  .object({
+    runId: z.string().min(1).max(100),
+    /** The scorer to report (default: the first attached); its newest version. */
+    scorer: ScorerNameInput.optional(),
+    /** A metadata key: standard errors clustered by it, and a leaderboard per value. */
+    by: z.string().min(1).max(200).optional(),
+    reducer: ReducerInput.optional(),
+  })
+  .strict();
+export type ReportInput = z.infer<typeof ReportInputSchema>;
+
+export const CompareRunsInputSchema = z
+  .object({
+    runA: z.string().min(1).max(100),
+    runB: z.string().min(1).max(100),
+    scorer: ScorerNameInput.optional(),
+    reducer: ReducerInput.optional(),
+  })
+  .strict();
+export type CompareRunsInput = z.infer<typeof CompareRunsInputSchema>;
 
 export const EmptyInputSchema = z.object({}).strict().optional();
 
@@ -361,6 +389,10 @@ export interface ControlApi {
   startWorkerListener(input?: StartWorkerListenerInput): Promise<WorkerListenerStatus>;
   /** Stops accepting workers; connected ones are let go and their jobs move elsewhere. */
   stopWorkerListener(): Promise<WorkerListenerStatus>;
+  /** The leaderboard with 95 % intervals, consistency across epochs and every pair of models compared. */
+  report(input: ReportInput): Promise<ScoreReport>;
+  /** Two runs of one manifest, paired by vignette id, model by model (diff = B - A). */
+  compareRuns(input: CompareRunsInput): Promise<RunComparison>;
 }
 
 export type ControlMethod = keyof ControlApi;
@@ -387,6 +419,8 @@ export const CONTRACT_INPUTS = {
   workerListener: EmptyInputSchema,
   startWorkerListener: StartWorkerListenerInputSchema.optional(),
   stopWorkerListener: EmptyInputSchema,
+  report: ReportInputSchema,
+  compareRuns: CompareRunsInputSchema,
 } as const satisfies Record<ControlMethod, z.ZodType>;
 
 export const CONTRACT_METHODS = Object.keys(CONTRACT_INPUTS) as ControlMethod[];

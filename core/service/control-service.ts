@@ -20,6 +20,9 @@ import { responsesPath } from '../scheduler/response-log.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import type { Store } from '../store/store.js';
 import type { ScoringConfig } from '../scoring/scoring-config.js';
+import { toScoreJsonlLine } from '../scoring/score-export.js';
+import { buildRunComparison, buildScoreReport, type ScoreCell } from '../scoring/report.js';
+import type { RunScorer } from '../store/score-store.js';
 import { firstIssuePath, formatZodIssues } from '../validation.js';
 import type { WorkerInfo } from '../workers/worker-handle.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
@@ -49,6 +52,10 @@ import {
   type RunDetail,
   type RunIdInput,
   type RunSummary,
+  type CompareRunsInput,
+  type ReportInput,
+  type RunComparison,
+  type ScoreReport,
   type ScoreRunInput,
   type ScoringStatus,
   type StatsInput,
@@ -256,7 +263,7 @@ export class ControlService implements ControlApi {
     const path = resolve(input.outPath);
     await mkdir(dirname(path), { recursive: true });
     const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-    const lines = await this.writeExport(input.runId, input.format, tmp).catch(async (err: unknown) => {
+    const lines = await this.writeExport(input.runId, input.scores ? 'scores' : input.format, tmp).catch(async (err: unknown) => {
       await rm(tmp, { force: true });
       throw err;
     });
@@ -264,7 +271,7 @@ export class ControlService implements ControlApi {
     return { path, lines };
   }
 
-  private async writeExport(runId: RunId, format: 'jsonl' | 'csv', path: string): Promise<number> {
+  private async writeExport(runId: RunId, format: 'jsonl' | 'csv' | 'scores', path: string): Promise<number> {
     const out = createWriteStream(path);
     const done = new Promise<void>((res, rej) => {
       out.on('finish', res);
@@ -282,7 +289,11 @@ export class ControlService implements ControlApi {
   }
 
   /** A run's export, line by line (each with its newline), streamed from the store. */
-  *exportLines(runId: RunId, format: 'jsonl' | 'csv'): Generator<string> {
+  *exportLines(runId: RunId, format: 'jsonl' | 'csv' | 'scores'): Generator<string> {
+    if (format === 'scores') {
+      for (const s of this.scoring.scores.lines(runId)) yield toScoreJsonlLine(s) + '\n';
+      return;
+    }
     const toLine = format === 'csv' ? toCsvLine : toJsonlLine;
     for (const r of this.store.iterateResponses(runId)) yield toLine(r) + '\n';
   }
@@ -300,6 +311,77 @@ export class ControlService implements ControlApi {
     const { runId } = validateInput('scoringStatus', raw);
     this.requireRun(runId);
     return this.scoringStatusOf(runId);
+  }
+
+  async report(raw: ReportInput): Promise<ScoreReport> {
+    const input = validateInput('report', raw);
+    const run = this.requireRun(input.runId);
+    const rs = this.scorerOf(run.id, input.scorer);
+    const pending = this.scoringStatusOf(run.id).scorers.find((s) => s.version === rs.version)?.pending ?? 0;
+    return buildScoreReport(
+      {
+        runId: run.id,
+        scorer: rs.name,
+        scorerVersion: rs.version,
+        kind: rs.kind,
+        epochs: run.epochs,
+        models: run.models,
+        pending,
+        by: input.by ?? null,
+        ...(input.reducer ? { reducer: input.reducer } : {}),
+      },
+      this.reportCells(run.id, rs, input.by ?? null),
+    );
+  }
+
+  async compareRuns(raw: CompareRunsInput): Promise<RunComparison> {
+    const input = validateInput('compareRuns', raw);
+    const a = this.requireRun(input.runA, 'runA');
+    const b = this.requireRun(input.runB, 'runB');
+    const sa = this.scorerOf(a.id, input.scorer, 'runA');
+    const sb = this.scorerOf(b.id, input.scorer ?? sa.name, 'runB');
+    if (sa.kind !== sb.kind) {
+      throw new PanoptesError('invalid_input', `scorer ${sa.name} is ${sa.kind} in run ${a.id} and ${sb.kind} in run ${b.id}`, { where: 'scorer' });
+    }
+    return buildRunComparison(
+      {
+        runA: a.id,
+        runB: b.id,
+        scorer: sa.name,
+        scorerVersionA: sa.version,
+        scorerVersionB: sb.version,
+        kind: sa.kind,
+        epochsA: a.epochs,
+        epochsB: b.epochs,
+        models: [...a.models, ...b.models.filter((m) => !a.models.includes(m))],
+        ...(input.reducer ? { reducer: input.reducer } : {}),
+      },
+      this.reportCells(a.id, sa, null),
+      this.reportCells(b.id, sb, null),
+    );
+  }
+
+  /** The scorer a report is asked for: by name its newest version, else the run's first scorer. */
+  private scorerOf(runId: RunId, name: string | undefined, where = 'runId'): RunScorer {
+    const attached = this.scoring.scores.runScorers(runId);
+    if (attached.length === 0) {
+      throw new PanoptesError('not_found', `run ${runId} has no scorers yet: score it first (panoptes score ${runId} --scorers FILE)`, { where });
+    }
+    if (name === undefined) return attached[0]!;
+    const named = attached.filter((s) => s.name === name);
+    if (named.length === 0) {
+      const names = [...new Set(attached.map((s) => s.name))].join(', ');
+      throw new PanoptesError('not_found', `run ${runId} has no scorer "${name}" (it has: ${names})`, { where: 'scorer' });
+    }
+    return named[named.length - 1]!;
+  }
+
+  /** A scorer's stored scores as the report reads them, a page at a time, giving the event loop a turn between pages. */
+  private async *reportCells(runId: RunId, rs: RunScorer, by: string | null): AsyncGenerator<ScoreCell[]> {
+    for (const page of this.scoring.scores.cells(runId, rs.scorerId, by)) {
+      yield page.map((c) => ({ model: c.model, vignetteId: c.vignetteId, epoch: c.epoch, value: c.value, passed: c.passed, group: c.group }));
+      await new Promise<void>((r) => setImmediate(r));
+    }
   }
 
   /** A run's scoring progress, for the `scoring` event. */
@@ -443,9 +525,9 @@ export class ControlService implements ControlApi {
 
   // ---- Helpers -----------------------------------------------------------------------------------
 
-  private requireRun(runId: RunId): Run {
+  private requireRun(runId: RunId, where = 'runId'): Run {
     const run = this.store.getRun(runId);
-    if (!run) throw new PanoptesError('not_found', `no run "${runId}"`, { where: 'runId' });
+    if (!run) throw new PanoptesError('not_found', `no run "${runId}"`, { where });
     return run;
   }
 

@@ -70,20 +70,22 @@ export interface NewScore {
   failed: boolean;
 }
 
-/** One score as reports read it: small, ids as integers. */
-export interface ScoreCell {
+/** One score as reports read it. */
+export interface StoredScoreCell {
   seq: number;
   model: string;
   epoch: number;
   vignetteIdx: number;
+  vignetteId: string;
   judge: number;
   value: number;
   passed: boolean | null;
+  /** The vignette's value of the metadata key asked for, as text; null without one. */
+  group: string | null;
 }
 
 /** One score as exports and details read it. */
-export interface ScoreLine extends ScoreCell {
-  vignetteId: string;
+export interface ScoreLine extends Omit<StoredScoreCell, 'group'> {
   scorerName: string;
   version: string;
   judges: string[];
@@ -113,13 +115,14 @@ interface CellRow {
   model: string;
   epoch: number;
   vignette_idx: number;
+  vignette_id: string;
   judge: number;
   value: number;
   passed: number | null;
+  grp?: string | number | null;
 }
 
 interface LineRow extends CellRow {
-  vignette_id: string;
   name: string;
   version: string;
   judges: string;
@@ -149,15 +152,17 @@ function toRunScorer(r: RunScorerRow): RunScorer {
   };
 }
 
-function toCell(r: CellRow): ScoreCell {
+function toCell(r: CellRow): StoredScoreCell {
   return {
     seq: r.seq,
     model: r.model,
     epoch: r.epoch,
     vignetteIdx: r.vignette_idx,
+    vignetteId: r.vignette_id,
     judge: r.judge,
     value: r.value,
     passed: r.passed === null ? null : r.passed === 1,
+    group: r.grp === null || r.grp === undefined ? null : String(r.grp),
   };
 }
 
@@ -247,9 +252,12 @@ export class ScoreStore {
       runSeqRange: db.prepare<[string], { lo: number | null; hi: number | null }>(
         `SELECT MIN(first_seq) AS lo, MAX(last_seq) AS hi FROM jobs WHERE run_id = ?`,
       ),
-      cellsPage: db.prepare<[number, number, number, string, number], CellRow>(
-        `SELECT sc.seq, j.model, j.epoch, s.vignette_idx, sc.judge, sc.value, sc.passed
+      // grp: the metadata value a report is sliced by (json_extract of a NULL path is NULL).
+      cellsPage: db.prepare<[string | null, number, number, number, string, number], CellRow>(
+        `SELECT sc.seq, j.model, j.epoch, s.vignette_idx, v.vignette_id, sc.judge, sc.value, sc.passed,
+                json_extract(v.metadata, ?) AS grp
          FROM scores sc CROSS JOIN responses s ON s.seq = sc.seq CROSS JOIN jobs j ON j.id = s.job_id
+           JOIN vignettes v ON v.run_id = j.run_id AND v.idx = s.vignette_idx
          WHERE sc.scorer_id = ? AND sc.seq > ? AND sc.seq <= ? AND j.run_id = ? AND sc.failed = 0
          ORDER BY sc.seq, sc.judge LIMIT ?`,
       ),
@@ -401,10 +409,11 @@ export class ScoreStore {
    * A scorer's scores on a run, in seq order, a page at a time (no statement stays open between
    * pages, so writes in between find the connection free). Failed attempts are left out.
    */
-  *cells(runId: RunId, scorerId: number, pageSize = 5000): Generator<ScoreCell[], void, undefined> {
+  *cells(runId: RunId, scorerId: number, by: string | null = null, pageSize = 5000): Generator<StoredScoreCell[], void, undefined> {
     const { lo, hi } = this.seqRange(runId);
+    const path = by === null ? null : `$.${JSON.stringify(by)}`;
     for (let cursor = lo - 1; cursor < hi; ) {
-      const { rows, more } = wholeRecords(this.stmt.cellsPage.all(scorerId, cursor, hi, runId, pageSize), pageSize);
+      const { rows, more } = wholeRecords(this.stmt.cellsPage.all(path, scorerId, cursor, hi, runId, pageSize), pageSize);
       if (rows.length > 0) yield rows.map(toCell);
       if (!more) return;
       cursor = rows[rows.length - 1]!.seq;
@@ -418,8 +427,14 @@ export class ScoreStore {
       const { rows, more } = wholeRecords(this.stmt.linesPage.all(runId, cursor, hi, pageSize), pageSize);
       for (const r of rows) {
         yield {
-          ...toCell(r),
+          seq: r.seq,
+          model: r.model,
+          epoch: r.epoch,
+          vignetteIdx: r.vignette_idx,
           vignetteId: r.vignette_id,
+          judge: r.judge,
+          value: r.value,
+          passed: r.passed === null ? null : r.passed === 1,
           scorerName: r.name,
           version: r.version,
           judges: JSON.parse(r.judges) as string[],

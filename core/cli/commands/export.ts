@@ -1,6 +1,7 @@
 /**
  * `panoptes export RUN_ID --out FILE`: a run's responses as JSONL (or CSV), one line per
- * (model, epoch, vignette), streamed from the database.
+ * (model, epoch, vignette), or with --scores its scores, one line per (record, scorer, judge);
+ * streamed from the database.
  * Runs on: Node (core).
  */
 import type { Command } from 'commander';
@@ -13,12 +14,13 @@ export function registerExportCommand(program: Command): void {
       .description("write a run's responses to a file")
       .argument('<run-id>', 'the run to export')
       .requiredOption('--out <file>', 'where to write')
-      .option('--format <format>', 'jsonl or csv', 'jsonl'),
-  ).action(async (runId: string, opts: CommonOptions & { out: string; format: 'jsonl' | 'csv' }, cmd: Command) => {
+      .option('--format <format>', 'jsonl or csv', 'jsonl')
+      .option('--scores', "the run's scores instead: one JSONL line per record, scorer and judge"),
+  ).action(async (runId: string, opts: CommonOptions & { out: string; format: 'jsonl' | 'csv'; scores?: boolean }, cmd: Command) => {
     let engine;
     try {
       engine = openCliEngine(opts);
-      const res = await engine.service.exportRun({ runId, outPath: opts.out, format: opts.format });
+      const res = await engine.service.exportRun({ runId, outPath: opts.out, format: opts.format, ...(opts.scores ? { scores: true } : {}) });
       process.stdout.write(`wrote ${res.lines} lines to ${res.path}\n`);
       cmd.setOptionValue('exit', EXIT.ok);
     } catch (err) {

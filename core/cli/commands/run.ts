@@ -15,6 +15,7 @@ import { toCacheStats, toModelStats } from '../../http/stats-shapes.js';
 import { EXIT, addCommonOptions, formatInt, formatUsd, handedOverLine, openCliEngine, parsePositiveInt, printTable, reportError, type CommonOptions } from '../common.js';
 import { createProgressReporter } from '../progress.js';
 import { readScoringFile } from '../scoring-file.js';
+import { formatScoreReport } from '../../scoring/format-report.js';
 
 interface RunCliOptions extends CommonOptions {
   manifest: string;
@@ -172,7 +173,11 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
       return EXIT.handedOver;
     }
     if (opts.json) process.stdout.write(JSON.stringify(await runSummaryJson(engine, final)) + '\n');
-    else await printRunResult(engine, final);
+    else {
+      await printRunResult(engine, final);
+      // A scored run ends with its leaderboard: the first scorer's report (others: `panoptes report --scorer`).
+      if (scorers) process.stdout.write('\n' + formatScoreReport(await engine.service.report({ runId: run.id })).join('\n') + '\n');
+    }
     return final.status === 'done' ? EXIT.ok : EXIT.failed;
   } catch (err) {
     return reportError(err);

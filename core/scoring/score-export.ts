@@ -1,0 +1,20 @@
+/**
+ * The exported shape of a score: one JSON object per line of `panoptes export --scores`, one line
+ * per (record, scorer version, judge), snake_case like the responses export.
+ * Runs on: Node (core).
+ */
+import type { ScoreLine } from '../store/score-store.js';
+
+export function toScoreJsonlLine(s: ScoreLine): string {
+  return JSON.stringify({
+    vignette_id: s.vignetteId,
+    model: s.model,
+    epoch: s.epoch,
+    scorer: s.scorerName,
+    version: s.version,
+    value: s.value,
+    passed: s.passed,
+    explanation: s.explanation,
+    judge: s.judges.length > 0 ? (s.judges[s.judge] ?? null) : null,
+  });
+}
