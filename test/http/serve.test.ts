@@ -3,27 +3,9 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../core/store/store.js';
 import { runCli, startCli } from '../helpers/cli.js';
+import { serve, started } from '../helpers/serve.js';
 import { tempDir, writeManifest, writeMockCatalog } from '../helpers/temp.js';
 import { send } from './harness.js';
-
-/** Every server a test started, so a failing test cannot leave one running. */
-const started: Array<ReturnType<typeof startCli>> = [];
-
-/** Starts `panoptes serve` on a free port and waits for its URL and token lines. */
-async function serve(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const cli = startCli(['serve', '--port', '0', ...args], env);
-  started.push(cli);
-  let stdout = '';
-  cli.child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    const url = /serving the HTTP API at (http:\/\/127\.0\.0\.1:(\d+))/.exec(stdout);
-    const token = /^token: (.+)$/m.exec(stdout);
-    if (url && token) return { cli, url: url[1]!, port: Number(url[2]), tokenLine: token[1]!, stdout: () => stdout };
-    if (Date.now() > deadline || cli.child.exitCode !== null) throw new Error(`serve did not start:\n${stdout}\n${cli.stderr()}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('panoptes serve', () => {
   let tmp: ReturnType<typeof tempDir>;

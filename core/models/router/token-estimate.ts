@@ -4,21 +4,88 @@
  * most three, so `length x 3` never undercounts. Only when that bound does not fit the smallest
  * window is the prompt really counted, with gpt-tokenizer (o200k) plus a margin for another
  * tokenizer's appetite and the chat template. The tokenizer (about 70 MB) loads on first need.
+ *
+ * The count is linear in the prompt and happens off the event loop. BPE merges within a
+ * pre-tokenized word, and a text without spaces (CJK, `xxxx...`) is one word: counted whole it
+ * costs far more than linear (100,000 CJK characters took 40 s). So the text is counted in pieces
+ * of `PIECE_CHARS` (a few milliseconds each at worst; a cut can only stop a merge, so pieces count
+ * a little more, never much less), and only `SAMPLE_PIECES` pieces per message, spread evenly over
+ * it, the rest extrapolated from them. The tokenizer lives in a worker thread of its own: loading
+ * it takes a second or more on a busy machine, and neither that nor any count holds the loop that
+ * serves requests and lands records.
  * Runs on: Node (core).
  */
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import type { ChatMessage } from '../model-client.js';
 
 /** Tokens a chat template adds around each message (role markers, separators). */
 const PER_MESSAGE_TOKENS = 8;
 /** Other models' tokenizers can need more tokens than o200k for the same text. */
 export const CONTEXT_MARGIN = { ratio: 1.15, tokens: 32 } as const;
+/** Characters counted at once: BPE's cost within one piece stays a few milliseconds whatever the text. */
+export const PIECE_CHARS = 256;
+/** Pieces counted exactly per message (64 x 256 = 16,384 characters); a longer message is sampled evenly and extrapolated. */
+export const SAMPLE_PIECES = 64;
 
-type CountTokens = (text: string) => number;
-let counter: Promise<CountTokens> | undefined;
+/** The tokenizer's thread: it takes pieces of text and answers their counts. */
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads');
+const { pathToFileURL } = require('node:url');
+const ready = import(pathToFileURL(workerData.tokenizer).href);
+parentPort.on('message', async ({ id, pieces }) => {
+  try {
+    const { countTokens } = await ready;
+    parentPort.postMessage({ id, counts: pieces.map((p) => countTokens(p)) });
+  } catch (err) {
+    parentPort.postMessage({ id, error: String(err && err.message || err) });
+  }
+});`;
 
-function loadCounter(): Promise<CountTokens> {
-  counter ??= import('gpt-tokenizer').then((m) => m.countTokens);
-  return counter;
+interface CountReply {
+  id: number;
+  counts?: number[];
+  error?: string;
+}
+
+let thread: Worker | undefined;
+let nextId = 0;
+const waiting = new Map<number, { resolve: (counts: number[]) => void; reject: (err: Error) => void }>();
+
+/** The tokenizer thread, started on first need; it keeps the process alive only while a count waits. */
+function tokenizerThread(): Worker {
+  if (thread) return thread;
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { tokenizer: createRequire(import.meta.url).resolve('gpt-tokenizer') } });
+  worker.on('message', (reply: CountReply) => {
+    const w = waiting.get(reply.id);
+    if (!w) return;
+    waiting.delete(reply.id);
+    if (waiting.size === 0) worker.unref();
+    if (reply.counts) w.resolve(reply.counts);
+    else w.reject(new Error(`token count failed: ${reply.error ?? 'no answer'}`));
+  });
+  const fail = (err: Error) => {
+    if (thread === worker) thread = undefined;
+    for (const w of waiting.values()) w.reject(err);
+    waiting.clear();
+  };
+  worker.on('error', fail);
+  worker.on('exit', (code) => fail(new Error(`the tokenizer thread exited (${code})`)));
+  // The thread keeps the process alive only while a count is waiting (and a 'message' listener refs it).
+  worker.unref();
+  thread = worker;
+  return worker;
+}
+
+/** Counts each piece in the tokenizer thread. */
+function countPieces(pieces: string[]): Promise<number[]> {
+  const id = nextId++;
+  return new Promise((resolve, reject) => {
+    const worker = tokenizerThread();
+    waiting.set(id, { resolve, reject });
+    worker.ref();
+    worker.postMessage({ id, pieces });
+  });
 }
 
 /** An upper bound on the prompt's tokens with no tokenizer: never below the truth. */
@@ -28,10 +95,43 @@ export function promptTokenBound(messages: readonly ChatMessage[]): number {
   return n;
 }
 
-/** The prompt's tokens counted with gpt-tokenizer, plus the margin. */
+/** Where the piece starting at `start` ends: `PIECE_CHARS` on, not between the halves of a surrogate pair. */
+function pieceEnd(text: string, start: number): number {
+  let end = Math.min(text.length, start + PIECE_CHARS);
+  if (end < text.length && end > start + 1) {
+    const c = text.charCodeAt(end - 1);
+    if (c >= 0xd800 && c <= 0xdbff) end -= 1;
+  }
+  return end;
+}
+
+/** The pieces of a text that are counted: all when few, otherwise `SAMPLE_PIECES` evenly spaced. */
+function samplePieces(text: string): string[] {
+  const pieces = Math.ceil(text.length / PIECE_CHARS);
+  const step = pieces <= SAMPLE_PIECES ? 1 : pieces / SAMPLE_PIECES;
+  const out: string[] = [];
+  for (let i = 0; i < pieces; i += step) {
+    const start = Math.floor(i) * PIECE_CHARS;
+    out.push(text.slice(start, pieceEnd(text, start)));
+  }
+  return out;
+}
+
+/** The prompt's tokens counted with gpt-tokenizer (sampled past 16,384 characters a message), plus the margin. */
 export async function estimatePromptTokens(messages: readonly ChatMessage[]): Promise<number> {
-  const count = await loadCounter();
+  const samples = messages.map((m) => samplePieces(m.content));
+  const counts = await countPieces(samples.flat());
   let n = 0;
-  for (const m of messages) n += count(m.content) + PER_MESSAGE_TOKENS;
+  let at = 0;
+  for (const [i, m] of messages.entries()) {
+    const pieces = samples[i]!;
+    let tokens = 0;
+    let chars = 0;
+    for (const p of pieces) {
+      tokens += counts[at++]!;
+      chars += p.length;
+    }
+    n += (chars >= m.content.length ? tokens : Math.ceil((tokens * m.content.length) / chars)) + PER_MESSAGE_TOKENS;
+  }
   return Math.ceil(n * CONTEXT_MARGIN.ratio) + CONTEXT_MARGIN.tokens;
 }
