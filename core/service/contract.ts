@@ -78,6 +78,15 @@ export type CreateRunInput = z.infer<typeof CreateRunInputSchema>;
 export const RunIdInputSchema = z.object({ runId: z.string().min(1).max(100) }).strict();
 export type RunIdInput = z.infer<typeof RunIdInputSchema>;
 
+export const RetryRunInputSchema = z
+  .object({
+    runId: z.string().min(1).max(100),
+    /** `failed`: the failed and cancelled jobs again, in the same run; `all`: the whole run again, as a new run. */
+    scope: z.enum(['failed', 'all']),
+  })
+  .strict();
+export type RetryRunInput = z.infer<typeof RetryRunInputSchema>;
+
 export const ListRunsInputSchema = z
   .object({
     limit: z.number().int().min(1).max(1000).optional(),
@@ -364,6 +373,8 @@ export interface ControlApi {
   listRuns(input?: ListRunsInput): Promise<RunSummary[]>;
   getRun(input: RunIdInput): Promise<RunDetail>;
   cancelRun(input: RunIdInput): Promise<Run>;
+  /** Retries a finished run: its failed and cancelled jobs (the same run, queued again), or all of it (a new run). */
+  retryRun(input: RetryRunInput): Promise<Run>;
   responses(input: ResponsesInput): Promise<ResponsesPage>;
   stats(input?: StatsInput): Promise<StatsReport>;
   exportRun(input: ExportInput): Promise<ExportResult>;
@@ -403,6 +414,7 @@ export const CONTRACT_INPUTS = {
   listRuns: ListRunsInputSchema.optional(),
   getRun: RunIdInputSchema,
   cancelRun: RunIdInputSchema,
+  retryRun: RetryRunInputSchema,
   responses: ResponsesInputSchema,
   stats: StatsInputSchema.optional(),
   exportRun: ExportInputSchema,

@@ -49,6 +49,7 @@ import {
   type WorkerListenerStatus,
   type ResponsesInput,
   type ResponsesPage,
+  type RetryRunInput,
   type RunDetail,
   type RunIdInput,
   type RunSummary,
@@ -227,6 +228,30 @@ export class ControlService implements ControlApi {
     const { runId } = validateInput('cancelRun', raw);
     this.requireRun(runId);
     return this.scheduler.cancel(runId);
+  }
+
+  async retryRun(raw: RetryRunInput): Promise<Run> {
+    const { runId, scope } = validateInput('retryRun', raw);
+    const run = this.requireRun(runId);
+    if (scope === 'all') {
+      // The whole run again is a new run with the same manifest, models, epochs and options: the
+      // old one keeps its records (and its responses.jsonl) as they are.
+      const { concurrency, sampling, privacy, noStore, shareCacheAcrossEpochs } = run.options;
+      return this.createRun({
+        manifestPath: run.manifestPath,
+        models: run.models,
+        epochs: run.epochs,
+        concurrency,
+        privacy,
+        noStore,
+        shareCacheAcrossEpochs,
+        ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
+      });
+    }
+    const retried = this.store.retryFailedJobs(runId);
+    for (const job of this.store.jobs(runId)) this.events.jobChanged(runId, job.id);
+    this.events.runChanged(runId);
+    return retried;
   }
 
   async responses(raw: ResponsesInput): Promise<ResponsesPage> {

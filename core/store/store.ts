@@ -769,6 +769,34 @@ export class Store {
       .immediate();
   }
 
+  /**
+   * Puts a finished run's failed and cancelled jobs back to pending and the run back in the queue,
+   * in one transaction; their records so far are kept, so each job re-poses only what it never
+   * answered. Refused while the run is queued or running, and when no job failed or was cancelled.
+   */
+  retryFailedJobs(runId: RunId): Run {
+    return this.db
+      .transaction(() => {
+        const row = this.stmt.getRun.get(runId);
+        if (!row) throw new PanoptesError('not_found', `no run ${runId}`, { where: 'runId' });
+        if (row.status === 'queued' || row.status === 'running') {
+          throw new PanoptesError('conflict', `run ${runId} is ${row.status}: retry it once it has ended`, { where: 'runId' });
+        }
+        const reset = this.db
+          .prepare(`UPDATE jobs SET status = 'pending', error = NULL, finished_at = NULL WHERE run_id = ? AND status IN ('failed', 'cancelled')`)
+          .run(runId).changes;
+        if (reset === 0) throw new PanoptesError('conflict', `run ${runId} has no failed or cancelled job to retry`, { where: 'runId' });
+        this.db
+          .prepare(
+            `UPDATE runs SET status = 'queued', finished_at = NULL, error = NULL, owner = NULL, lease_until = NULL,
+               failed_count = (SELECT COUNT(*) FROM jobs WHERE run_id = runs.id AND status = 'failed') WHERE id = ?`,
+          )
+          .run(runId);
+        return toRun(this.stmt.getRun.get(runId)!);
+      })
+      .immediate();
+  }
+
   /** Fails a run outright (e.g. a model no worker serves), cancelling its unsettled jobs. */
   failRun(runId: RunId, reason: string, fence?: RunFence): Run {
     return this.db

@@ -5,8 +5,9 @@
  * with the focus; the job grid's details by keyboard; every column of Runs and Responses reachable
  * at 900 px; axe-core finds no violation on any view in light or dark; screenshots of each view at
  * 900 and 1280 px. Then, on an in-process server: a run that a `panoptes run` process writes
- * appears live; a tab whose server restarted with a new token says what to do, and with the same
- * token recovers by itself; a run's address opens in a new tab.
+ * appears live; a cancelled run's jobs are retried from the app; a tab whose server restarted with
+ * a new token says what to do, and with the same token recovers by itself; a run's address opens in
+ * a new tab.
  * Runs on: Node (tests), driving Chromium.
  */
 import { AxeBuilder } from '@axe-core/playwright';
@@ -231,6 +232,35 @@ describe('the app across processes and restarts', () => {
     const row = page.locator(`[data-testid=run-row][data-run-id="${runId}"]`);
     await expect.poll(() => row.count(), WAIT).toBe(1);
     await expect.poll(() => row.locator('[data-testid=status]').textContent(), WAIT).toBe('done');
+    await page.close();
+  });
+
+  it('retries a cancelled run\'s jobs from the app: the same run ends done, each call once', async () => {
+    const dataDir = join(tmp.dir, 'data');
+    await ui?.close();
+    ui = await startInProcessUi(dataDir);
+    const service = ui.engine.service;
+    const run = await service.createRun({ manifestPath: writeManifest(tmp.dir, 30, 'retry.jsonl'), models: ['mock-slow'], epochs: 3, concurrency: 1 });
+    await expect.poll(async () => (await service.getRun({ runId: run.id })).run.calls, WAIT).toBeGreaterThan(0);
+    await service.cancelRun({ runId: run.id });
+    const page = await browser.newPage();
+    await page.goto(ui.appUrl);
+    await page.goto(`${ui.origin}/#/runs/${run.id}`);
+    await expect.poll(() => page.locator('.view-header [data-testid=status]').textContent(), WAIT).toBe('cancelled');
+    const before = (await service.getRun({ runId: run.id })).run.calls;
+    expect(before).toBeLessThan(90);
+    await page.getByTestId('retry-failed').click();
+    await expect.poll(() => page.locator('.view-header [data-testid=status]').textContent(), WAIT).toBe('done');
+    expect(page.url()).toContain(`#/runs/${run.id}`);
+    const after = await service.getRun({ runId: run.id });
+    expect(after.run.calls).toBe(90);
+    expect(after.jobs.every((j) => j.status === 'done' && j.vignettesDone === 30)).toBe(true);
+    // Nothing left to retry: the button is gone, and the contract says why if asked.
+    expect(await page.getByTestId('retry-failed').count()).toBe(0);
+    await expect(service.retryRun({ runId: run.id, scope: 'failed' })).rejects.toThrow(/no failed or cancelled job/);
+    // The whole run again is a new run.
+    await page.getByTestId('retry-all').click();
+    await page.waitForURL((url) => /#\/runs\/r[0-9a-z]+$/.test(url.hash) && !url.hash.endsWith(run.id), WAIT);
     await page.close();
   });
 

@@ -1,6 +1,7 @@
 /**
  * Run (live): status, overall progress, throughput, ETA, tokens and cost so far; the model x epoch
- * job grid with each job's progress, attempt, worker and error; usage per model; cancel. It
+ * job grid with each job's progress, attempt, worker and error; usage per model; cancel, and once
+ * it has ended, retry (its failed and cancelled jobs, or the whole run as a new one). It
  * fetches the run once when it opens; everything after arrives as events.
  * Runs on: renderer.
  */
@@ -18,7 +19,7 @@ import { closeRun, loadedRun, openRun, upsertRun, useAppStore } from '../state/a
 import { isTerminal } from '../state/freshness.js';
 import type { JobTable } from '../state/job-table.js';
 import { elapsedMs, plannedCalls, progressFraction } from '../state/run-metrics.js';
-import { routeHref } from '../state/router.js';
+import { navigate, routeHref } from '../state/router.js';
 
 const ERROR_LIST_MAX = 50;
 
@@ -139,6 +140,46 @@ function UsageTable({ usage }: { usage: readonly ModelCost[] }) {
   );
 }
 
+/** A finished run's retry: its failed and cancelled jobs in place, or the whole run again as a new run. */
+function RetryButtons({ run }: { run: RunSummary }) {
+  const client = useClient();
+  const [error, setError] = useState<Error | null>(null);
+  const [busy, setBusy] = useState(false);
+  if (!isTerminal(run.status)) return null;
+  const retry = (scope: 'failed' | 'all') => {
+    setBusy(true);
+    setError(null);
+    client.call('retryRun', { runId: run.id, scope }).then(
+      (next) => {
+        setBusy(false);
+        if (next.id !== run.id) navigate({ view: 'run', runId: next.id });
+      },
+      (err: unknown) => {
+        setBusy(false);
+        setError(err as Error);
+      },
+    );
+  };
+  const unfinished = run.jobCount - run.doneCount;
+  return (
+    <>
+      {unfinished > 0 ? (
+        <button type="button" className="button" disabled={busy} onClick={() => retry('failed')} data-testid="retry-failed">
+          Retry {unfinished} failed or cancelled job{unfinished === 1 ? '' : 's'}
+        </button>
+      ) : null}
+      <button type="button" className="button" disabled={busy} onClick={() => retry('all')} data-testid="retry-all">
+        Run again
+      </button>
+      {error ? (
+        <span className="text-error" role="alert">
+          {error.message}
+        </span>
+      ) : null}
+    </>
+  );
+}
+
 function CancelButton({ run }: { run: RunSummary }) {
   const client = useClient();
   const [confirming, setConfirming] = useState(false);
@@ -238,6 +279,7 @@ export function RunView({ runId }: { runId: string }) {
             Export
           </a>
           <CancelButton run={run} />
+          <RetryButtons run={run} />
         </div>
       </header>
       {run.error ? (
