@@ -5,6 +5,7 @@
 import { useAppStore } from './state/app-store.js';
 import { routeHref, useRoute, type Route, type ViewName } from './state/router.js';
 import { ExportView } from './views/export-view.js';
+import { ModelsView } from './views/models-view.js';
 import { NewRunView } from './views/new-run-view.js';
 import { ResponsesView } from './views/responses-view.js';
 import { RunView } from './views/run-view.js';
@@ -18,6 +19,7 @@ const NAV: Array<{ label: string; route: Route; active: ViewName[] }> = [
   { label: 'Stats', route: { view: 'stats', runId: null }, active: ['stats'] },
   { label: 'Responses', route: { view: 'responses', runId: null }, active: ['responses'] },
   { label: 'Export', route: { view: 'export', runId: null }, active: ['export'] },
+  { label: 'Models', route: { view: 'models' }, active: ['models'] },
   { label: 'Workers', route: { view: 'workers' }, active: ['workers'] },
 ];
 
@@ -44,6 +46,8 @@ function CurrentView({ route }: { route: Route }) {
       return <ExportView runId={route.runId} />;
     case 'workers':
       return <WorkersView />;
+    case 'models':
+      return <ModelsView />;
   }
 }
 

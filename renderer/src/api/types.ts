@@ -18,7 +18,11 @@ export type {
   MethodResult,
   ModelCost,
   ResponsesInput,
+  ProbeReport,
   ResponsesPage,
+  RosterHost,
+  RosterModel,
+  RosterReport,
   Run,
   RunDetail,
   RunEvent,
@@ -29,5 +33,6 @@ export type {
   StoredResponse,
   Vignette,
   WorkerInfo,
+  WorkerListenerStatus,
 } from '../../../core/service/contract.js';
 export type { JobStatus } from '../../../core/service/contract.js';

@@ -13,7 +13,8 @@ export type Route =
   | { view: 'stats'; runId: string | null }
   | { view: 'responses'; runId: string | null }
   | { view: 'export'; runId: string | null }
-  | { view: 'workers' };
+  | { view: 'workers' }
+  | { view: 'models' };
 
 export type ViewName = Route['view'];
 
@@ -31,6 +32,8 @@ export function parseRoute(hash: string): Route {
       return { view: head, runId: id ?? null };
     case 'workers':
       return { view: 'workers' };
+    case 'models':
+      return { view: 'models' };
     default:
       return { view: 'runs' };
   }
@@ -40,6 +43,7 @@ export function routeHref(route: Route): string {
   switch (route.view) {
     case 'runs':
     case 'workers':
+    case 'models':
       return `#/${route.view}`;
     case 'new':
       return route.example ? '#/new/example' : '#/new';

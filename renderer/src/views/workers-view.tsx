@@ -1,10 +1,15 @@
 /**
- * Workers: every worker that can take jobs — the in-process one and remote `panoptes worker`
- * processes — with capacity, jobs in flight, models served and liveness, kept current by events.
+ * Workers: the listener for remote workers — turned on here at an address the user picks
+ * (127.0.0.1 by default), with the exact `panoptes worker --connect HOST:PORT --token ...` command
+ * to copy and where the token is kept — and every worker that can take jobs (the in-process one
+ * and remote `panoptes worker` processes) with capacity, jobs in flight, models served and
+ * liveness, kept current by events, so a worker that connects appears at once.
  * Runs on: renderer.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { useClient } from '../api/client-context.js';
+import type { WorkerListenerStatus } from '../api/types.js';
+import { controlProps, Field } from '../components/field.js';
 import { ErrorNotice } from '../components/notice.js';
 import { formatInt, formatTime } from '../format.js';
 import { setWorkers, useAppStore } from '../state/app-store.js';
@@ -25,6 +30,7 @@ export function WorkersView() {
         <h1>Workers</h1>
       </header>
       <ErrorNotice error={error} title="Could not list the workers" />
+      <ListenerCard />
       <div className="card table-card">
         <table className="table" data-testid="workers-table">
           <thead>
@@ -61,5 +67,100 @@ export function WorkersView() {
         ) : null}
       </div>
     </section>
+  );
+}
+
+/** Turns the worker listener on and off, and shows the command a worker machine runs. */
+function ListenerCard() {
+  const client = useClient();
+  const [status, setStatus] = useState<WorkerListenerStatus | null>(null);
+  const [host, setHost] = useState('127.0.0.1');
+  const [port, setPort] = useState('7878');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<Error | null>(null);
+  const [copied, setCopied] = useState(false);
+  const resync = useAppStore((s) => s.resync);
+
+  useEffect(() => {
+    client.call('workerListener').then(setStatus, (err: unknown) => setError(err as Error));
+  }, [client, resync]);
+
+  const act = async (step: () => Promise<WorkerListenerStatus>) => {
+    setBusy(true);
+    setError(null);
+    setCopied(false);
+    try {
+      setStatus(await step());
+    } catch (err) {
+      setError(err as Error);
+      client.call('workerListener').then(setStatus, () => undefined);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const onStart = (e: FormEvent) => {
+    e.preventDefault();
+    const portNumber = Number(port);
+    void act(() => client.call('startWorkerListener', { host: host.trim(), port: Number.isInteger(portNumber) ? portNumber : -1 }));
+  };
+
+  const onCopy = async (command: string) => {
+    try {
+      await navigator.clipboard.writeText(command);
+      setCopied(true);
+    } catch {
+      // Without clipboard access (an insecure origin) the command stays selectable by hand.
+      setCopied(false);
+    }
+  };
+
+  const portError = error?.message.includes('port') ? error.message : null;
+  return (
+    <div className="card listener-card" data-testid="listener-card">
+      <div className="card-header">
+        <h2>Remote workers</h2>
+        <span className={`badge ${status?.listening ? 'badge-ok' : 'badge-muted'}`} data-testid="listener-state">
+          {status?.listening ? `listening on ${status.host}:${status.port}` : 'not listening'}
+        </span>
+      </div>
+      <ErrorNotice error={portError ? null : error} title="The listener did not start" />
+      {status?.listening && status.command ? (
+        <>
+          <p className="listener-note">On each worker machine, run:</p>
+          <code className="mono worker-command" data-testid="worker-command">
+            {status.command}
+          </code>
+          <div className="row">
+            <button type="button" className="button small" onClick={() => void onCopy(status.command!)} data-testid="copy-command">
+              {copied ? 'Copied' : 'Copy command'}
+            </button>
+            <button type="button" className="button small danger" disabled={busy} onClick={() => void act(() => client.call('stopWorkerListener'))} data-testid="listener-stop">
+              Stop listening
+            </button>
+          </div>
+          <p className="muted listener-note" data-testid="token-kept">
+            The token is kept in {status.tokenKeptIn}. Anyone with it can take jobs from this Panoptes.
+          </p>
+        </>
+      ) : (
+        <form className="form" onSubmit={onStart}>
+          <div className="field-row">
+            <Field label="Address" name="listener-host" hint="127.0.0.1: this machine only; 0.0.0.0: every network interface.">
+              <input {...controlProps('listener-host')} value={host} onChange={(e) => setHost(e.target.value)} data-testid="listener-host" />
+            </Field>
+            <Field label="Port" name="listener-port" hint="0 picks any free port." error={portError}>
+              <input {...controlProps('listener-port', portError)} inputMode="numeric" value={port} onChange={(e) => setPort(e.target.value)} data-testid="listener-port" />
+            </Field>
+          </div>
+          <div className="form-actions">
+            <button type="submit" className="button primary" disabled={busy} data-testid="listener-start">
+              Accept remote workers
+            </button>
+            {status ? <span className="muted">The token will be kept in {status.tokenKeptIn}.</span> : null}
+          </div>
+        </form>
+      )}
+    </div>
   );
 }

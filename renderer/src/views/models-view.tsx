@@ -1,0 +1,149 @@
+/**
+ * Models: the roster — every logical model with its frontier judgement, privacy class, context
+ * window and price, and each host's live state (ready, cooling until, blacklisted, no key, over
+ * budget) with its last probe — and whether two frontier models have a privacy-safe host ready
+ * (`frontier_ok`). "Probe hosts" sends one 16-token call to every host and shows what answered.
+ * Runs on: renderer.
+ */
+import { useState } from 'react';
+import { useClient } from '../api/client-context.js';
+import type { ProbeReport, RosterHost, RosterModel } from '../api/types.js';
+import { ErrorNotice } from '../components/notice.js';
+import { useFetch } from '../components/use-fetch.js';
+import { formatInt, formatPrice, formatTime } from '../format.js';
+
+const STATE_BADGE: Record<RosterHost['state'], string> = {
+  ready: 'badge-ok',
+  cooling: 'badge-warn',
+  over_budget: 'badge-warn',
+  blacklisted: 'badge-err',
+  no_key: 'badge-muted',
+};
+
+function HostLine({ host }: { host: RosterHost }) {
+  const probe = host.lastProbe;
+  return (
+    <li className="host-line" data-host={host.id}>
+      <span className="mono">{host.id}</span>{' '}
+      <span className={`badge ${STATE_BADGE[host.state]}`} data-testid="host-state" title={host.reason ?? undefined}>
+        {host.state.replace('_', ' ')}
+        {host.state === 'cooling' || host.state === 'over_budget' ? ` until ${formatTime(host.until)}` : ''}
+      </span>{' '}
+      <span className={`badge ${host.privacySafe ? 'badge-ok' : 'badge-err'}`}>{host.privacySafe ? 'privacy-safe' : 'may train on prompts'}</span>{' '}
+      <span className="muted">
+        {formatInt(host.contextWindow)} tokens · {formatPrice(host.inputPerMTok)} / {formatPrice(host.outputPerMTok)}
+      </span>
+      {probe ? (
+        <span className="muted" data-testid="last-probe">
+          {' '}
+          · probe {formatTime(probe.at)}: {probe.status === 'ok' ? `ok in ${formatInt(probe.latencyMs)} ms` : `${probe.status}${probe.message ? ` (${probe.message})` : ''}`}
+        </span>
+      ) : null}
+    </li>
+  );
+}
+
+function ModelRow({ model }: { model: RosterModel }) {
+  return (
+    <tr data-model={model.model}>
+      <td>
+        <div className="mono">{model.model}</div>
+        {model.label !== model.model ? <div className="muted">{model.label}</div> : null}
+      </td>
+      <td>
+        {model.frontier ? (
+          <span className="badge badge-ok" data-testid="frontier">
+            frontier{model.frontierAsOf ? ` (${model.frontierAsOf})` : ''}
+          </span>
+        ) : (
+          <span className="muted">—</span>
+        )}
+      </td>
+      <td>
+        <span className={`badge ${model.privacySafeRoutable ? 'badge-ok' : model.routable ? 'badge-warn' : 'badge-err'}`} data-testid="routable">
+          {model.privacySafeRoutable ? 'safe host ready' : model.routable ? 'only unsafe hosts ready' : 'no host ready'}
+        </span>
+      </td>
+      <td className="num">{formatInt(model.contextWindow)}</td>
+      <td className="num">
+        {formatPrice(model.inputPerMTok)} / {formatPrice(model.outputPerMTok)}
+      </td>
+      <td>
+        <ul className="host-list">
+          {model.hosts.map((h) => (
+            <HostLine key={h.id} host={h} />
+          ))}
+        </ul>
+      </td>
+    </tr>
+  );
+}
+
+export function ModelsView() {
+  const client = useClient();
+  const roster = useFetch(() => client.call('roster'), [client]);
+  const [probing, setProbing] = useState(false);
+  const [probe, setProbe] = useState<ProbeReport | null>(null);
+  const [probeError, setProbeError] = useState<Error | null>(null);
+
+  const onProbe = async () => {
+    setProbing(true);
+    setProbeError(null);
+    try {
+      setProbe(await client.call('probe', {}));
+    } catch (err) {
+      setProbeError(err as Error);
+    } finally {
+      setProbing(false);
+      roster.reload();
+    }
+  };
+
+  const data = roster.data;
+  return (
+    <section className="view">
+      <header className="view-header">
+        <h1>Models</h1>
+        <button type="button" className="button primary" onClick={() => void onProbe()} disabled={probing} data-testid="probe-all">
+          {probing ? 'Probing…' : 'Probe hosts'}
+        </button>
+      </header>
+      <ErrorNotice error={roster.error} title="Could not read the roster" />
+      <ErrorNotice error={probeError} title="The probe failed" />
+      {data ? (
+        <p className="frontier-status" data-testid="frontier-ok" data-ok={data.frontierOk ? 'true' : 'false'}>
+          <span className={`badge ${data.frontierOk ? 'badge-ok' : 'badge-err'}`}>{data.frontierOk ? 'frontier OK' : 'frontier not OK'}</span>{' '}
+          {data.frontierReady.length === 0
+            ? 'No frontier model has a privacy-safe host that can take a call now.'
+            : `Frontier models with a privacy-safe host ready: ${data.frontierReady.join(', ')}.`}{' '}
+          {data.frontierOk ? '' : 'At least two are needed.'}
+          {data.privacyLock ? <span className="muted"> This instance is locked to {data.privacyLock} privacy.</span> : null}
+        </p>
+      ) : null}
+      {probe ? (
+        <p className="muted" data-testid="probe-summary" role="status">
+          Probed {formatInt(probe.results.length)} hosts: {formatInt(probe.ok)} answered, {formatInt(probe.failed)} did not.
+        </p>
+      ) : null}
+      <div className="card table-card">
+        <table className="table" data-testid="roster-table">
+          <thead>
+            <tr>
+              <th>Model</th>
+              <th>Frontier</th>
+              <th>Now</th>
+              <th className="num">Context</th>
+              <th className="num">Price in / out per M</th>
+              <th>Hosts</th>
+            </tr>
+          </thead>
+          <tbody>
+            {(data?.models ?? []).map((m) => (
+              <ModelRow key={m.model} model={m} />
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}
