@@ -187,7 +187,7 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
   }
 }
 
-/** Drives one run to its end, showing progress; Ctrl-C or SIGTERM leaves it for `panoptes resume`. */
+/** Drives one run to its end, showing progress; Ctrl-C, SIGTERM or SIGHUP (the terminal closed) leaves it for `panoptes resume`. */
 export async function driveRun(engine: Engine, runId: string, showProgress: boolean): Promise<Run> {
   const reporter = showProgress ? createProgressReporter() : undefined;
   const unsubscribe = engine.service.subscribe((e) => {
@@ -200,6 +200,7 @@ export async function driveRun(engine: Engine, runId: string, showProgress: bool
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  process.once('SIGHUP', onSignal);
   try {
     // Records are scored as they land (when the run has scorers), and the run ends scored.
     engine.scoring.start();
@@ -212,5 +213,6 @@ export async function driveRun(engine: Engine, runId: string, showProgress: bool
     unsubscribe();
     process.off('SIGINT', onSignal);
     process.off('SIGTERM', onSignal);
+    process.off('SIGHUP', onSignal);
   }
 }

@@ -196,7 +196,7 @@ export const workerListenerAddon: ServeAddon = {
   },
 };
 
-/** Runs `serve` until SIGINT/SIGTERM; resolves to the exit status. */
+/** Runs `serve` until SIGINT, SIGTERM or SIGHUP; resolves to the exit status. */
 export async function serveCommand(opts: ServeOptions, addons: readonly ServeAddon[]): Promise<number> {
   let engine: Engine | undefined;
   let server: RunningServer;
@@ -223,11 +223,13 @@ export async function serveCommand(opts: ServeOptions, addons: readonly ServeAdd
   const signal = await new Promise<NodeJS.Signals>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
+    process.once('SIGHUP', resolve);
   });
   // A second signal while shutting down means "now".
   const force = () => process.exit(130);
   process.once('SIGINT', force);
   process.once('SIGTERM', force);
+  process.once('SIGHUP', force);
   process.stderr.write(`panoptes: ${signal}: stopping (running runs go back to the queue)\n`);
   try {
     await server.close();
@@ -237,5 +239,6 @@ export async function serveCommand(opts: ServeOptions, addons: readonly ServeAdd
   } finally {
     process.off('SIGINT', force);
     process.off('SIGTERM', force);
+    process.off('SIGHUP', force);
   }
 }
