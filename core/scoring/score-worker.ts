@@ -10,7 +10,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { TERMINAL_RUN_STATUSES, toPanoptesError, type RunId } from '../domain.js';
-import type { NewScore, RecordToScore, RunScorer, ScoreStore, StoredVignetteForScoring } from '../store/score-store.js';
+import type { NewScore, RecordToScore, RunScorer, ScoreStore } from '../store/score-store.js';
 import { processOwnerId, type Store } from '../store/store.js';
 import type { Scorer, ScoreInput, ScoreValue } from './scorer.js';
 import type { ScorerRegistry } from './scorer-registry.js';
@@ -23,7 +23,7 @@ export interface ScoreWorkerOptions {
   logger: Logger;
   /** Called after each committed page (the event hub throttles what it publishes). */
   onProgress?: (runId: RunId) => void;
-  /** Records per committed page (default 500). */
+  /** Records per committed page (default 1000). */
   pageSize?: number;
   /** Scores in flight at once within a page: judges wait on models (default 16). */
   concurrency?: number;
@@ -40,7 +40,6 @@ export interface ScoreWorkerOptions {
 export class ScoreWorker {
   readonly owner = processOwnerId();
   private readonly built = new Map<number, Scorer | null>();
-  private readonly vignettes = new Map<string, StoredVignetteForScoring>();
   private readonly pageSize: number;
   private readonly concurrency: number;
   private readonly leaseMs: number;
@@ -53,7 +52,7 @@ export class ScoreWorker {
   private readonly abort = new AbortController();
 
   constructor(private readonly opts: ScoreWorkerOptions) {
-    this.pageSize = opts.pageSize ?? 500;
+    this.pageSize = opts.pageSize ?? 1000;
     this.concurrency = opts.concurrency ?? 16;
     this.leaseMs = opts.leaseMs ?? 30_000;
     this.tickMs = opts.tickMs ?? 250;
@@ -161,13 +160,14 @@ export class ScoreWorker {
 
   private async scorePage(rs: RunScorer, scorer: Scorer, records: readonly RecordToScore[]) {
     const results: NewScore[][] = new Array<NewScore[]>(records.length);
+    const vignettes = this.opts.scores.vignettesOf(rs.runId, records.map((r) => r.vignetteIdx));
     let failed = 0;
     let next = 0;
     const lane = async () => {
       while (next < records.length && !this.abort.signal.aborted) {
         const i = next++;
         const r = records[i]!;
-        const outcome = await this.scoreOne(rs, scorer, r);
+        const outcome = await this.scoreOne(rs, scorer, r, vignettes.get(r.vignetteIdx) ?? { id: `#${r.vignetteIdx}`, prompt: '' });
         if (outcome.failed) failed += 1;
         results[i] = outcome.scores;
       }
@@ -176,8 +176,7 @@ export class ScoreWorker {
     return { scores: results.flat(), done: records.length - failed, failed };
   }
 
-  private async scoreOne(rs: RunScorer, scorer: Scorer, r: RecordToScore): Promise<{ scores: NewScore[]; failed: boolean }> {
-    const vignette = this.vignetteOf(rs.runId, r.vignetteIdx);
+  private async scoreOne(rs: RunScorer, scorer: Scorer, r: RecordToScore, vignette: ScoreInput['vignette']): Promise<{ scores: NewScore[]; failed: boolean }> {
     const input: ScoreInput = { runId: rs.runId, model: r.model, epoch: r.epoch, vignette, response: r.response };
     let lastError = '';
     for (let t = 1; t <= this.tries; t++) {
@@ -209,18 +208,6 @@ export class ScoreWorker {
     }
     this.built.set(rs.scorerId, scorer);
     return scorer;
-  }
-
-  /** The vignette a record answers, read once per (run, index) while it is recent. */
-  private vignetteOf(runId: RunId, idx: number): ScoreInput['vignette'] {
-    const key = `${runId}\u0000${idx}`;
-    let v = this.vignettes.get(key);
-    if (!v) {
-      v = this.opts.scores.vignette(runId, idx) ?? { id: `#${idx}`, prompt: '' };
-      if (this.vignettes.size >= 10_000) this.vignettes.clear();
-      this.vignettes.set(key, v);
-    }
-    return v;
   }
 }
 

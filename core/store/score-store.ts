@@ -226,8 +226,8 @@ export class ScoreStore {
          FROM responses s CROSS JOIN jobs j ON j.id = s.job_id
          WHERE j.run_id = ? AND s.seq > ? AND s.seq <= ? ORDER BY s.seq LIMIT ?`,
       ),
-      vignette: db.prepare<[string, number], { vignette_id: string; prompt: string; system: string | null; target: string | null; metadata: string | null }>(
-        `SELECT vignette_id, prompt, system, target, metadata FROM vignettes WHERE run_id = ? AND idx = ?`,
+      vignettes: db.prepare<[string, number, number], { idx: number; vignette_id: string; prompt: string; system: string | null; target: string | null; metadata: string | null }>(
+        `SELECT idx, vignette_id, prompt, system, target, metadata FROM vignettes WHERE run_id = ? AND idx BETWEEN ? AND ?`,
       ),
       insertScore: db.prepare(
         `INSERT INTO scores (scorer_id, seq, judge, value, passed, severity, explanation, failed)
@@ -356,14 +356,27 @@ export class ScoreStore {
     }));
   }
 
-  vignette(runId: RunId, idx: number): StoredVignetteForScoring | null {
-    const r = this.stmt.vignette.get(runId, idx);
-    if (!r) return null;
-    const v: StoredVignetteForScoring = { id: r.vignette_id, prompt: r.prompt };
-    if (r.system !== null) v.system = r.system;
-    if (r.target !== null) v.target = r.target;
-    if (r.metadata !== null) v.metadata = JSON.parse(r.metadata) as Record<string, unknown>;
-    return v;
+  /**
+   * The vignettes a page of records answers, by index. A page of one job's records covers a
+   * contiguous range of indexes, so they are read as ranges (split where indexes are far apart),
+   * one query each instead of one per record.
+   */
+  vignettesOf(runId: RunId, indexes: readonly number[]): Map<number, StoredVignetteForScoring> {
+    const sorted = [...new Set(indexes)].sort((a, b) => a - b);
+    const out = new Map<number, StoredVignetteForScoring>();
+    for (let i = 0; i < sorted.length; ) {
+      let j = i;
+      while (j + 1 < sorted.length && sorted[j + 1]! - sorted[j]! <= 64) j++;
+      for (const r of this.stmt.vignettes.iterate(runId, sorted[i]!, sorted[j]!)) {
+        const v: StoredVignetteForScoring = { id: r.vignette_id, prompt: r.prompt };
+        if (r.system !== null) v.system = r.system;
+        if (r.target !== null) v.target = r.target;
+        if (r.metadata !== null) v.metadata = JSON.parse(r.metadata) as Record<string, unknown>;
+        out.set(r.idx, v);
+      }
+      i = j + 1;
+    }
+    return out;
   }
 
   /**
