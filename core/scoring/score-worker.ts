@@ -221,5 +221,6 @@ function toNewScore(seq: number, scorer: Scorer, v: ScoreValue): NewScore {
     severity: v.severity,
     explanation: v.explanation,
     failed: false,
+    ...(v.judge !== null && v.judgeCall ? { usage: { judge: v.judge, ...v.judgeCall.usage } } : {}),
   };
 }

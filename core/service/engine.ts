@@ -28,7 +28,7 @@ import { WorkerPool } from '../workers/worker-pool.js';
 import { ControlService } from './control-service.js';
 import { EventHub } from './event-hub.js';
 import { ForeignWriteWatcher } from './foreign-writes.js';
-import { modelCosts, summarizeRun } from './summaries.js';
+import { modelCosts, priceUsage, summarizeRun } from './summaries.js';
 import { scoringStatus, type ServiceScoring } from './scoring-status.js';
 
 export interface EngineOptions {
@@ -114,7 +114,7 @@ export function openEngine(opts: EngineOptions): Engine {
   registry.register('judge', judgeScorerBuilder({ client: modelClient, catalog }));
   // Pages committed by the worker become `scoring` events through the hub (built next).
   const worker = new ScoreWorker({ store, scores, registry, logger, onProgress: (id) => events.scoringChanged(id) });
-  const scoring: ServiceScoring = { registry, scores, worker };
+  const scoring: ServiceScoring = { registry, scores, worker, judgeUsage: (id) => scores.judgeUsage(id).map((u) => priceUsage(u, catalog)) };
   const events = new EventHub({
     run: (id) => {
       const run = store.getRun(id);

@@ -7,7 +7,7 @@
  * Runs on: Node (core).
  */
 import type Database from 'better-sqlite3';
-import type { RunId } from '../domain.js';
+import type { ModelUsage, RunId } from '../domain.js';
 import { ownerIsDeadLocally, type Store } from './store.js';
 
 export type StoredSeverity = 'none' | 'soft' | 'hard';
@@ -68,6 +68,22 @@ export interface NewScore {
   /** Stored only when not empty. */
   explanation: string;
   failed: boolean;
+  /** A judge's verdict: what its calls used, added to the run's judge usage when the score is stored. */
+  usage?: JudgeUsage;
+}
+
+/** What one judge's calls used over a page of scores. */
+export type JudgeUsage = Omit<ModelUsage, 'model'> & { judge: string };
+
+function addUsage(into: Map<string, JudgeUsage>, u: JudgeUsage): void {
+  const sum = into.get(u.judge) ?? { judge: u.judge, calls: 0, inputTokens: 0, outputTokens: 0, cachedCalls: 0, cachedInputTokens: 0, cachedOutputTokens: 0 };
+  sum.calls += u.calls;
+  sum.inputTokens += u.inputTokens;
+  sum.outputTokens += u.outputTokens;
+  sum.cachedCalls += u.cachedCalls;
+  sum.cachedInputTokens += u.cachedInputTokens;
+  sum.cachedOutputTokens += u.cachedOutputTokens;
+  into.set(u.judge, sum);
 }
 
 /** One score as reports read it. */
@@ -233,6 +249,19 @@ export class ScoreStore {
         `INSERT INTO scores (scorer_id, seq, judge, value, passed, severity, explanation, failed)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (scorer_id, seq, judge) DO NOTHING`,
       ),
+      addJudgeUsage: db.prepare(
+        `INSERT INTO judge_usage (run_id, scorer_id, judge, calls, input_tokens, output_tokens, cached_calls, cached_input_tokens, cached_output_tokens)
+         VALUES (@runId, @scorerId, @judge, @calls, @inputTokens, @outputTokens, @cachedCalls, @cachedInputTokens, @cachedOutputTokens)
+         ON CONFLICT (run_id, scorer_id, judge) DO UPDATE SET calls = calls + excluded.calls,
+           input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens,
+           cached_calls = cached_calls + excluded.cached_calls, cached_input_tokens = cached_input_tokens + excluded.cached_input_tokens,
+           cached_output_tokens = cached_output_tokens + excluded.cached_output_tokens`,
+      ),
+      judgeUsage: db.prepare<[string], ModelUsage>(
+        `SELECT judge AS model, SUM(calls) AS calls, SUM(input_tokens) AS inputTokens, SUM(output_tokens) AS outputTokens,
+           SUM(cached_calls) AS cachedCalls, SUM(cached_input_tokens) AS cachedInputTokens, SUM(cached_output_tokens) AS cachedOutputTokens
+         FROM judge_usage WHERE run_id = ? GROUP BY judge ORDER BY judge`,
+      ),
       advance: db.prepare(
         `UPDATE run_scorers SET scored_seq = MAX(scored_seq, @through), done_count = done_count + @done,
            failed_count = failed_count + @failed, lease_until = @until
@@ -394,8 +423,9 @@ export class ScoreStore {
       this.db
         .transaction(() => {
           if (this.stmt.guard.get(runId, scorerId)?.owner !== owner) return false;
+          const usage = new Map<string, JudgeUsage>();
           for (const s of page.scores) {
-            this.stmt.insertScore.run(
+            const inserted = this.stmt.insertScore.run(
               scorerId,
               s.seq,
               s.judge,
@@ -404,13 +434,21 @@ export class ScoreStore {
               SEVERITY_CODE[s.severity],
               s.explanation === '' ? null : s.explanation,
               s.failed ? 1 : 0,
-            );
+            ).changes;
+            // Only a score stored now counts its calls: a verdict already stored was paid for once.
+            if (inserted > 0 && s.usage) addUsage(usage, s.usage);
           }
+          for (const u of usage.values()) this.stmt.addJudgeUsage.run({ runId, scorerId, ...u });
           this.stmt.advance.run({ through: page.throughSeq, done: page.done, failed: page.failed, until: Date.now() + page.leaseMs, runId, scorerId });
           return true;
         })
         .immediate(),
     );
+  }
+
+  /** The judges' usage on a run, per judge model, over every scorer version. */
+  judgeUsage(runId: RunId): ModelUsage[] {
+    return this.stmt.judgeUsage.all(runId);
   }
 
   private seqRange(runId: RunId): { lo: number; hi: number } {

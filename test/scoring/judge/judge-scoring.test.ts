@@ -1,7 +1,7 @@
 /**
  * Judges in the scoring engine: a run created with a judge scorer is judged as its records land,
  * by both mock judges, one verdict per (record, judge), the judges' calls made under the judge
- * profile apart from the sweep's; a scoring file naming an unknown judge, or a pairwise judge, is
+ * profile apart from the sweep's and their usage stored per judge for the run; a scoring file naming an unknown judge, or a pairwise judge, is
  * refused with the field and changes nothing.
  */
 import { join } from 'node:path';
@@ -59,6 +59,16 @@ describe('judge scorers in the engine', () => {
     const calls = (m: typeof judged) => m.providers.reduce((n, p) => n + p.calls + p.cacheHits, 0);
     expect(calls(judged)).toBe(240);
     expect(calls(swept)).toBe(120);
+    // The run's judge usage, stored with the scores and priced, apart from the sweep's own usage.
+    const usage = status.judgeUsage;
+    expect(usage.map((u) => [u.model, u.calls])).toEqual([
+      ['mock-judge', 120],
+      ['mock-judge-2', 120],
+    ]);
+    const tokens = judged.providers.reduce((n, p) => n + p.inputTokens, 0);
+    expect(usage.reduce((n, u) => n + u.inputTokens + u.cachedInputTokens, 0)).toBe(tokens);
+    expect(usage.every((u) => u.estCostUsd > 0)).toBe(true);
+    expect((await e.service.stats({ runId: run.id })).models.map((m) => m.model)).toEqual(['mock-strong', 'mock-weak']);
   });
 
   it('refuses an unknown judge or a pairwise judge in a scoring file, naming the field', async () => {
