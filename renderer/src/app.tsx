@@ -4,10 +4,12 @@
  */
 import { useAppStore } from './state/app-store.js';
 import { routeHref, useRoute, type Route, type ViewName } from './state/router.js';
+import { CompareView } from './views/compare-view.js';
 import { ExportView } from './views/export-view.js';
 import { ModelsView } from './views/models-view.js';
 import { NewRunView } from './views/new-run-view.js';
 import { ResponsesView } from './views/responses-view.js';
+import { ResultsView } from './views/results-view.js';
 import { RunView } from './views/run-view.js';
 import { RunsView } from './views/runs-view.js';
 import { StatsView } from './views/stats-view.js';
@@ -16,6 +18,8 @@ import { WorkersView } from './views/workers-view.js';
 const NAV: Array<{ label: string; route: Route; active: ViewName[] }> = [
   { label: 'Runs', route: { view: 'runs' }, active: ['runs', 'run'] },
   { label: 'New run', route: { view: 'new', example: false }, active: ['new'] },
+  { label: 'Results', route: { view: 'results', runId: null }, active: ['results'] },
+  { label: 'Compare', route: { view: 'compare', runA: null, runB: null }, active: ['compare'] },
   { label: 'Stats', route: { view: 'stats', runId: null }, active: ['stats'] },
   { label: 'Responses', route: { view: 'responses', runId: null }, active: ['responses'] },
   { label: 'Export', route: { view: 'export', runId: null }, active: ['export'] },
@@ -44,6 +48,10 @@ function CurrentView({ route }: { route: Route }) {
       return <ResponsesView runId={route.runId} />;
     case 'export':
       return <ExportView runId={route.runId} />;
+    case 'results':
+      return <ResultsView runId={route.runId} />;
+    case 'compare':
+      return <CompareView runA={route.runA} runB={route.runB} />;
     case 'workers':
       return <WorkersView />;
     case 'models':

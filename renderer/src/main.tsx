@@ -12,6 +12,7 @@ import { ingest, setConnection } from './state/app-store.js';
 import { coalescePerRender } from './state/render-coalescer.js';
 import './styles/theme.css';
 import './styles/app.css';
+import './styles/results.css';
 
 function NoLaunchToken() {
   return (

@@ -15,17 +15,21 @@ export function RunPicker({
   value,
   onChange,
   allowAll = false,
+  label = 'Run',
+  testId = 'run-picker',
 }: {
   runs: readonly RunSummary[];
   value: string | null;
   onChange: (runId: string | null) => void;
   allowAll?: boolean;
+  label?: string;
+  testId?: string;
 }) {
   return (
     <label className="inline-field">
-      <span>Run</span>
+      <span>{label}</span>
       <select
-        data-testid="run-picker"
+        data-testid={testId}
         value={value ?? ''}
         onChange={(e) => onChange(e.target.value === '' ? null : e.target.value)}
       >

@@ -1,13 +1,13 @@
 /**
  * The renderer's shared state (zustand), fed by pushed events: run summaries and their usage,
- * workers, the event stream's connection, and the open run's job table. Events are applied in
- * batches (one per animation frame, see render-coalescer.ts), each batch as one state update. Views
- * fetch once when they open and after a reconnect; nothing polls.
+ * each run's scoring progress, workers, the event stream's connection, and the open run's job
+ * table. Events are applied in batches (one per animation frame, see render-coalescer.ts), each
+ * batch as one state update. Views fetch once when they open and after a reconnect; nothing polls.
  * Runs on: renderer.
  */
 import { create } from 'zustand';
 import type { ConnectionState } from '../api/client.js';
-import type { ControlEvent, Job, ModelCost, RunDetail, RunSummary, WorkerInfo } from '../api/types.js';
+import type { ControlEvent, Job, ModelCost, RunDetail, RunSummary, ScoringStatus, WorkerInfo } from '../api/types.js';
 import { isTerminal, runIsNotOlder } from './freshness.js';
 import { JobTable } from './job-table.js';
 import { RateMeter } from './rate-meter.js';
@@ -34,6 +34,8 @@ export interface AppState {
   /** Changes whenever some run reaches its end (views showing totals over all runs fetch again). */
   settled: number;
   openRun: OpenRun | null;
+  /** Each run's latest scoring progress, as pushed (the Results view fetches its report again when it changes). */
+  scoring: Record<string, ScoringStatus>;
 }
 
 export const useAppStore = create<AppState>()(() => ({
@@ -45,6 +47,7 @@ export const useAppStore = create<AppState>()(() => ({
   resync: 0,
   settled: 0,
   openRun: null,
+  scoring: {},
 }));
 
 const { getState: get, setState: set } = useAppStore;
@@ -105,6 +108,18 @@ export function loadedRun(detail: RunDetail): void {
   set({ runs, usage, openRun: { ...open, table, early: [], version: open.version + 1 } });
 }
 
+/** A run's scoring progress as fetched or as a scoreRun answered; a pushed one may already be newer. */
+export function loadedScoring(status: ScoringStatus): void {
+  const current = get().scoring[status.runId];
+  if (current && scoredCount(current) > scoredCount(status)) return;
+  set({ scoring: { ...get().scoring, [status.runId]: status } });
+}
+
+/** Scores settled so far (done or failed): it only grows while a scorer version exists. */
+export function scoredCount(status: ScoringStatus): number {
+  return status.scorers.reduce((n, s) => n + s.done + s.failed, 0);
+}
+
 /** Applies a batch of pushed events as one state update. */
 export function ingest(events: readonly ControlEvent[]): void {
   const state = get();
@@ -112,6 +127,7 @@ export function ingest(events: readonly ControlEvent[]): void {
   let runs: Record<string, RunSummary> | null = null;
   let usage: Record<string, ModelCost[]> | null = null;
   let workers = state.workers;
+  let scoring: Record<string, ScoringStatus> | null = null;
   let settled = state.settled;
   let tableChanged = false;
   const open = state.openRun;
@@ -120,8 +136,11 @@ export function ingest(events: readonly ControlEvent[]): void {
       workers = event.workers;
       continue;
     }
-    // Scoring progress is not part of the runs table.
-    if (event.type === 'scoring') continue;
+    if (event.type === 'scoring') {
+      scoring ??= { ...state.scoring };
+      scoring[event.status.runId] = event.status;
+      continue;
+    }
     const { run } = event;
     const current = (runs ?? state.runs)[run.id];
     if (!current || runIsNotOlder(run, current)) {
@@ -143,6 +162,7 @@ export function ingest(events: readonly ControlEvent[]): void {
   const next: Partial<AppState> = { workers, settled };
   if (runs) next.runs = runs;
   if (usage) next.usage = usage;
+  if (scoring) next.scoring = scoring;
   if (open && tableChanged) next.openRun = { ...open, version: open.version + 1 };
   set(next);
 }

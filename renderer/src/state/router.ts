@@ -13,6 +13,8 @@ export type Route =
   | { view: 'stats'; runId: string | null }
   | { view: 'responses'; runId: string | null }
   | { view: 'export'; runId: string | null }
+  | { view: 'results'; runId: string | null }
+  | { view: 'compare'; runA: string | null; runB: string | null }
   | { view: 'workers' }
   | { view: 'models' };
 
@@ -20,7 +22,7 @@ export type ViewName = Route['view'];
 
 export function parseRoute(hash: string): Route {
   const parts = hash.replace(/^#\/?/, '').split('/').filter(Boolean).map(decodeURIComponent);
-  const [head, id] = parts;
+  const [head, id, second] = parts;
   switch (head) {
     case 'new':
       return { view: 'new', example: id === 'example' };
@@ -29,7 +31,11 @@ export function parseRoute(hash: string): Route {
     case 'stats':
     case 'responses':
     case 'export':
+    case 'results':
       return { view: head, runId: id ?? null };
+    case 'compare':
+      // `-` holds run A's place while only run B is chosen.
+      return { view: 'compare', runA: id && id !== '-' ? id : null, runB: second ?? null };
     case 'workers':
       return { view: 'workers' };
     case 'models':
@@ -52,7 +58,13 @@ export function routeHref(route: Route): string {
     case 'stats':
     case 'responses':
     case 'export':
+    case 'results':
       return route.runId === null ? `#/${route.view}` : `#/${route.view}/${encodeURIComponent(route.runId)}`;
+    case 'compare': {
+      const a = route.runA === null ? (route.runB === null ? '' : '/-') : `/${encodeURIComponent(route.runA)}`;
+      const b = route.runB === null ? '' : `/${encodeURIComponent(route.runB)}`;
+      return `#/compare${a}${b}`;
+    }
   }
 }
 

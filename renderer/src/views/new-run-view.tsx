@@ -6,7 +6,8 @@
  * what they will cost. The run's cache and sampling options (temperature, max tokens, seed) are
  * here too. A model no worker can run cannot be chosen (the field says why). A field shows its
  * error once the user has acted on it, not on a blank form. On first launch (no runs yet) the
- * form starts filled with the example manifest and mock models.
+ * form starts filled with the example manifest and mock models. Optionally, a scoring file: its
+ * scorers score each response as it lands.
  * Runs on: renderer.
  */
 import { useEffect, useRef, useState, type ChangeEvent } from 'react';
@@ -15,6 +16,7 @@ import { useClient } from '../api/client-context.js';
 import type { AppDefaults, CatalogModelEntry, ManifestPreview } from '../api/types.js';
 import { Field, controlProps } from '../components/field.js';
 import { ErrorNotice } from '../components/notice.js';
+import { parseScoringText, ScoringEditor } from '../components/scoring-editor.js';
 import { useFetch } from '../components/use-fetch.js';
 import { useRuns } from '../components/use-runs.js';
 import { formatInt, formatPrice, formatUsd } from '../format.js';
@@ -22,7 +24,7 @@ import { estimateRun, type RunEstimate } from '../state/run-estimate.js';
 import { navigate } from '../state/router.js';
 
 type PrivacyMode = 'strict' | 'fallback' | 'off';
-type FieldName = 'manifest' | 'models' | 'epochs' | 'concurrency' | 'temperature' | 'maxTokens' | 'seed';
+type FieldName = 'manifest' | 'models' | 'epochs' | 'concurrency' | 'temperature' | 'maxTokens' | 'seed' | 'scoring';
 type FieldErrors = Partial<Record<FieldName, string>>;
 
 /** Catalogs longer than this get a filter box above the list. */
@@ -61,6 +63,7 @@ function fieldOf(err: ApiError): FieldName | null {
   if (where === 'sampling.temperature') return 'temperature';
   if (where === 'sampling.maxTokens') return 'maxTokens';
   if (where === 'sampling.seed') return 'seed';
+  if (where.startsWith('scorers')) return 'scoring';
   return null;
 }
 
@@ -187,6 +190,7 @@ export function NewRunView({ example }: { example: boolean }) {
   const [temperature, setTemperature] = useState('');
   const [maxTokens, setMaxTokens] = useState('');
   const [seed, setSeed] = useState('');
+  const [scoringText, setScoringText] = useState('');
   /** Fields the user has acted on: only those show what is missing (a blank form greets no one with errors). */
   const [touched, setTouched] = useState<ReadonlySet<FieldName>>(new Set());
   const touch = (field: FieldName) => setTouched((t) => (t.has(field) ? t : new Set([...t, field])));
@@ -270,6 +274,7 @@ export function NewRunView({ example }: { example: boolean }) {
   const epochsN = wholeNumber(epochs, 1, 10_000);
   const concurrencyN = wholeNumber(concurrency, 1, 1024);
   const fresh = preview !== null && checkedPath === pathText;
+  const scoring = scoringText.trim() === '' ? null : parseScoringText(scoringText);
   const blocked = privacy === 'strict' ? models.filter((m) => catalogById.get(m)?.privacySafe === false) : [];
   const unavailable = models.filter((m) => catalogById.get(m)?.available === false);
   const temperatureN = optionalNumber(temperature, 0, 2, false);
@@ -300,6 +305,7 @@ export function NewRunView({ example }: { example: boolean }) {
     temperature: serverErrors.temperature ?? (temperatureN === 'invalid' ? 'a number from 0 to 2, or blank for the model default' : undefined),
     maxTokens: serverErrors.maxTokens ?? (maxTokensN === 'invalid' ? 'a whole number from 1 to 1,000,000, or blank' : undefined),
     seed: serverErrors.seed ?? (seedN === 'invalid' ? 'a whole number, or blank' : undefined),
+    scoring: serverErrors.scoring ?? scoring?.error ?? undefined,
   };
   const ready =
     fresh && !checking && preview.issues.length === 0 && preview.count > 0 && models.length > 0 && epochsN !== null && concurrencyN !== null;
@@ -342,6 +348,7 @@ export function NewRunView({ example }: { example: boolean }) {
         ...(useCache ? {} : { noStore: true }),
         ...(useCache && shareCache ? { shareCacheAcrossEpochs: true } : {}),
         ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
+        ...(scoring?.config ? { scorers: scoring.config } : {}),
       });
       navigate({ view: 'run', runId: run.id });
     } catch (err) {
@@ -552,6 +559,23 @@ export function NewRunView({ example }: { example: boolean }) {
             </Field>
           </div>
         </fieldset>
+
+        <Field
+          label="Scoring"
+          name="scoring"
+          group
+          error={errors.scoring}
+          hint="Optional. Scorers score each response as it lands, from the vignettes' target and metadata; the run's Results view shows what they say, with confidence intervals."
+        >
+          <ScoringEditor
+            text={scoringText}
+            testId="new-run-scoring"
+            onChange={(text) => {
+              setScoringText(text);
+              clearServerError('scoring');
+            }}
+          />
+        </Field>
 
         {estimate ? <EstimatePanel estimate={estimate} /> : null}
         <ErrorNotice error={formError} title="The run was not created" />

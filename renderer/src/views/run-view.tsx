@@ -269,6 +269,9 @@ export function RunView({ runId }: { runId: string }) {
           </div>
         </div>
         <div className="actions">
+          <a className="button" href={routeHref({ view: 'results', runId })} data-testid="open-results">
+            Results
+          </a>
           <a className="button" href={routeHref({ view: 'responses', runId })}>
             Responses
           </a>

@@ -1,0 +1,79 @@
+/**
+ * Every pair of models, paired on the vignettes both answered, as a matrix: the cell in row A and
+ * column B is A − B with its 95 % interval and Holm-adjusted p. Where the interval spans zero the
+ * cell says "not distinguishable", with the smallest difference this many vignettes could detect,
+ * so the user can tell "no difference" from "too few vignettes".
+ * Runs on: renderer.
+ */
+import type { PairComparison } from '../api/types.js';
+import { flipInterval, formatDiff, formatInterval, formatPValue, formatScore } from './score-format.js';
+
+/** The comparison of row − column, read from whichever order the report holds it in. */
+export function pairOf(pairs: readonly PairComparison[], row: string, column: string): PairComparison | null {
+  for (const p of pairs) {
+    if (p.a === row && p.b === column) return p;
+    if (p.a === column && p.b === row) return { ...p, a: row, b: column, diff: -p.diff, ci95: flipInterval(p.ci95) };
+  }
+  return null;
+}
+
+function PairCell({ pair }: { pair: PairComparison | null }) {
+  if (!pair) return <td className="pair-cell muted">—</td>;
+  const verdict = pair.distinguishable ? (pair.diff > 0 ? 'better' : 'worse') : 'same';
+  return (
+    <td className={`pair-cell pair-${verdict}`} data-pair={`${pair.a}|${pair.b}`}>
+      <div className="pair-diff" data-col="diff">{formatDiff(pair.diff)}</div>
+      <div className="small nowrap" data-col="ci95">{formatInterval(pair.ci95, true)}</div>
+      <div className="small muted nowrap">
+        p<sub>Holm</sub> {formatPValue(pair.p_holm)} · n {pair.n}
+      </div>
+      {pair.distinguishable ? null : (
+        <div className="small pair-verdict" title={`With ${pair.n} vignettes a difference below about ${formatScore(pair.min_detectable_diff)} would likely go unseen`}>
+          not distinguishable
+          {pair.min_detectable_diff !== null ? <span className="muted"> (MDD {formatScore(pair.min_detectable_diff)})</span> : null}
+        </div>
+      )}
+    </td>
+  );
+}
+
+export function PairMatrix({ models, pairs, testId }: { models: readonly string[]; pairs: readonly PairComparison[]; testId: string }) {
+  return (
+    <div className="table-scroll">
+      <table className="table pair-matrix" data-testid={testId}>
+        <caption className="sr-only">Paired differences, row minus column, with 95 % confidence intervals</caption>
+        <thead>
+          <tr>
+            <th scope="col">
+              <span className="sr-only">Row model</span>
+              <span aria-hidden="true">row − column</span>
+            </th>
+            {models.map((m) => (
+              <th key={m} scope="col" className="nowrap">
+                {m}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {models.map((row) => (
+            <tr key={row}>
+              <th scope="row" className="nowrap">
+                {row}
+              </th>
+              {models.map((column) =>
+                column === row ? (
+                  <td key={column} className="pair-cell muted" aria-label="same model">
+                    ·
+                  </td>
+                ) : (
+                  <PairCell key={column} pair={pairOf(pairs, row, column)} />
+                ),
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
