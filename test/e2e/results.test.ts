@@ -1,0 +1,282 @@
+/**
+ * The scoring views end to end, in real Chromium against a real engine: a run of mock-strong
+ * (right 80 % of the time) against mock-weak (60 %) over a manifest with targets and a metadata
+ * key, created from New run with an example `match` scoring file. The Results view fills in live
+ * while the run is scored; its leaderboard, pair matrix, slices and vignette matrix show what the
+ * engine's report says, to the digit; a matrix cell opens the responses with their scores; Compare
+ * runs shows the paired difference of two runs of the manifest. Each view is checked at 900 and
+ * 1280 px wide (no sideways scrolling of the page) and screenshotted to test-results/e2e/.
+ * Runs on: Node (tests), driving Chromium.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { flipInterval, formatDiff, formatInterval, formatScore } from '../../renderer/src/components/score-format.js';
+import { tempDir } from '../helpers/temp.js';
+import { bridgeCall, launchChromium, shotPath, startInProcessUi, TOKEN, watchPage, type InProcessUi } from './harness.js';
+
+const WIDE = { width: 1280, height: 900 };
+const NARROW = { width: 900, height: 900 };
+const WAIT = { timeout: 60_000, interval: 50 };
+const VIGNETTES = 60;
+const EPOCHS = 3;
+const MODELS = ['mock-strong', 'mock-weak'];
+const TOPICS = ['math', 'history', 'art'];
+const SCORING = { scorers: [{ name: 'exact', type: 'match' }] };
+
+/** Vignettes with a one-letter target and a topic. */
+function writeTargetManifest(dir: string): string {
+  const path = join(dir, 'quiz.jsonl');
+  const lines = Array.from({ length: VIGNETTES }, (_, i) =>
+    JSON.stringify({
+      id: `q${String(i).padStart(2, '0')}`,
+      prompt: `Question ${i}: answer with one letter.`,
+      target: 'ABCD'[i % 4],
+      metadata: { topic: TOPICS[i % TOPICS.length] },
+    }),
+  );
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  return path;
+}
+
+describe('Results and Compare runs in a browser', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let ui: InProcessUi;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let problems: string[];
+  let manifest: string;
+  let runA: string;
+  let runB: string;
+
+  const call = <M extends Parameters<typeof bridgeCall>[2]>(method: M, input: Parameters<typeof bridgeCall<M>>[3]) =>
+    bridgeCall(ui.origin, TOKEN, method, input);
+  const text = async (selector: string) => (await page.locator(selector).first().textContent()) ?? '';
+  const texts = (selector: string) => page.locator(selector).allTextContents();
+  /** The page is no wider than the window: nothing needs scrolling sideways. */
+  const fitsWidth = () => page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth');
+
+  beforeAll(async () => {
+    tmp = tempDir();
+    manifest = writeTargetManifest(tmp.dir);
+    // The scheduler starts only once the Results view is open, so the test sees it fill in.
+    ui = await startInProcessUi(join(tmp.dir, 'data'), { startScheduler: false });
+    browser = await launchChromium();
+    context = await browser.newContext({ viewport: WIDE, colorScheme: 'light' });
+    page = await context.newPage();
+    problems = watchPage(page);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await ui?.close();
+    tmp?.cleanup();
+  });
+
+  it('creates a scored run from New run with an example scoring file', async () => {
+    await page.goto(ui.appUrl);
+    await page.goto(`${ui.origin}/#/new`);
+    // First launch fills in the example; wait for it, then choose this test's manifest and models.
+    await expect.poll(() => text('[data-testid=vignette-count]'), WAIT).toBe('24');
+    await page.getByTestId('manifest-path').fill(manifest);
+    await expect.poll(() => text('[data-testid=vignette-count]'), WAIT).toBe(String(VIGNETTES));
+    for (const checked of await page.locator('.model-option.checked input').all()) await checked.uncheck();
+    for (const model of MODELS) await page.locator(`[data-model="${model}"] input`).check();
+    await page.getByTestId('epochs').fill(String(EPOCHS));
+
+    // A scoring file the engine refuses is explained beside the Scoring field, naming the field.
+    await page.getByTestId('new-run-scoring-text').fill('{"scorers": [{"name": "exact", "type": "matches"}]}');
+    await page.getByTestId('create-run').click();
+    await expect.poll(() => text('[data-testid=error-scoring]'), WAIT).toMatch(/scorers/);
+    expect((await call('listRuns', {})).length).toBe(0);
+    await page.getByTestId('new-run-scoring-text').fill('{"scorers": ');
+    await expect.poll(() => text('[data-testid=error-scoring]'), WAIT).toMatch(/^not valid JSON/);
+    expect(await page.getByTestId('create-run').isDisabled()).toBe(true);
+
+    await page.getByTestId('new-run-scoring-example').selectOption('match');
+    expect(JSON.parse(await page.getByTestId('new-run-scoring-text').inputValue())).toEqual(SCORING);
+    await page.screenshot({ path: shotPath('results-01-new-run-scoring'), fullPage: true });
+    await expect.poll(() => page.getByTestId('create-run').textContent(), WAIT).toBe(`Create run · ${VIGNETTES * MODELS.length * EPOCHS} calls`);
+    await page.getByTestId('create-run').click();
+    await page.waitForURL(/#\/runs\/r[0-9a-z]+$/);
+    runA = decodeURIComponent(page.url().split('#/runs/')[1]!);
+  });
+
+  it('fills the Results view in live while the run is scored', async () => {
+    await page.getByTestId('open-results').click();
+    await page.waitForURL(new RegExp(`#/results/${runA}$`));
+    await expect.poll(() => text('[data-testid=scoring-status] [data-scorer=exact] [data-col=done]'), WAIT).toBe('0');
+    expect(await page.getByTestId('leaderboard-table').count()).toBe(0);
+
+    // Every value the "scored" cell shows from now on, and a mark that a reload would wipe.
+    await page.evaluate(`(() => {
+      window.seen = [];
+      window.sameDocument = true;
+      const cell = () => document.querySelector('[data-testid=scoring-status] [data-scorer=exact] [data-col=done]');
+      new MutationObserver(() => {
+        const value = cell()?.textContent ?? '';
+        if (window.seen.at(-1) !== value) window.seen.push(value);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true });
+    })()`);
+    ui.engine.scheduler.start();
+
+    const total = VIGNETTES * MODELS.length * EPOCHS;
+    await expect.poll(() => text('[data-testid=scoring-status] [data-scorer=exact] [data-col=done]'), WAIT).toBe(String(total));
+    await expect.poll(() => page.locator('[data-testid=leaderboard-table] tbody tr').count(), WAIT).toBe(2);
+    const seen = (await page.evaluate<string[]>('window.seen')).map((s) => Number(s.replace(/,/g, '')));
+    expect(seen.at(-1)).toBe(total);
+    expect([...seen].sort((a, b) => a - b)).toEqual(seen); // it only ever grew
+    expect(await page.evaluate<boolean>('window.sameDocument === true')).toBe(true);
+    expect(await text('[data-testid=scoring-status] [data-scorer=exact] [data-col=pending]')).toBe('0');
+  });
+
+  it('shows both models on the leaderboard with their intervals, best first, as the report says', async () => {
+    const report = await call('report', { runId: runA, scorer: 'exact' });
+    expect(report.pending).toBe(0);
+    const strong = report.models.find((m) => m.model === 'mock-strong')!;
+    const weak = report.models.find((m) => m.model === 'mock-weak')!;
+    expect(strong.mean).toBeGreaterThan(weak.mean);
+    await expect.poll(() => texts('[data-testid=leaderboard-table] tbody th'), WAIT).toEqual(['mock-strong', 'mock-weak']);
+    for (const m of [strong, weak]) {
+      const row = `[data-testid=leaderboard-table] tr[data-model="${m.model}"]`;
+      expect(await text(`${row} [data-col=mean]`)).toBe(formatScore(m.mean));
+      expect(await text(`${row} [data-col=ci95]`)).toBe(formatInterval(m.ci95));
+      expect(m.ci95![0]).toBeLessThan(m.mean);
+      expect(m.ci95![1]).toBeGreaterThan(m.mean);
+    }
+    // The chart: one bar and one error bar per model, labelled with the mean, best first.
+    await expect.poll(() => page.locator('[data-testid=leaderboard-chart] .recharts-bar-rectangle').count(), WAIT).toBe(2);
+    expect(await page.locator('[data-testid=leaderboard-chart] .recharts-errorBar').count()).toBe(2);
+    expect(await texts('[data-testid=leaderboard-chart] .recharts-label-list text')).toEqual([formatScore(strong.mean), formatScore(weak.mean)]);
+    expect(await texts('[data-testid=leaderboard-chart] .recharts-yAxis .recharts-cartesian-axis-tick-value')).toEqual(['mock-strong', 'mock-weak']);
+  });
+
+  it('shows the pair: the difference, its interval and whether it is distinguishable', async () => {
+    const report = await call('report', { runId: runA, scorer: 'exact' });
+    expect(report.pairs).toHaveLength(1);
+    const stored = report.pairs[0]!;
+    // Row mock-strong, column mock-weak: strong − weak, whichever order the report holds.
+    const flipped = stored.a !== 'mock-strong';
+    const diff = flipped ? -stored.diff : stored.diff;
+    const ci = flipped ? flipInterval(stored.ci95) : stored.ci95;
+    const cell = '[data-testid=pair-matrix] [data-pair="mock-strong|mock-weak"]';
+    expect(await text(`${cell} [data-col=diff]`)).toBe(formatDiff(diff));
+    expect(await text(`${cell} [data-col=ci95]`)).toBe(formatInterval(ci, true));
+    expect(await page.locator(cell).textContent()).toContain(stored.distinguishable ? '' : 'not distinguishable');
+    // The mirror cell says the same from the other side.
+    expect(await text('[data-testid=pair-matrix] [data-pair="mock-weak|mock-strong"] [data-col=diff]')).toBe(formatDiff(-diff));
+  });
+
+  it('opens a vignette side by side with every score from the matrix, and sorts by flip rate', async () => {
+    const page1 = await call('scoreMatrix', { runId: runA, scorer: 'exact', sort: 'vignette', limit: 50 });
+    await expect.poll(() => texts('[data-testid=matrix-table] tbody th .mono'), WAIT).toEqual(page1.rows.map((r) => r.vignetteId));
+    const row = page1.rows[0]!;
+    const cell = row.cells.find((c) => c.model === 'mock-weak')!;
+    const button = page.locator(`[data-testid=matrix-table] tr[data-vignette="${row.vignetteId}"] button[data-model=mock-weak]`);
+    expect(await button.locator('[data-col=reduced]').textContent()).toBe(formatScore(cell.reduced));
+    expect(await button.locator('.mark').count()).toBe(EPOCHS);
+    expect(await button.locator('.mark-pass').count()).toBe(cell.epochs.filter((v) => v === 1).length);
+
+    await button.focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByTestId('score-detail');
+    await dialog.waitFor();
+    // Focus moved into what opened.
+    expect(await page.evaluate<string>('document.activeElement?.id')).toBe('score-detail-title');
+    const detail = await call('scoreDetail', { runId: runA, vignetteId: row.vignetteId });
+    await expect.poll(() => dialog.locator('.sbs-response').count(), WAIT).toBe(MODELS.length * EPOCHS);
+    expect(await dialog.getByTestId('detail-target').textContent()).toBe(`target: ${detail.vignette.target}`);
+    for (const r of detail.responses) {
+      const td = dialog.locator(`tr[data-model="${r.model}"] td[data-epoch="${r.epoch}"]`);
+      expect(await td.locator('.sbs-text').textContent()).toBe(r.response);
+      const score = r.scores.find((s) => s.scorer === 'exact')!;
+      expect(await td.locator('[data-scorer=exact] [data-col=value]').textContent()).toBe(formatScore(score.value));
+      expect(await td.locator('[data-scorer=exact]').textContent()).toContain(score.passed ? 'pass' : 'fail');
+    }
+    await page.screenshot({ path: shotPath('results-02-side-by-side') });
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    // Focus went back to the cell that opened it.
+    expect(await page.evaluate<string>('document.activeElement?.getAttribute("aria-label")')).toBe(await button.getAttribute('aria-label'));
+
+    await page.getByTestId('matrix-sort').selectOption('flip_rate');
+    const byFlip = await call('scoreMatrix', { runId: runA, scorer: 'exact', sort: 'flip_rate', limit: 50 });
+    await expect.poll(() => texts('[data-testid=matrix-table] tbody th .mono'), WAIT).toEqual(byFlip.rows.map((r) => r.vignetteId));
+    expect(byFlip.rows.map((r) => r.vignetteId)).not.toEqual(page1.rows.map((r) => r.vignetteId));
+  });
+
+  it('slices the leaderboard by a metadata key', async () => {
+    expect(await page.getByTestId('slices').count()).toBe(0);
+    await page.getByTestId('results-by').selectOption('topic');
+    const report = await call('report', { runId: runA, scorer: 'exact', by: 'topic' });
+    expect(report.slices?.map((s) => s.value).sort()).toEqual([...TOPICS].sort());
+    await expect.poll(() => page.locator('[data-testid=slices] [data-slice]').count(), WAIT).toBe(TOPICS.length);
+    for (const slice of report.slices!) {
+      for (const m of slice.models) {
+        const row = `[data-testid="slice-table-${slice.value}"] tr[data-model="${m.model}"]`;
+        expect(await text(`${row} [data-col=mean]`)).toBe(formatScore(m.mean));
+        expect(await text(`${row} [data-col=ci95]`)).toBe(formatInterval(m.ci95));
+      }
+    }
+    // The leaderboard's standard errors are now clustered by topic.
+    const clustered = report.models.find((m) => m.model === 'mock-strong')!;
+    await expect.poll(() => text('[data-testid=leaderboard-table] tr[data-model=mock-strong] [data-col=ci95]'), WAIT).toBe(formatInterval(clustered.ci95));
+
+    for (const [name, viewport] of [['1280', WIDE], ['900', NARROW]] as const) {
+      await page.setViewportSize(viewport);
+      expect(await fitsWidth()).toBe(true);
+      await page.screenshot({ path: shotPath(`results-03-results-${name}`), fullPage: true });
+    }
+    await page.setViewportSize(WIDE);
+  });
+
+  it('compares two runs of the manifest, paired by vignette id', async () => {
+    const created = await call('createRun', { manifestPath: manifest, models: MODELS, epochs: 1, scorers: SCORING });
+    runB = created.id;
+    await expect.poll(async () => (await call('scoringStatus', { runId: runB })).scorers[0]?.done ?? 0, WAIT).toBe(VIGNETTES * MODELS.length);
+
+    await page.getByTestId('compare-with').click();
+    await page.waitForURL(new RegExp(`#/compare/${runA}$`));
+    await page.getByTestId('compare-run-b').selectOption(runB);
+    await page.waitForURL(new RegExp(`#/compare/${runA}/${runB}$`));
+
+    const comparison = await call('compareRuns', { runA, runB, scorer: 'exact' });
+    expect(comparison.pairs).toHaveLength(MODELS.length);
+    await expect.poll(() => page.locator('[data-testid=compare-pairs] tbody tr').count(), WAIT).toBe(MODELS.length);
+    for (const pair of comparison.pairs) {
+      const model = pair.b.slice(pair.b.indexOf(':') + 1);
+      expect(pair.n).toBe(VIGNETTES);
+      const row = `[data-testid=compare-pairs] tr[data-model="${model}"]`;
+      expect(await text(`${row} [data-col=diff]`)).toBe(formatDiff(pair.diff));
+      expect(await text(`${row} [data-col=ci95]`)).toBe(formatInterval(pair.ci95, true));
+      expect(await text(`${row} [data-col=verdict]`)).toBe(
+        pair.distinguishable ? (pair.diff > 0 ? 'B scores higher' : 'B scores lower') : 'not distinguishable',
+      );
+    }
+    await expect.poll(() => page.locator('[data-testid=compare-chart] .recharts-errorBar').count(), WAIT).toBe(2 * MODELS.length);
+    for (const [name, viewport] of [['1280', WIDE], ['900', NARROW]] as const) {
+      await page.setViewportSize(viewport);
+      expect(await fitsWidth()).toBe(true);
+      await page.screenshot({ path: shotPath(`results-04-compare-${name}`), fullPage: true });
+    }
+    await page.setViewportSize(WIDE);
+  });
+
+  it('scores a stored run again from the Results view, without calling a model', async () => {
+    const callsBefore = (await call('getRun', { runId: runB })).run.calls;
+    await page.goto(`${ui.origin}/#/results/${runB}`);
+    await page.getByTestId('open-score-form').click();
+    await page.getByTestId('score-run-scoring-text').fill(JSON.stringify({ scorers: [{ name: 'mentions', type: 'includes' }] }));
+    await page.getByTestId('score-run').click();
+    await expect.poll(() => text('[data-testid=scoring-status] [data-scorer=mentions] [data-col=done]'), WAIT).toBe(String(VIGNETTES * MODELS.length));
+    await page.getByTestId('results-scorer').selectOption('mentions');
+    await expect.poll(() => page.locator('[data-testid=leaderboard-table] tbody tr').count(), WAIT).toBe(2);
+    expect((await call('getRun', { runId: runB })).run.calls).toBe(callsBefore);
+  });
+
+  it('saw no console error, CSP violation, exception or failed request', () => {
+    expect(problems).toEqual([]);
+  });
+});
