@@ -34,7 +34,7 @@ export function ScoreIntervalChart({ entries, title, testId }: { entries: readon
         responsive
         style={{ width: '100%', height: 44 + ROW_HEIGHT * Math.max(entries.length, 1) }}
         data={data}
-        margin={{ top: 6, right: 56, bottom: 4, left: 4 }}
+        margin={{ top: 6, right: 16, bottom: 4, left: 4 }}
         accessibilityLayer
       >
         <CartesianGrid horizontal={false} stroke={colors.border} />
@@ -60,7 +60,8 @@ export function ScoreIntervalChart({ entries, title, testId }: { entries: readon
             <Cell key={e.label} fill={chartColor(colors, e.colorIndex)} fillOpacity={0.55} />
           ))}
           <ErrorBar dataKey="whisker" width={6} strokeWidth={2} stroke={colors.text} isAnimationActive={false} />
-          <LabelList dataKey="mean" position="right" offset={10} fill={colors.text} fontSize={12} formatter={(v) => formatScore(Number(v))} />
+          {/* Inside the bar's start, where the whisker never reaches. */}
+          <LabelList dataKey="mean" position="insideLeft" offset={6} fill={colors.text} fontSize={12} formatter={(v) => formatScore(Number(v))} />
         </Bar>
       </BarChart>
       <figcaption className="muted small">{title}. Bars: mean; whiskers: 95 % confidence interval.</figcaption>
