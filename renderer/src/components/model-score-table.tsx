@@ -25,7 +25,7 @@ export function ModelScoreTable({ models, testId, caption }: { models: readonly 
   return (
     <div className="table-scroll">
       <table className="table compact" data-testid={testId}>
-        <caption className="sr-only">{caption}</caption>
+        <caption className="visually-hidden">{caption}</caption>
         <thead>
           <tr>
             <th scope="col">Model</th>

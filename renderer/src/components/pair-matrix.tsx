@@ -41,11 +41,11 @@ export function PairMatrix({ models, pairs, testId }: { models: readonly string[
   return (
     <div className="table-scroll">
       <table className="table pair-matrix" data-testid={testId}>
-        <caption className="sr-only">Paired differences, row minus column, with 95 % confidence intervals</caption>
+        <caption className="visually-hidden">Paired differences, row minus column, with 95 % confidence intervals</caption>
         <thead>
           <tr>
             <th scope="col">
-              <span className="sr-only">Row model</span>
+              <span className="visually-hidden">Row model</span>
               <span aria-hidden="true">row − column</span>
             </th>
             {models.map((m) => (

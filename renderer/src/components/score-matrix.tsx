@@ -132,7 +132,7 @@ export function ScoreMatrix({
         <>
           <div className="table-scroll matrix-scroll">
             <table className="table compact matrix-table" data-testid="matrix-table">
-              <caption className="sr-only">Reduced score and one mark per epoch, for each vignette and model</caption>
+              <caption className="visually-hidden">Reduced score and one mark per epoch, for each vignette and model</caption>
               <thead>
                 <tr>
                   <th scope="col">Vignette</th>

@@ -84,7 +84,7 @@ export function ScoringEditor({
           <input type="file" accept=".json,application/json" data-testid={`${testId}-upload`} onChange={(e) => void onUpload(e)} />
         </label>
       </div>
-      <label className="sr-only" htmlFor={`${id}-text`}>
+      <label className="visually-hidden" htmlFor={`${id}-text`}>
         Scoring file (JSON)
       </label>
       <textarea

@@ -14,7 +14,7 @@ export function ScoringStatusTable({ status }: { status: ScoringStatus }) {
     <>
       <div className="table-scroll">
         <table className="table compact" data-testid="scoring-status">
-          <caption className="sr-only">Scorers of this run and their progress</caption>
+          <caption className="visually-hidden">Scorers of this run and their progress</caption>
           <thead>
             <tr>
               <th scope="col">Scorer</th>

@@ -43,7 +43,7 @@ function DifferenceTable({ pairs }: { pairs: readonly PairComparison[] }) {
   return (
     <div className="table-scroll">
       <table className="table compact" data-testid="compare-pairs">
-        <caption className="sr-only">Paired difference of run B minus run A per model</caption>
+        <caption className="visually-hidden">Paired difference of run B minus run A per model</caption>
         <thead>
           <tr>
             <th scope="col">Model</th>
