@@ -18,7 +18,7 @@ import { bridgeCall, launchChromium, shotPath, startInProcessUi, TOKEN, watchPag
 
 const WIDE = { width: 1280, height: 900 };
 const NARROW = { width: 900, height: 900 };
-const WAIT = { timeout: 60_000, interval: 50 };
+const WAIT = { timeout: 30_000, interval: 50 };
 const VIGNETTES = 60;
 const EPOCHS = 3;
 const MODELS = ['mock-strong', 'mock-weak'];
@@ -82,7 +82,9 @@ describe('Results and Compare runs in a browser', () => {
     await expect.poll(() => text('[data-testid=vignette-count]'), WAIT).toBe('24');
     await page.getByTestId('manifest-path').fill(manifest);
     await expect.poll(() => text('[data-testid=vignette-count]'), WAIT).toBe(String(VIGNETTES));
-    for (const checked of await page.locator('.model-option.checked input').all()) await checked.uncheck();
+    for (const model of await page.locator('.model-option.checked').evaluateAll((els) => els.map((e) => e.getAttribute('data-model')))) {
+      await page.locator(`[data-model="${model}"] input`).uncheck();
+    }
     for (const model of MODELS) await page.locator(`[data-model="${model}"] input`).check();
     await page.getByTestId('epochs').fill(String(EPOCHS));
 
@@ -92,8 +94,13 @@ describe('Results and Compare runs in a browser', () => {
     await expect.poll(() => text('[data-testid=error-scoring]'), WAIT).toMatch(/scorers/);
     expect((await call('listRuns', {})).length).toBe(0);
     await page.getByTestId('new-run-scoring-text').fill('{"scorers": ');
-    await expect.poll(() => text('[data-testid=error-scoring]'), WAIT).toMatch(/^not valid JSON/);
+    await expect.poll(() => text('[data-testid=error-scoring]'), WAIT).toMatch(/not valid JSON/);
     expect(await page.getByTestId('create-run').isDisabled()).toBe(true);
+    await page.getByTestId('new-run-scoring-text').fill('scorers:\n  - name: exact\n   type: match\n');
+    await expect.poll(() => text('[data-testid=error-scoring]'), WAIT).toMatch(/^line 3: not valid YAML/);
+    // YAML reads as well as JSON.
+    await page.getByTestId('new-run-scoring-text').fill('scorers:\n  - name: exact\n    type: match\n');
+    await expect.poll(() => page.getByTestId('error-scoring').count(), WAIT).toBe(0);
 
     await page.getByTestId('new-run-scoring-example').selectOption('match');
     expect(JSON.parse(await page.getByTestId('new-run-scoring-text').inputValue())).toEqual(SCORING);

@@ -1,11 +1,12 @@
 /**
- * A scoring file in a form: pick an example, paste or type one, or upload one (JSON), then edit it
- * in place. The text is parsed here only to send it as an object; what it means is checked by the
+ * A scoring file in a form: pick an example, paste or type one, or upload one (JSON or YAML), then
+ * edit it in place. The text is parsed here only to send it as an object; what it means is checked by the
  * engine, whose errors name the field (`scorers.1.max`) and are shown under the editor.
  * New run (scorers that score each record as it lands) and Results (score a stored run) share it.
  * Runs on: renderer.
  */
 import { useId, useState, type ChangeEvent } from 'react';
+import { YAMLParseError, parse as parseYaml } from 'yaml';
 import type { ScoringConfig } from '../api/types.js';
 import { SCORING_EXAMPLES } from './scoring-examples.js';
 
@@ -14,14 +15,30 @@ const MAX_FILE_BYTES = 1024 * 1024;
 
 export type ParsedScoring = { config: ScoringConfig; error: null } | { config: null; error: string };
 
+/** Text that opens with `{` is read as JSON, anything else as YAML; a syntax error names its line. */
+function parseText(text: string): { value: unknown } | { error: string } {
+  if (text.trimStart().startsWith('{')) {
+    try {
+      return { value: JSON.parse(text) as unknown };
+    } catch (err) {
+      const pos = /position (\d+)/.exec((err as Error).message);
+      const line = pos ? `line ${text.slice(0, Number(pos[1])).split('\n').length}: ` : '';
+      return { error: `${line}not valid JSON: ${(err as Error).message}` };
+    }
+  }
+  try {
+    return { value: parseYaml(text, { maxAliasCount: 100 }) as unknown };
+  } catch (err) {
+    const line = err instanceof YAMLParseError && err.linePos ? `line ${err.linePos[0].line}: ` : '';
+    return { error: `${line}not valid YAML: ${(err as Error).message.split('\n')[0]}` };
+  }
+}
+
 /** The scoring file's text as the object the contract takes, or why it is not one. */
 export function parseScoringText(text: string): ParsedScoring {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (err) {
-    return { config: null, error: `not valid JSON: ${(err as Error).message}` };
-  }
+  const parsed = parseText(text);
+  if ('error' in parsed) return { config: null, error: parsed.error };
+  const value = parsed.value;
   if (typeof value !== 'object' || value === null || Array.isArray(value) || !Array.isArray((value as { scorers?: unknown }).scorers)) {
     return { config: null, error: 'expected an object with a "scorers" list, like {"scorers": [{"name": "exact", "type": "match"}]}' };
   }
@@ -81,11 +98,11 @@ export function ScoringEditor({
         </select>
         <label className="button file-button">
           Upload a scoring file…
-          <input type="file" accept=".json,application/json" data-testid={`${testId}-upload`} onChange={(e) => void onUpload(e)} />
+          <input type="file" accept=".json,.yaml,.yml,application/json" data-testid={`${testId}-upload`} onChange={(e) => void onUpload(e)} />
         </label>
       </div>
       <label className="visually-hidden" htmlFor={`${id}-text`}>
-        Scoring file (JSON)
+        Scoring file (JSON or YAML)
       </label>
       <textarea
         id={`${id}-text`}
