@@ -8,6 +8,7 @@
  * 1280 px wide (no sideways scrolling of the page) and screenshotted to test-results/e2e/.
  * Runs on: Node (tests), driving Chromium.
  */
+import { AxeBuilder } from '@axe-core/playwright';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -56,6 +57,11 @@ describe('Results and Compare runs in a browser', () => {
   const text = async (selector: string) => (await page.locator(selector).first().textContent()) ?? '';
   const texts = (selector: string) => page.locator(selector).allTextContents();
   /** The page is no wider than the window: nothing needs scrolling sideways. */
+  /** What axe-core finds wrong in the view (WCAG 2 A and AA), as rule: nodes. */
+  const accessibilityProblems = async () =>
+    (await new AxeBuilder({ page }).include('main').withTags(['wcag2a', 'wcag2aa']).analyze()).violations.map(
+      (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+    );
   const fitsWidth = () => page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth');
 
   beforeAll(async () => {
@@ -203,6 +209,7 @@ describe('Results and Compare runs in a browser', () => {
       expect(await td.locator('[data-scorer=exact]').textContent()).toContain(score.passed ? 'pass' : 'fail');
     }
     await page.screenshot({ path: shotPath('results-02-side-by-side') });
+    expect(await accessibilityProblems()).toEqual([]);
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
     // Focus went back to the cell that opened it.
@@ -236,6 +243,7 @@ describe('Results and Compare runs in a browser', () => {
       expect(await fitsWidth()).toBe(true);
       await page.screenshot({ path: shotPath(`results-03-results-${name}`), fullPage: true });
     }
+    expect(await accessibilityProblems()).toEqual([]);
     await page.setViewportSize(WIDE);
   });
 
@@ -268,6 +276,7 @@ describe('Results and Compare runs in a browser', () => {
       expect(await fitsWidth()).toBe(true);
       await page.screenshot({ path: shotPath(`results-04-compare-${name}`), fullPage: true });
     }
+    expect(await accessibilityProblems()).toEqual([]);
     await page.setViewportSize(WIDE);
   });
 
