@@ -13,7 +13,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { flipInterval, formatDiff, formatInterval, formatScore } from '../../renderer/src/components/score-format.js';
+import { flipInterval } from '../../renderer/src/components/pairs.js';
+import { formatDiff, formatInterval, formatScore } from '../../renderer/src/components/score-format.js';
 import { tempDir } from '../helpers/temp.js';
 import { bridgeCall, launchChromium, shotPath, startInProcessUi, TOKEN, watchPage, type InProcessUi } from './harness.js';
 
@@ -24,7 +25,7 @@ const VIGNETTES = 60;
 const EPOCHS = 3;
 const MODELS = ['mock-strong', 'mock-weak'];
 const TOPICS = ['math', 'history', 'art'];
-const SCORING = { scorers: [{ name: 'exact', type: 'match' }] };
+const SCORING = { scorers: [{ name: 'exact', type: 'match' as const }] };
 
 /** Vignettes with a one-letter target and a topic. */
 function writeTargetManifest(dir: string): string {
@@ -88,9 +89,8 @@ describe('Results and Compare runs in a browser', () => {
     await expect.poll(() => text('[data-testid=vignette-count]'), WAIT).toBe('24');
     await page.getByTestId('manifest-path').fill(manifest);
     await expect.poll(() => text('[data-testid=vignette-count]'), WAIT).toBe(String(VIGNETTES));
-    for (const model of await page.locator('.model-option.checked').evaluateAll((els) => els.map((e) => e.getAttribute('data-model')))) {
-      await page.locator(`[data-model="${model}"] input`).uncheck();
-    }
+    const checked = page.locator('.model-option.checked input');
+    while ((await checked.count()) > 0) await checked.first().uncheck();
     for (const model of MODELS) await page.locator(`[data-model="${model}"] input`).check();
     await page.getByTestId('epochs').fill(String(EPOCHS));
 

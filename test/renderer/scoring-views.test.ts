@@ -1,17 +1,15 @@
 /**
  * The scoring views' pure parts: the scoring file as the editor reads it (JSON, YAML, nonsense),
- * a pair read from either side of the matrix, how scores, differences and p-values are written,
- * and the Results and Compare routes.
+ * a pair read from either side of the matrix (and the model a run comparison's side names), how
+ * scores, differences and p-values are written.
  * Runs on: Node (tests).
  */
 import { describe, expect, it } from 'vitest';
 import type { PairComparison } from '../../core/scoring/report-shape.js';
-import { pairOf } from '../../renderer/src/components/pair-matrix.js';
-import { flipInterval, formatDiff, formatInterval, formatPValue, formatScore } from '../../renderer/src/components/score-format.js';
-import { parseScoringText } from '../../renderer/src/components/scoring-editor.js';
+import { flipInterval, modelOfSide, pairOf } from '../../renderer/src/components/pairs.js';
+import { formatDiff, formatInterval, formatPValue, formatScore } from '../../renderer/src/components/score-format.js';
+import { parseScoringText } from '../../renderer/src/components/scoring-text.js';
 import { SCORING_EXAMPLES } from '../../renderer/src/components/scoring-examples.js';
-import { parseRoute, routeHref } from '../../renderer/src/state/router.js';
-import { modelOfSide } from '../../renderer/src/views/compare-view.js';
 
 const pair: PairComparison = {
   a: 'mock-strong',
@@ -94,19 +92,5 @@ describe('scores on screen', () => {
     expect(formatPValue(Number.POSITIVE_INFINITY)).toBe('—');
     expect(flipInterval([0.1, 0.3])).toEqual([-0.3, -0.1]);
     expect(flipInterval(null)).toBeNull();
-  });
-});
-
-describe('the Results and Compare routes', () => {
-  it('round-trip through the URL', () => {
-    const routes = [
-      { view: 'results', runId: null },
-      { view: 'results', runId: 'r1 /x' },
-      { view: 'compare', runA: null, runB: null },
-      { view: 'compare', runA: 'rA', runB: null },
-      { view: 'compare', runA: null, runB: 'rB' },
-      { view: 'compare', runA: 'rA', runB: 'rB' },
-    ] as const;
-    for (const route of routes) expect(parseRoute(routeHref(route))).toEqual(route);
   });
 });

@@ -6,16 +6,8 @@
  * Runs on: renderer.
  */
 import type { PairComparison } from '../api/types.js';
-import { flipInterval, formatDiff, formatInterval, formatPValue, formatScore } from './score-format.js';
-
-/** The comparison of row − column, read from whichever order the report holds it in. */
-export function pairOf(pairs: readonly PairComparison[], row: string, column: string): PairComparison | null {
-  for (const p of pairs) {
-    if (p.a === row && p.b === column) return p;
-    if (p.a === column && p.b === row) return { ...p, a: row, b: column, diff: -p.diff, ci95: flipInterval(p.ci95) };
-  }
-  return null;
-}
+import { pairOf } from './pairs.js';
+import { formatDiff, formatInterval, formatPValue, formatScore } from './score-format.js';
 
 function PairCell({ pair }: { pair: PairComparison | null }) {
   if (!pair) return <td className="pair-cell muted">—</td>;

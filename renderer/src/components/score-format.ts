@@ -30,8 +30,3 @@ export function formatPValue(p: number | null | undefined): string {
   if (p === null || p === undefined || !Number.isFinite(p)) return '—';
   return p < 0.001 ? '< 0.001' : p.toFixed(3);
 }
-
-/** The interval of b − a read as a − b: the same evidence seen from the other side of the matrix. */
-export function flipInterval(ci: readonly [number, number] | null): [number, number] | null {
-  return ci === null ? null : [-ci[1], -ci[0]];
-}

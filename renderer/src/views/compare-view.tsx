@@ -13,17 +13,12 @@ import { byMeanDescending, ModelScoreTable } from '../components/model-score-tab
 import { EmptyState, ErrorNotice } from '../components/notice.js';
 import { RunPicker } from '../components/run-picker.js';
 import { ScoreIntervalChart, type IntervalEntry } from '../components/score-interval-chart.js';
+import { modelOfSide } from '../components/pairs.js';
 import { formatDiff, formatInterval, formatPValue, formatScore } from '../components/score-format.js';
 import { useFetch } from '../components/use-fetch.js';
 import { useRuns } from '../components/use-runs.js';
 import { navigate } from '../state/router.js';
 import { REDUCERS } from './results-view.js';
-
-/** The model a comparison's side names: `runId:model`, the run id holding no colon. */
-export function modelOfSide(side: string): string {
-  const colon = side.indexOf(':');
-  return colon < 0 ? side : side.slice(colon + 1);
-}
 
 function chartEntries(comparison: RunComparison): IntervalEntry[] {
   const order = byMeanDescending(comparison.models_a).map((m) => m.model);

@@ -18,7 +18,8 @@ import { RunPicker } from '../components/run-picker.js';
 import { ScoreDetailDialog } from '../components/score-detail-dialog.js';
 import { ScoreIntervalChart } from '../components/score-interval-chart.js';
 import { ScoreMatrix } from '../components/score-matrix.js';
-import { parseScoringText, ScoringEditor } from '../components/scoring-editor.js';
+import { ScoringEditor } from '../components/scoring-editor.js';
+import { parseScoringText } from '../components/scoring-text.js';
 import { ScoringStatusTable } from '../components/scoring-status-table.js';
 import { useFetch } from '../components/use-fetch.js';
 import { useRuns } from '../components/use-runs.js';
@@ -110,6 +111,13 @@ function Leaderboard({ report }: { report: ScoreReport }) {
           {report.by ? ` · standard errors clustered by ${report.by}` : ''}
         </span>
       </header>
+      {report.judges ? (
+        <p className="small" data-testid="judge-agreement">
+          Judges {report.judges.judges.join(', ')} · agreement (Krippendorff's α):{' '}
+          <strong>{report.judges.alpha === null ? 'not enough to compare yet' : report.judges.alpha.toFixed(3)}</strong>
+          <span className="muted"> (1 = full agreement, 0 = no better than chance)</span>
+        </p>
+      ) : null}
       {models.length === 0 ? (
         <p className="muted">No scores yet.</p>
       ) : (
