@@ -7,6 +7,7 @@
 import type { ModelScore } from '../api/types.js';
 import { formatInt } from '../format.js';
 import { formatInterval, formatScore } from './score-format.js';
+import { ScrollRegion } from './scroll-region.js';
 
 /** Highest mean first; ties keep the report's order. */
 export function byMeanDescending(models: readonly ModelScore[]): ModelScore[] {
@@ -23,7 +24,7 @@ export function ModelScoreTable({ models, testId, caption }: { models: readonly 
   const consistency = models.some((m) => m.flip_rate !== null);
   const k = largestK(models);
   return (
-    <div className="table-scroll">
+    <ScrollRegion label={caption}>
       <table className="table compact" data-testid={testId}>
         <caption className="visually-hidden">{caption}</caption>
         <thead>
@@ -67,6 +68,6 @@ export function ModelScoreTable({ models, testId, caption }: { models: readonly 
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }

@@ -8,6 +8,7 @@
 import type { PairComparison } from '../api/types.js';
 import { pairOf } from './pairs.js';
 import { formatDiff, formatInterval, formatPValue, formatScore } from './score-format.js';
+import { ScrollRegion } from './scroll-region.js';
 
 function PairCell({ pair }: { pair: PairComparison | null }) {
   if (!pair) return <td className="pair-cell muted">—</td>;
@@ -31,7 +32,7 @@ function PairCell({ pair }: { pair: PairComparison | null }) {
 
 export function PairMatrix({ models, pairs, testId }: { models: readonly string[]; pairs: readonly PairComparison[]; testId: string }) {
   return (
-    <div className="table-scroll">
+    <ScrollRegion label="Paired differences">
       <table className="table pair-matrix" data-testid={testId}>
         <caption className="visually-hidden">Paired differences, row minus column, with 95 % confidence intervals</caption>
         <thead>
@@ -66,6 +67,6 @@ export function PairMatrix({ models, pairs, testId }: { models: readonly string[
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }

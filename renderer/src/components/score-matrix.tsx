@@ -6,13 +6,14 @@
  * responses side by side.
  * Runs on: renderer.
  */
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useClient } from '../api/client-context.js';
 import type { ScoreMatrixCell, ScoreMatrixRow } from '../api/types.js';
 import { formatInt } from '../format.js';
 import { ErrorNotice } from './notice.js';
 import { formatScore } from './score-format.js';
 import { useFetch } from './use-fetch.js';
+import { ScrollRegion } from './scroll-region.js';
 
 export type MatrixSort = 'vignette' | 'flip_rate' | 'judge_disagreement';
 
@@ -86,15 +87,12 @@ export function ScoreMatrix({
   scorer,
   refresh,
   onOpen,
-  onMetadataKeys,
 }: {
   runId: string;
   scorer: string;
   /** Changes when new scores may have landed: the rows on screen are fetched again. */
   refresh: number;
   onOpen: (vignetteId: string) => void;
-  /** The metadata keys of the rows on screen, which the results can be sliced by. */
-  onMetadataKeys: (keys: string[]) => void;
 }) {
   const client = useClient();
   const [sort, setSort] = useState<MatrixSort>('vignette');
@@ -104,8 +102,6 @@ export function ScoreMatrix({
     [client, runId, scorer, sort, limit, refresh],
   );
   const data = page.data;
-  const keys = [...new Set((data?.rows ?? []).flatMap((r) => Object.keys(r.metadata ?? {})))].sort().join('\u0000');
-  useEffect(() => onMetadataKeys(keys === '' ? [] : keys.split('\u0000')), [keys]);
   return (
     <div className="score-matrix" data-testid="score-matrix">
       <div className="filters">
@@ -130,7 +126,7 @@ export function ScoreMatrix({
       <ErrorNotice error={page.error} title="Could not load the matrix" />
       {data ? (
         <>
-          <div className="table-scroll matrix-scroll">
+          <ScrollRegion label="Vignettes by model" className="matrix-scroll">
             <table className="table compact matrix-table" data-testid="matrix-table">
               <caption className="visually-hidden">Reduced score and one mark per epoch, for each vignette and model</caption>
               <thead>
@@ -157,7 +153,7 @@ export function ScoreMatrix({
                 ))}
               </tbody>
             </table>
-          </div>
+          </ScrollRegion>
           <div className="row pad">
             <span className="muted small" data-testid="matrix-count">
               {formatInt(data.rows.length)} of {formatInt(data.total)} vignettes

@@ -8,11 +8,12 @@ import type { ScoringStatus } from '../api/types.js';
 import { formatInt } from '../format.js';
 import { ModelCostTable } from './model-cost-table.js';
 import { ProgressBar } from './progress-bar.js';
+import { ScrollRegion } from './scroll-region.js';
 
 export function ScoringStatusTable({ status }: { status: ScoringStatus }) {
   return (
     <>
-      <div className="table-scroll">
+      <ScrollRegion label="Scorers">
         <table className="table compact" data-testid="scoring-status">
           <caption className="visually-hidden">Scorers of this run and their progress</caption>
           <thead>
@@ -53,7 +54,7 @@ export function ScoringStatusTable({ status }: { status: ScoringStatus }) {
             })}
           </tbody>
         </table>
-      </div>
+      </ScrollRegion>
       {status.judgeUsage.length > 0 ? (
         <div className="judge-usage">
           <h3>Judge calls</h3>

@@ -19,6 +19,7 @@ import { useFetch } from '../components/use-fetch.js';
 import { useRuns } from '../components/use-runs.js';
 import { navigate } from '../state/router.js';
 import { REDUCERS } from './results-view.js';
+import { ScrollRegion } from '../components/scroll-region.js';
 
 function chartEntries(comparison: RunComparison): IntervalEntry[] {
   const order = byMeanDescending(comparison.models_a).map((m) => m.model);
@@ -36,7 +37,7 @@ function chartEntries(comparison: RunComparison): IntervalEntry[] {
 
 function DifferenceTable({ pairs }: { pairs: readonly PairComparison[] }) {
   return (
-    <div className="table-scroll">
+    <ScrollRegion label="B − A per model">
       <table className="table compact" data-testid="compare-pairs">
         <caption className="visually-hidden">Paired difference of run B minus run A per model</caption>
         <thead>
@@ -72,7 +73,7 @@ function DifferenceTable({ pairs }: { pairs: readonly PairComparison[] }) {
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollRegion>
   );
 }
 

@@ -36,6 +36,8 @@ export const REDUCERS: Array<{ value: EpochReducer; label: string }> = [
 
 /** Live refreshes of the report and the matrix: at most one per this many ms. */
 const REFRESH_MS = 500;
+/** The metadata keys offered for slicing are those of the run's first records (manifests are uniform). */
+const METADATA_SAMPLE = 200;
 
 function ScoreRunForm({ runId, onScored, startOpen }: { runId: string; onScored: (status: ScoringStatus) => void; startOpen: boolean }) {
   const client = useClient();
@@ -174,9 +176,10 @@ function RunResults({ runId }: { runId: string }) {
   const scorer = scorerChoice !== null && names.includes(scorerChoice) ? scorerChoice : (names[0] ?? null);
   const [reducer, setReducer] = useState<EpochReducer>('mean');
   const [by, setBy] = useState('');
-  const [metadataKeys, setMetadataKeys] = useState<string[]>([]);
   const [openVignette, setOpenVignette] = useState<string | null>(null);
   const refresh = useThrottled(status ? scoredCount(status) : 0, REFRESH_MS);
+  const sample = useFetch(() => client.call('responses', { runId, limit: METADATA_SAMPLE }), [client, runId, refresh > 0]);
+  const metadataKeys = [...new Set((sample.data?.items ?? []).flatMap((r) => Object.keys(r.metadata ?? {})))].sort();
 
   const report = useFetch(
     scorer === null ? null : () => client.call('report', { runId, scorer, reducer, ...(by === '' ? {} : { by }) }),
@@ -264,7 +267,7 @@ function RunResults({ runId }: { runId: string }) {
               <h2>Vignettes</h2>
               <span className="muted small">click a cell for the responses side by side, with every score</span>
             </header>
-            <ScoreMatrix runId={runId} scorer={scorer} refresh={refresh} onOpen={setOpenVignette} onMetadataKeys={setMetadataKeys} />
+            <ScoreMatrix runId={runId} scorer={scorer} refresh={refresh} onOpen={setOpenVignette} />
           </div>
           {openVignette !== null ? <ScoreDetailDialog runId={runId} vignetteId={openVignette} onClose={() => setOpenVignette(null)} /> : null}
         </>
