@@ -33,6 +33,8 @@ export interface ModelRequest {
   /**
    * The vignette this call poses: its id and target. Real providers never see it; the mock models
    * with a known accuracy answer from it (the target, or a wrong answer, per vignette and epoch).
+   * With `runId` and `epoch` it names the call's sample: the prompt cache never answers a sample
+   * with a sibling's answer from the same run (see PromptCache).
    */
   vignette?: { id: string; target?: string };
 }

@@ -157,4 +157,29 @@ describe('prompt cache', () => {
     expect(rows[0]!.key).toMatch(/^[0-9a-f]{64}$/);
     expect(rows[0]!.value).not.toContain('Is the sky blue?');
   });
+
+  it('never answers a sample of a run with a sibling vignette of the same run and epoch', async () => {
+    const r = router({ catalog: cat(), store: ts.store });
+    const sample = (runId: string, vignetteId: string, epoch: number, share = false): ModelRequest => ({
+      ...base,
+      runId,
+      vignette: { id: vignetteId },
+      epoch,
+      ...(share ? { shareCacheAcrossEpochs: true } : {}),
+    });
+    // Two vignettes of one run with the same prompt, in one epoch: both go to the model.
+    expect((await r.generate(sample('run-a', 'q1', 1))).cached).toBe(false);
+    expect((await r.generate(sample('run-a', 'q1-copy', 1))).cached).toBe(false);
+    expect(fake.count('model-m')).toBe(2);
+    // The same sample again (a job redelivered after a crash) is served.
+    expect((await r.generate(sample('run-a', 'q1-copy', 1))).cached).toBe(true);
+    // A later run is served from the earlier one.
+    expect((await r.generate(sample('run-b', 'q1', 1))).cached).toBe(true);
+    // Epochs that share answers: another epoch of the same run is served, a sibling in the same epoch is not.
+    expect((await r.generate(sample('run-c', 'q1', 1, true))).cached).toBe(false);
+    expect((await r.generate(sample('run-c', 'q2', 2, true))).cached).toBe(true);
+    expect((await r.generate(sample('run-c', 'q1-copy', 1, true))).cached).toBe(false);
+    expect(fake.count('model-m')).toBe(4);
+    await r.close();
+  });
 });

@@ -6,6 +6,12 @@
  * strict call), and the epoch unless the run shares answers across epochs. Only successful calls
  * are stored, with a TTL; lookups go to an in-memory LRU, then SQLite. Callers skip the cache
  * entirely for `noStore` calls. No prompt text is stored: only the key and the answer.
+ *
+ * Within a run each (vignette, epoch) is its own sample: an answer remembers the sample that
+ * produced it, and a run is served only from earlier runs, from the same sample (a job redelivered
+ * after a crash), or, when the run shares answers across epochs, from another epoch; never from a
+ * sibling vignette with the same prompt in the same epoch, which would make a run's totals depend
+ * on which copy landed first.
  * Runs on: Node (core).
  */
 import { createHash } from 'node:crypto';
@@ -23,6 +29,28 @@ export interface CachedAnswer {
   usage: Usage;
   host: string;
   finishReason?: string;
+  /** The sample that produced the answer, when the call named one. */
+  origin?: SampleOrigin;
+}
+
+export interface SampleOrigin {
+  runId: string;
+  epoch: number | null;
+  vignetteId: string | null;
+}
+
+/** The sample a call poses, if it names its run. */
+export function sampleOf(request: ModelRequest): SampleOrigin | undefined {
+  if (request.runId === undefined) return undefined;
+  return { runId: request.runId, epoch: request.epoch ?? null, vignetteId: request.vignette?.id ?? null };
+}
+
+/** Whether an answer produced for `origin` may answer `request` (see the header: never a sibling of the same run). */
+export function mayServe(origin: SampleOrigin | undefined, request: ModelRequest): boolean {
+  if (origin === undefined || request.runId === undefined || origin.runId !== request.runId) return true;
+  const epoch = request.epoch ?? null;
+  if (origin.vignetteId === (request.vignette?.id ?? null) && origin.epoch === epoch) return true;
+  return request.shareCacheAcrossEpochs === true && origin.epoch !== epoch;
 }
 
 /** The cache key of a call: hex sha256 over a canonical array of everything that shapes the answer. */

@@ -27,7 +27,7 @@ import { BudgetGuard, BUDGET_WINDOW_MS, type Reservation } from './budget-guard.
 import { HostHealth, type CooldownPolicy } from './host-health.js';
 import { ProviderPacer } from './pacer.js';
 import { effectivePrivacy, privacyLockFromEnv } from './privacy.js';
-import { PromptCache, promptCacheKey } from './prompt-cache.js';
+import { mayServe, PromptCache, promptCacheKey, sampleOf } from './prompt-cache.js';
 import type {
   CallAggregate,
   HostPosture,
@@ -185,7 +185,7 @@ export class Router implements ModelClient {
     const cacheKey = request.noStore || !this.cache ? undefined : promptCacheKey(request, privacy);
     if (cacheKey !== undefined) {
       const hit = this.cache!.get(cacheKey);
-      if (hit) {
+      if (hit && mayServe(hit.origin, request)) {
         // A turn of the event loop, as a real call's I/O would give: a sweep answered from the
         // cache must not starve timers, sockets and the UI the engine shares its loop with.
         await setImmediate();
@@ -276,11 +276,13 @@ export class Router implements ModelClient {
       }
       this.recordCall(host, request, pick.profile, 'ok', res.latencyMs, res.usage, cost);
       if (cacheKey !== undefined) {
+        const origin = sampleOf(request);
         this.cache!.put(cacheKey, {
           text: res.text,
           usage: res.usage,
           host: host.id,
           ...(res.finishReason === undefined ? {} : { finishReason: res.finishReason }),
+          ...(origin === undefined ? {} : { origin }),
         });
       }
       return { ...res, host: host.id, cached: false };
