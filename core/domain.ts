@@ -37,6 +37,36 @@ export interface RunOptions {
   noStore: boolean;
   /** Let the prompt cache answer epoch N with epoch M's response (off: epochs are independent samples). */
   shareCacheAcrossEpochs: boolean;
+  /**
+   * How a run whose every job settled ends when some vignettes were given up on: `failed` (the
+   * default) or `done`, the failures counted and listed either way.
+   */
+  endWithFailures?: 'done' | 'failed';
+}
+
+/** The options a job carries to its worker: the run's, less what only the scheduler reads. */
+export type JobOptions = Omit<RunOptions, 'concurrency' | 'endWithFailures'>;
+
+/** Prices per million tokens for each model of a run, as they stood when the run was created. */
+export type RunPrices = Record<string, { inputPerMTok: number; outputPerMTok: number }>;
+
+/** A host every call of a job is waiting for: down (refusing connections) since `since`. */
+export interface HostWait {
+  host: string;
+  since: number;
+}
+
+/** A vignette a run gave up on after its attempts, with the last error. */
+export interface VignetteFailure {
+  jobId: JobId;
+  vignetteId: string;
+  vignetteIndex: number;
+  model: string;
+  epoch: number;
+  attempts: number;
+  code: string;
+  message: string;
+  at: number;
 }
 
 /** One line of a manifest: an id and the exact prompt to pose. */
@@ -87,6 +117,8 @@ export interface Job {
   startedAt: number | null;
   finishedAt: number | null;
   error: string | null;
+  /** Set while the job's calls wait for a host that is down: shown live as "waiting for host". */
+  waitingForHost: HostWait | null;
 }
 
 /** The unit that fans out to a worker: the vignettes still to pose, bound to one model at one epoch. */
@@ -102,7 +134,7 @@ export interface EvalJob {
   vignettes: Iterable<IndexedVignette>;
   /** How many `vignettes` yields. */
   vignetteCount: number;
-  options: Omit<RunOptions, 'concurrency'>;
+  options: JobOptions;
 }
 
 export interface Usage {

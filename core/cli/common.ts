@@ -14,21 +14,35 @@ export interface CommonOptions {
   catalog?: string[];
 }
 
+export interface CallingOptions extends CommonOptions {
+  hostPatience?: number;
+}
+
 export function addCommonOptions(cmd: Command): Command {
   return cmd
     .option('--data-dir <dir>', 'where runs are kept (default: $PANOPTES_DATA_DIR or the user data folder)')
     .option('--catalog <file...>', 'catalog files layered over the embedded default');
 }
 
+/** Options of the commands that make model calls. */
+export function addCallingOptions(cmd: Command): Command {
+  return addCommonOptions(cmd).option(
+    '--host-patience <seconds>',
+    'how long calls wait for a model whose hosts are all down before giving up (default 300)',
+    parsePositiveInt('--host-patience'),
+  );
+}
+
 export function dataDirOf(opts: CommonOptions): string {
   return opts.dataDir ?? defaultDataDir();
 }
 
-export function openCliEngine(opts: CommonOptions, extra: Partial<EngineOptions> = {}): Engine {
+export function openCliEngine(opts: CallingOptions, extra: Partial<EngineOptions> = {}): Engine {
   // Commands print their own results; logs stay quiet unless PANOPTES_LOG asks.
   initTelemetry({ defaultLevel: 'warn' });
   const leaseMs = leaseFromEnv();
-  return openEngine({ dataDir: dataDirOf(opts), catalogPaths: opts.catalog ?? [], ...(leaseMs === undefined ? {} : { leaseMs }), ...extra });
+  const router = { ...(opts.hostPatience === undefined ? {} : { hostPatienceMs: opts.hostPatience * 1000 }), ...extra.router };
+  return openEngine({ dataDir: dataDirOf(opts), catalogPaths: opts.catalog ?? [], ...(leaseMs === undefined ? {} : { leaseMs }), ...extra, router });
 }
 
 /** `PANOPTES_LEASE_MS`: how long a run's claim outlives a stalled owner (default 30 s; tests shorten it). */

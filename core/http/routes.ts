@@ -16,6 +16,7 @@ import {
   ProbeInputSchema,
   ReportInputSchema,
   ResponsesInputSchema,
+  RetryRunInputSchema,
   RunIdInputSchema,
   ScoreRunInputSchema,
 } from '../service/contract.js';
@@ -79,6 +80,13 @@ export const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (instance, 
     }
     return run;
   });
+
+  // The app's retry button: scope "failed" finishes the run's failed and cancelled jobs' missing records; "all" starts it anew.
+  app.post(
+    '/runs/:id/retry',
+    { schema: { params: RunParamsSchema, body: RetryRunInputSchema.omit({ runId: true }) } },
+    async (request) => service.retryRun({ runId: request.params.id, scope: request.body.scope }),
+  );
 
   app.get('/runs/:id/responses', { schema: { params: RunParamsSchema, querystring: ResponsesQuerySchema } }, async (request) => {
     return service.responses({ runId: request.params.id, ...request.query });

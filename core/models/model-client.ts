@@ -4,7 +4,7 @@
  * caller whether and when another try could help.
  * Runs on: Node (core).
  */
-import type { PrivacyMode, Sampling, Usage } from '../domain.js';
+import type { HostWait, PrivacyMode, Sampling, Usage } from '../domain.js';
 
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -37,6 +37,11 @@ export interface ModelRequest {
    * with a sibling's answer from the same run (see PromptCache).
    */
   vignette?: { id: string; target?: string };
+  /**
+   * Told when the call starts waiting for a host that is down (every host it could use refuses
+   * connections), and with null when it stops waiting: the job shows "waiting for host".
+   */
+  onHostWait?: (wait: HostWait | null) => void;
 }
 
 export interface ModelResponse {

@@ -8,7 +8,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { toPanoptesError, type Job, type Run } from '../domain.js';
+import { toPanoptesError, type HostWait, type Job, type Run } from '../domain.js';
 import { RunLostError, type RunFence } from '../store/run-fence.js';
 import type { Store } from '../store/store.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
@@ -71,13 +71,25 @@ async function driveJob(job: Job, ctx: JobContext): Promise<void> {
       return; // settled elsewhere (cancelled)
     }
     events.jobChanged(run.id, job.id);
-    const sink = ctx.lander.sink(job.id, attempt, () => events.jobChanged(run.id, job.id));
+    const landing = ctx.lander.sink(job.id, attempt, () => events.jobChanged(run.id, job.id));
+    // Records land through the lander; what the job gives up on and waits for is noted at once.
+    const sink = Object.assign(landing, {
+      gaveUp: (f: { vignetteIndex: number; attempts: number; code: string; message: string }) => {
+        store.recordVignetteFailure(job.id, attempt, f);
+        events.jobChanged(run.id, job.id);
+      },
+      waiting: (wait: HostWait | null) => {
+        store.setJobWaiting(job.id, attempt, wait);
+        events.jobChanged(run.id, job.id);
+        events.runChanged(run.id);
+      },
+    });
     try {
       // Only the vignettes with no record yet: a redelivered job re-poses nothing that landed.
       const vignetteCount = run.vignetteCount - store.landedCount(job.id);
       const vignettes = store.pendingVignettes(run.id, job.id);
       logger.debug({ attempt, worker: worker.id, vignettes: vignetteCount }, 'dispatching job');
-      const { concurrency: _jobs, ...options } = run.options;
+      const { concurrency: _jobs, endWithFailures: _end, ...options } = run.options;
       const outcome = await worker.dispatch(
         { jobId: job.id, runId: run.id, model: job.model, epoch: job.epoch, vignettes, vignetteCount, options },
         attempt,

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import type {
+  HostWait,
   Job,
   JobStatus,
   ModelUsage,
@@ -16,6 +17,7 @@ import type {
   SerializedError,
   StoredResponse,
   Vignette,
+  VignetteFailure,
 } from '../domain.js';
 import type {
   CallAggregate,
@@ -42,7 +44,7 @@ import type { Severity } from '../scoring/scorer.js';
 import type { EpochReducer, ModelScore, PairComparison, RunComparison, ScoreReport } from '../scoring/report-shape.js';
 import { ScoringConfigSchema, type ScorerDefinition, type ScoringConfig } from '../scoring/scoring-config.js';
 
-export type { Job, JobStatus, ModelUsage, PrivacyMode, Run, RunStatus, SerializedError, StoredResponse, Vignette, WorkerInfo };
+export type { HostWait, Job, VignetteFailure, JobStatus, ModelUsage, PrivacyMode, Run, RunStatus, SerializedError, StoredResponse, Vignette, WorkerInfo };
 export type { ManifestIssue, ResponsesPage };
 export type { EpochReducer, ModelScore, PairComparison, RunComparison, ScoreReport, ScorerDefinition, ScoringConfig, Severity };
 export { ScoringConfigSchema };
@@ -67,6 +69,8 @@ export const CreateRunInputSchema = z
     /** Skip the prompt cache (no read, no write). The run's records are kept as always; metrics never hold text. */
     noStore: z.boolean().optional(),
     shareCacheAcrossEpochs: z.boolean().optional(),
+    /** How the run ends when some vignettes were given up on: failed (default) or done, the failures listed either way. */
+    endWithFailures: z.enum(['done', 'failed']).optional(),
     /** Probe every host of the run's models first, and refuse the run if a model has no host left to call. */
     probe: z.boolean().optional(),
     /** Scorers that score each record as it lands. */
@@ -229,6 +233,10 @@ export interface StatsReport {
 }
 
 export interface RunSummary extends Run {
+  /** Vignettes given up on after their attempts (listed in the run's detail). */
+  failedVignettes: number;
+  /** Set while some job's calls wait for a host that is down: "waiting for host". */
+  waitingForHost: HostWait | null;
   inputTokens: number;
   outputTokens: number;
   calls: number;
@@ -243,6 +251,8 @@ export interface RunDetail {
   run: RunSummary;
   jobs: Job[];
   usage: ModelCost[];
+  /** The vignettes given up on, each with its last error (the first 1,000; `run.failedVignettes` counts them all). */
+  failures: VignetteFailure[];
   responsesPath: string;
 }
 

@@ -14,6 +14,7 @@ import { csvHeader, toCsvLine, toJsonlLine } from '../export.js';
 import { ISSUES_LISTED, checkManifest, manifestError, readManifest } from '../manifest.js';
 import type { Catalog } from '../models/catalog.js';
 import { nearestIds } from '../models/nearest-ids.js';
+import { effectivePrivacy } from '../models/router/privacy.js';
 import type { Router } from '../models/router/router.js';
 import type { WorkerListenerControl } from '../remote/listener-control.js';
 import { responsesPath } from '../scheduler/response-log.js';
@@ -48,8 +49,8 @@ import {
   type StartWorkerListenerInput,
   type WorkerListenerStatus,
   type ResponsesInput,
-  type ResponsesPage,
   type RetryRunInput,
+  type ResponsesPage,
   type RunDetail,
   type RunIdInput,
   type RunSummary,
@@ -63,7 +64,7 @@ import {
   type StatsReport,
 } from './contract.js';
 import type { EventHub, EventListener } from './event-hub.js';
-import { modelCosts, summarizeRun, usageTotals } from './summaries.js';
+import { modelCosts, pricesForRun, summarizeRun, usageTotals } from './summaries.js';
 import { scoringStatus, type ServiceScoring } from './scoring-status.js';
 
 export interface ControlServiceOptions {
@@ -74,7 +75,7 @@ export interface ControlServiceOptions {
   dataDir: string;
   events: EventHub;
   /** The model router, whose metrics, posture, roster and probes the contract serves. */
-  router: Pick<Router, 'metrics' | 'posture' | 'roster' | 'probe'>;
+  router: Pick<Router, 'metrics' | 'posture' | 'roster' | 'probe' | 'privacyLock'>;
   defaults: Omit<AppDefaults, 'dataDir'>;
   /** The listener for remote workers that the app turns on and off. */
   listener: WorkerListenerControl;
@@ -114,7 +115,7 @@ export class ControlService implements ControlApi {
   readonly pool: WorkerPool;
   readonly dataDir: string;
   readonly events: EventHub;
-  private readonly router: Pick<Router, 'metrics' | 'posture' | 'roster' | 'probe'>;
+  private readonly router: Pick<Router, 'metrics' | 'posture' | 'roster' | 'probe' | 'privacyLock'>;
   private readonly listener: WorkerListenerControl;
   private readonly appDefaults: AppDefaults;
   private readonly stageBatch: number;
@@ -156,6 +157,19 @@ export class ControlService implements ControlApi {
     });
     // Scorers are built (so a bad one is refused) before anything is stored.
     if (input.scorers) this.scoring.registry.buildAll(input.scorers);
+    const privacy = effectivePrivacy(input.privacy ?? DEFAULT_RUN_OPTIONS.privacy, this.router.privacyLock);
+    if (privacy === 'strict') {
+      // Refused here, naming the model, rather than accepted to fail every call.
+      input.models.forEach((model, i) => {
+        if (!this.catalogData.hosts(model).some((h) => h.privacySafe)) {
+          throw new PanoptesError(
+            'invalid_input',
+            `models[${i}]: "${model}" has no privacy-safe host (every host may train on or log prompts), and strict privacy refuses them${this.router.privacyLock === 'strict' ? ' (this instance is locked to strict)' : '; choose privacy "fallback" or "off" to allow them'}`,
+            { where: `models[${i}]` },
+          );
+        }
+      });
+    }
     const manifestPath = resolve(input.manifestPath);
     const check = await checkManifest(manifestPath, { previewCount: 0, maxIssues: ISSUES_LISTED });
     if (check.issues.length > 0) throw manifestError(check);
@@ -167,6 +181,7 @@ export class ControlService implements ControlApi {
       privacy: input.privacy ?? DEFAULT_RUN_OPTIONS.privacy,
       noStore: input.noStore ?? false,
       shareCacheAcrossEpochs: input.shareCacheAcrossEpochs ?? false,
+      ...(input.endWithFailures === undefined ? {} : { endWithFailures: input.endWithFailures }),
     };
     const runId = newRunId();
     this.store.beginStaging(runId);
@@ -201,6 +216,7 @@ export class ControlService implements ControlApi {
       epochs: input.epochs,
       vignetteCount: count,
       options,
+      prices: pricesForRun(this.catalogData, input.models),
     });
     if (input.scorers) this.attachScorers(run.id, input.scorers);
     this.events.runChanged(run.id);
@@ -220,6 +236,7 @@ export class ControlService implements ControlApi {
       run: this.summarize(run),
       jobs: this.store.jobs(runId),
       usage: this.costs(runId),
+      failures: this.store.vignetteFailures(runId, 1000),
       responsesPath: responsesPath(this.dataDir, runId),
     };
   }
@@ -236,7 +253,7 @@ export class ControlService implements ControlApi {
     if (scope === 'all') {
       // The whole run again is a new run with the same manifest, models, epochs and options: the
       // old one keeps its records (and its responses.jsonl) as they are.
-      const { concurrency, sampling, privacy, noStore, shareCacheAcrossEpochs } = run.options;
+      const { concurrency, sampling, privacy, noStore, shareCacheAcrossEpochs, endWithFailures } = run.options;
       return this.createRun({
         manifestPath: run.manifestPath,
         models: run.models,
@@ -245,12 +262,14 @@ export class ControlService implements ControlApi {
         privacy,
         noStore,
         shareCacheAcrossEpochs,
+        ...(endWithFailures === undefined ? {} : { endWithFailures }),
         ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
       });
     }
     const retried = this.store.retryFailedJobs(runId);
     for (const job of this.store.jobs(runId)) this.events.jobChanged(runId, job.id);
     this.events.runChanged(runId);
+    this.scheduler.wake();
     return retried;
   }
 

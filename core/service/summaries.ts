@@ -1,26 +1,54 @@
 /**
- * Run summaries and per-model cost: the store's usage priced with the catalog.
+ * Run summaries and per-model cost: the store's usage priced at the prices each run was created
+ * with (kept with the run, so a later catalog, or none, never changes what a run cost), and at the
+ * catalog's for runs made before prices were kept.
  * Runs on: Node (core).
  */
 import { estCostUsd } from '../models/cost.js';
-import type { ModelUsage, Run, RunId } from '../domain.js';
-import type { Catalog } from '../models/catalog.js';
+import type { ModelUsage, Run, RunId, RunPrices } from '../domain.js';
+import type { Catalog, Price } from '../models/catalog.js';
 import type { Store } from '../store/store.js';
 import type { ModelCost, RunSummary } from './contract.js';
 
-/** Usage per model with estimated cost (and the cache's saving) from the catalog's prices (the flat fallback otherwise). */
-export function modelCosts(store: Store, catalog: Catalog, runId?: RunId): ModelCost[] {
-  return store.usageByModel(runId).map((u) => priceUsage(u, catalog));
+/** The prices a new run of `models` is costed at, for good. */
+export function pricesForRun(catalog: Catalog, models: readonly string[]): RunPrices {
+  return Object.fromEntries(models.map((m) => [m, catalog.priceOf(m)]));
 }
 
-/** One model's usage priced at the catalog's prices (the sweep's, or a judge's). */
-export function priceUsage(u: ModelUsage, catalog: Catalog): ModelCost {
-  const price = catalog.priceOf(u.model);
+function priced(u: ModelUsage, price: Price): ModelCost {
   return {
     ...u,
     estCostUsd: estCostUsd(u, price),
     savedCostUsd: estCostUsd({ inputTokens: u.cachedInputTokens, outputTokens: u.cachedOutputTokens }, price),
   };
+}
+
+/** Usage per model with estimated cost (and the cache's saving), for one run or over every run. */
+export function modelCosts(store: Store, catalog: Catalog, runId?: RunId): ModelCost[] {
+  if (runId !== undefined) {
+    const prices = store.runPrices(runId);
+    return store.usageByModel(runId).map((u) => priced(u, prices?.[u.model] ?? catalog.priceOf(u.model)));
+  }
+  // Over every run: each run's share at its own prices, summed per model.
+  const byModel = new Map<string, ModelCost>();
+  for (const u of store.usageByRunAndModel()) {
+    const { runId: _run, prices, ...usage } = u;
+    const c = priced(usage, prices?.[u.model] ?? catalog.priceOf(u.model));
+    const sum = byModel.get(u.model);
+    if (!sum) {
+      byModel.set(u.model, c);
+      continue;
+    }
+    for (const k of ['inputTokens', 'outputTokens', 'calls', 'cachedCalls', 'cachedInputTokens', 'cachedOutputTokens', 'estCostUsd', 'savedCostUsd'] as const) {
+      sum[k] += c[k];
+    }
+  }
+  return [...byModel.values()].sort((a, b) => (a.model < b.model ? -1 : a.model > b.model ? 1 : 0));
+}
+
+/** One model's usage priced at the catalog's prices (the sweep's, or a judge's). */
+export function priceUsage(u: ModelUsage, catalog: Catalog): ModelCost {
+  return priced(u, catalog.priceOf(u.model));
 }
 
 /** The totals over models that a run summary and a stats report both carry. */
@@ -39,5 +67,10 @@ export function usageTotals(usage: readonly ModelCost[]) {
 }
 
 export function summarizeRun(store: Store, catalog: Catalog, run: Run): RunSummary {
-  return { ...run, ...usageTotals(modelCosts(store, catalog, run.id)) };
+  return {
+    ...run,
+    failedVignettes: store.vignetteFailureCount(run.id),
+    waitingForHost: store.waitingForHost(run.id),
+    ...usageTotals(modelCosts(store, catalog, run.id)),
+  };
 }

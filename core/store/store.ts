@@ -27,8 +27,11 @@ import {
   type ResponseRecord,
   type Run,
   type RunId,
+  type HostWait,
   type RunOptions,
+  type RunPrices,
   type RunStatus,
+  type VignetteFailure,
   type StoredResponse,
   type Usage,
 } from '../domain.js';
@@ -50,6 +53,8 @@ export interface NewRun {
   epochs: number;
   vignetteCount: number;
   options: RunOptions;
+  /** The prices the run is costed at, for good (later catalogs do not change a run's cost). */
+  prices?: RunPrices;
 }
 
 export interface ResponseFilter {
@@ -111,7 +116,20 @@ interface JobRow {
   started_at: number | null;
   finished_at: number | null;
   error: string | null;
+  waiting_for_host: string | null;
   vignette_count: number;
+}
+
+interface VignetteFailureRow {
+  job_id: number;
+  vignette_idx: number;
+  vignette_id: string;
+  model: string;
+  epoch: number;
+  attempts: number;
+  code: string;
+  message: string;
+  at: number;
 }
 
 interface ResponseRow {
@@ -148,7 +166,7 @@ interface VignetteRow {
 }
 
 const JOB_COLUMNS = `j.id, j.run_id, j.model, j.epoch, j.status, j.attempt, j.worker_id, j.vignettes_done,
-  j.input_tokens, j.output_tokens, j.started_at, j.finished_at, j.error, r.vignette_count`;
+  j.input_tokens, j.output_tokens, j.started_at, j.finished_at, j.error, j.waiting_for_host, r.vignette_count`;
 
 interface UsageRow {
   model: string;
@@ -346,13 +364,35 @@ export class Store {
       vignetteIndex: db.prepare<[string, string], { idx: number }>(
         `SELECT idx FROM vignettes WHERE run_id = ? AND vignette_id = ?`,
       ),
-      markJobDone: db.prepare(`UPDATE jobs SET status = 'done', finished_at = ?, error = NULL WHERE id = ?`),
-      markJobFailed: db.prepare(`UPDATE jobs SET status = 'failed', finished_at = ?, error = ? WHERE id = ?`),
+      markJobDone: db.prepare(`UPDATE jobs SET status = 'done', finished_at = ?, error = NULL, waiting_for_host = NULL WHERE id = ?`),
+      markJobFailed: db.prepare(`UPDATE jobs SET status = 'failed', finished_at = ?, error = ?, waiting_for_host = NULL WHERE id = ?`),
+      setJobWaiting: db.prepare(`UPDATE jobs SET waiting_for_host = ? WHERE id = ? AND attempt = ? AND status = 'running'`),
+      putVignetteFailure: db.prepare(
+        `INSERT INTO vignette_failures (job_id, vignette_idx, attempts, code, message, at) VALUES (?, ?, ?, ?, ?, ?)
+         ON CONFLICT (job_id, vignette_idx) DO UPDATE SET attempts = excluded.attempts, code = excluded.code,
+           message = excluded.message, at = excluded.at`,
+      ),
+      vignetteFailures: db.prepare<[string, number], VignetteFailureRow>(
+        `SELECT f.job_id, f.vignette_idx, v.vignette_id, j.model, j.epoch, f.attempts, f.code, f.message, f.at
+         FROM vignette_failures f JOIN jobs j ON j.id = f.job_id
+           JOIN vignettes v ON v.run_id = j.run_id AND v.idx = f.vignette_idx
+         WHERE j.run_id = ? ORDER BY j.model, j.epoch, f.vignette_idx LIMIT ?`,
+      ),
+      vignetteFailureCount: db.prepare<[string], { n: number }>(
+        `SELECT COUNT(*) AS n FROM vignette_failures f JOIN jobs j ON j.id = f.job_id WHERE j.run_id = ?`,
+      ),
+      runWaiting: db.prepare<[string], { waiting_for_host: string }>(
+        `SELECT waiting_for_host FROM jobs WHERE run_id = ? AND waiting_for_host IS NOT NULL
+         ORDER BY json_extract(waiting_for_host, '$.since') LIMIT 1`,
+      ),
+      runPrices: db.prepare<[string], { prices: string | null }>(`SELECT prices FROM runs WHERE id = ?`),
+      setRunPrices: db.prepare(`UPDATE runs SET prices = ? WHERE id = ?`),
       noteJobError: db.prepare(`UPDATE jobs SET status = 'pending', error = ? WHERE id = ? AND attempt = ? AND status = 'running'`),
       bumpDone: db.prepare(`UPDATE runs SET done_count = done_count + 1 WHERE id = ?`),
       bumpFailed: db.prepare(`UPDATE runs SET failed_count = failed_count + 1 WHERE id = ?`),
-      failedJobs: db.prepare<[string], { model: string; epoch: number; error: string | null }>(
-        `SELECT model, epoch, error FROM jobs WHERE run_id = ? AND status = 'failed' ORDER BY model, epoch`,
+      failedJobs: db.prepare<[string], { model: string; epoch: number; error: string | null; gave_up: number }>(
+        `SELECT model, epoch, error, EXISTS (SELECT 1 FROM vignette_failures f WHERE f.job_id = jobs.id) AS gave_up
+         FROM jobs WHERE run_id = ? AND status = 'failed' ORDER BY model, epoch`,
       ),
       finishRun: db.prepare(
         `UPDATE runs SET status = ?, finished_at = ?, error = ?, owner = NULL, lease_until = NULL
@@ -362,6 +402,10 @@ export class Store {
         `UPDATE jobs SET status = 'cancelled', finished_at = ? WHERE run_id = ? AND status IN ('pending', 'running')`,
       ),
       usageAll: db.prepare<[], UsageRow>(`SELECT ${USAGE_COLUMNS} FROM jobs GROUP BY model HAVING SUM(vignettes_done) > 0 ORDER BY model`),
+      usageByRun: db.prepare<[], UsageRow & { run_id: string; prices: string | null }>(
+        `SELECT j.run_id, r.prices, ${USAGE_COLUMNS} FROM jobs j JOIN runs r ON r.id = j.run_id
+         GROUP BY j.run_id, j.model HAVING SUM(vignettes_done) > 0`,
+      ),
       usageRun: db.prepare<[string], UsageRow>(`SELECT ${USAGE_COLUMNS} FROM jobs WHERE run_id = ? GROUP BY model ORDER BY model`),
       pendingVignettes: db.prepare<[string, number, number, number], VignetteRow>(
         `SELECT v.idx, v.vignette_id, v.prompt, v.system, v.target, v.metadata FROM vignettes v
@@ -443,6 +487,7 @@ export class Store {
           options: JSON.stringify(input.options),
           createdAt,
         });
+        if (input.prices) this.stmt.setRunPrices.run(JSON.stringify(input.prices), input.id);
         this.stmt.unstage.run(input.id);
       })
       .immediate();
@@ -712,6 +757,57 @@ export class Store {
       .immediate();
   }
 
+  /** Shows (or, with null, clears) the host a job's calls are waiting for; only for its current attempt. */
+  setJobWaiting(jobId: JobId, attempt: number, wait: HostWait | null): void {
+    this.stmt.setJobWaiting.run(wait === null ? null : JSON.stringify(wait), jobId, attempt);
+  }
+
+  /**
+   * Records a vignette the job gave up on (its attempts spent), with the last error. Only the job's
+   * current attempt may: a stale worker's word changes nothing.
+   */
+  recordVignetteFailure(jobId: JobId, attempt: number, f: { vignetteIndex: number; attempts: number; code: string; message: string }): boolean {
+    return this.db
+      .transaction(() => {
+        const guard = this.stmt.jobGuard.get(jobId);
+        if (!guard || guard.status !== 'running' || guard.attempt !== attempt) return false;
+        this.stmt.putVignetteFailure.run(jobId, f.vignetteIndex, f.attempts, f.code, f.message, Date.now());
+        return true;
+      })
+      .immediate();
+  }
+
+  /** The vignettes a run gave up on, by model, epoch and manifest order (at most `limit`). */
+  vignetteFailures(runId: RunId, limit = 1000): VignetteFailure[] {
+    return this.stmt.vignetteFailures.all(runId, limit).map((r) => ({
+      jobId: r.job_id,
+      vignetteId: r.vignette_id,
+      vignetteIndex: r.vignette_idx,
+      model: r.model,
+      epoch: r.epoch,
+      attempts: r.attempts,
+      code: r.code,
+      message: r.message,
+      at: r.at,
+    }));
+  }
+
+  /** The host some job of the run is waiting for (the longest-waiting), or null. */
+  waitingForHost(runId: RunId): HostWait | null {
+    const row = this.stmt.runWaiting.get(runId);
+    return row ? (JSON.parse(row.waiting_for_host) as HostWait) : null;
+  }
+
+  vignetteFailureCount(runId: RunId): number {
+    return this.stmt.vignetteFailureCount.get(runId)!.n;
+  }
+
+  /** The prices a run is costed at, when it was created with them. */
+  runPrices(runId: RunId): RunPrices | null {
+    const row = this.stmt.runPrices.get(runId);
+    return row?.prices ? (JSON.parse(row.prices) as RunPrices) : null;
+  }
+
   /** Notes a retryable failure: the job waits for its next attempt. */
   noteRetry(jobId: JobId, attempt: number, error: string, fence?: RunFence): void {
     this.db
@@ -738,14 +834,25 @@ export class Store {
         let status: RunStatus = 'done';
         let error: string | null = null;
         if (row.done_count < row.job_count) {
-          status = 'failed';
+          const options = JSON.parse(row.options) as RunOptions;
           const failed = this.stmt.failedJobs.all(runId);
-          const list = failed
+          // Jobs that failed as a whole (no worker, a refused key), not by giving up on some vignettes.
+          const whole = failed.filter((f) => f.gave_up === 0);
+          const givenUp = this.stmt.vignetteFailureCount.get(runId)!.n;
+          // Done with failures only when the user chose so and no job failed as a whole.
+          status = options.endWithFailures === 'done' && whole.length === 0 && givenUp > 0 ? 'done' : 'failed';
+          const list = whole
             .slice(0, 5)
             .map((f) => `${f.model}@${f.epoch}: ${f.error ?? 'failed'}`)
             .join('; ');
-          const more = failed.length > 5 ? `; and ${failed.length - 5} more` : '';
-          error = `${failed.length} of ${row.job_count} jobs failed: ${list}${more}`;
+          const more = whole.length > 5 ? `; and ${whole.length - 5} more` : '';
+          const parts = [`${failed.length} of ${row.job_count} jobs failed${whole.length > 0 ? `: ${list}${more}` : ''}`];
+          if (givenUp > 0) {
+            const listed = this.stmt.vignetteFailures.all(runId, 10);
+            const vlist = listed.map((f) => `${f.vignette_id} (${f.model}@${f.epoch}): ${f.message}`).join('; ');
+            parts.push(`${givenUp} vignettes failed: ${vlist}${givenUp > listed.length ? `; and ${givenUp - listed.length} more` : ''}`);
+          }
+          error = parts.join('; ');
         }
         this.stmt.finishRun.run(status, Date.now(), error, runId);
         return { run: toRun(this.stmt.getRun.get(runId)!), changed: true };
@@ -772,7 +879,7 @@ export class Store {
   /**
    * Puts a finished run's failed and cancelled jobs back to pending and the run back in the queue,
    * in one transaction; their records so far are kept, so each job re-poses only what it never
-   * answered. Refused while the run is queued or running, and when no job failed or was cancelled.
+   * answered, the vignettes it gave up on included. Refused while the run is queued or running, and when no job failed or was cancelled.
    */
   retryFailedJobs(runId: RunId): Run {
     return this.db
@@ -782,8 +889,15 @@ export class Store {
         if (row.status === 'queued' || row.status === 'running') {
           throw new PanoptesError('conflict', `run ${runId} is ${row.status}: retry it once it has ended`, { where: 'runId' });
         }
+        // The vignettes those jobs gave up on are posed again: they are failures no longer.
+        this.db
+          .prepare(`DELETE FROM vignette_failures WHERE job_id IN (SELECT id FROM jobs WHERE run_id = ? AND status IN ('failed', 'cancelled'))`)
+          .run(runId);
         const reset = this.db
-          .prepare(`UPDATE jobs SET status = 'pending', error = NULL, finished_at = NULL WHERE run_id = ? AND status IN ('failed', 'cancelled')`)
+          .prepare(
+            `UPDATE jobs SET status = 'pending', error = NULL, finished_at = NULL, waiting_for_host = NULL
+             WHERE run_id = ? AND status IN ('failed', 'cancelled')`,
+          )
           .run(runId).changes;
         if (reset === 0) throw new PanoptesError('conflict', `run ${runId} has no failed or cancelled job to retry`, { where: 'runId' });
         this.db
@@ -872,6 +986,21 @@ export class Store {
   usageByModel(runId?: RunId): ModelUsage[] {
     const rows = runId === undefined ? this.stmt.usageAll.all() : this.stmt.usageRun.all(runId);
     return rows.map((r) => ({
+      model: r.model,
+      inputTokens: r.input,
+      outputTokens: r.output,
+      calls: r.calls,
+      cachedCalls: r.cached_calls,
+      cachedInputTokens: r.cached_input,
+      cachedOutputTokens: r.cached_output,
+    }));
+  }
+
+  /** Token totals per (run, model), each with the prices its run was created with (null for a run without). */
+  usageByRunAndModel(): Array<ModelUsage & { runId: RunId; prices: RunPrices | null }> {
+    return this.stmt.usageByRun.all().map((r) => ({
+      runId: r.run_id,
+      prices: r.prices === null ? null : (JSON.parse(r.prices) as RunPrices),
       model: r.model,
       inputTokens: r.input,
       outputTokens: r.output,
@@ -990,6 +1119,7 @@ function toJob(row: JobRow): Job {
     startedAt: row.started_at,
     finishedAt: row.finished_at,
     error: row.error,
+    waitingForHost: row.waiting_for_host === null ? null : (JSON.parse(row.waiting_for_host) as HostWait),
   };
 }
 

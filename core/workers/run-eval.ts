@@ -1,8 +1,11 @@
 /**
  * runEval: poses each vignette of a job to a ModelClient and hands one ResponseRecord per vignette
  * to the sink as it arrives. Calls run under a shared semaphore (the worker's bound on model calls
- * in flight); a retryable failure is retried with backoff, honouring Retry-After; the job fails
- * when a vignette still has no answer, retryable only if every such failure was.
+ * in flight); a retryable failure is retried with backoff, honouring Retry-After. A vignette
+ * still without an answer after `callAttempts` tries is given up on: the sink hears of it with its
+ * last error, the job goes on with the rest, and then fails, not to be redelivered (its vignettes'
+ * attempts are spent; `retryRun` brings them back). While calls wait for a host that is down, the
+ * sink hears which one, so the job shows "waiting for host".
  * Runs on: Node (core).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -12,6 +15,7 @@ import {
   emptyUsage,
   toPanoptesError,
   type EvalJob,
+  type HostWait,
   type IndexedVignette,
   type JobOutcome,
 } from '../domain.js';
@@ -28,7 +32,7 @@ export interface RunEvalContext {
   /** Bounds model calls in flight across every job of the worker. */
   calls: Semaphore;
   signal: AbortSignal;
-  /** Tries per vignette within one job attempt (default 4). */
+  /** Tries per vignette before it is given up on (default 6). */
   callAttempts?: number;
   /** First backoff in ms; doubles each retry, with jitter (default 100). */
   backoffMs?: number;
@@ -45,12 +49,29 @@ export async function runEval(job: EvalJob, ctx: RunEvalContext): Promise<JobOut
   let done = 0;
   const failures: PanoptesError[] = [];
   const inFlight = new Set<Promise<void>>();
-  const callAttempts = ctx.callAttempts ?? 4;
+  const callAttempts = ctx.callAttempts ?? 6;
   const backoffMs = ctx.backoffMs ?? 100;
   const maxBackoffMs = ctx.maxBackoffMs ?? 30_000;
 
-  const call = async (v: IndexedVignette): Promise<ModelResponse> => {
+  // Calls waiting for a down host, by call; the job shows the first of them while any waits.
+  const waits = new Map<symbol, HostWait>();
+  let shown: HostWait | null = null;
+  const showWaits = () => {
+    const next = waits.values().next().value ?? null;
+    if (next?.host === shown?.host) return;
+    shown = next;
+    ctx.sink.waiting?.(next);
+  };
+
+  const call = async (v: IndexedVignette, tries: { n: number }): Promise<ModelResponse> => {
+    const id = Symbol(v.id);
+    const onHostWait = (w: HostWait | null) => {
+      if (w) waits.set(id, w);
+      else waits.delete(id);
+      showWaits();
+    };
     for (let i = 1; ; i++) {
+      tries.n = i;
       try {
         return await ctx.client.generate({
           model: job.model,
@@ -63,6 +84,7 @@ export async function runEval(job: EvalJob, ctx: RunEvalContext): Promise<JobOut
           signal: ctx.signal,
           runId: job.runId,
           vignette: v.target === undefined ? { id: v.id } : { id: v.id, target: v.target },
+          onHostWait,
         });
       } catch (err) {
         const e = toPanoptesError(err);
@@ -81,8 +103,9 @@ export async function runEval(job: EvalJob, ctx: RunEvalContext): Promise<JobOut
   };
 
   const pose = async (v: IndexedVignette): Promise<void> => {
+    const tries = { n: 0 };
     try {
-      const res = await call(v);
+      const res = await call(v, tries);
       const record = responseRecord(job, v, {
         response: res.text,
         usage: res.usage,
@@ -95,7 +118,11 @@ export async function runEval(job: EvalJob, ctx: RunEvalContext): Promise<JobOut
       done += 1;
       ctx.sink.record(record);
     } catch (err) {
-      failures.push(toPanoptesError(err));
+      const e = toPanoptesError(err);
+      failures.push(e);
+      if (!ctx.signal.aborted && e.code !== 'cancelled') {
+        ctx.sink.gaveUp?.({ vignetteIndex: v.index, attempts: tries.n, code: e.code, message: e.message });
+      }
     } finally {
       ctx.calls.release();
     }
@@ -117,12 +144,11 @@ export async function runEval(job: EvalJob, ctx: RunEvalContext): Promise<JobOut
     throw new PanoptesError('cancelled', `job ${job.jobId} was cancelled`, { retryable: false });
   }
   if (failures.length > 0) {
-    const retryable = failures.every((f) => f.retryable);
-    const first = failures[0]!;
+    const last = failures.at(-1)!;
     throw new PanoptesError(
-      first.code,
-      `${failures.length} of ${job.vignetteCount} calls to ${job.model} failed; first: ${first.message}`,
-      { retryable, ...(first.retryAfterMs === undefined ? {} : { retryAfterMs: first.retryAfterMs }) },
+      last.code,
+      `${failures.length} of ${job.vignetteCount} vignettes failed (given up after at most ${callAttempts} attempts each); last: ${last.message}`,
+      { retryable: false },
     );
   }
   return { jobId: job.jobId, attempt: ctx.attempt, workerId: ctx.workerId, vignettesDone: done, usage };

@@ -3,11 +3,15 @@
  * jobs in-process; a RemoteWorker fronts a TCP connection to a `panoptes worker` process.
  * Runs on: Node (core).
  */
-import type { EvalJob, JobOutcome, ResponseRecord, Usage } from '../domain.js';
+import type { EvalJob, HostWait, JobOutcome, ResponseRecord, Usage } from '../domain.js';
 
 /** Where a worker delivers records as they come; the scheduler lands them in batches. */
 export interface JobSink {
   record(record: ResponseRecord): void;
+  /** A vignette given up on after its attempts, with its last error (the job goes on with the rest). */
+  gaveUp?(failure: { vignetteIndex: number; attempts: number; code: string; message: string }): void;
+  /** The host the job's calls are waiting for (down), or null when none waits any more. */
+  waiting?(wait: HostWait | null): void;
 }
 
 export interface WorkerInfo {

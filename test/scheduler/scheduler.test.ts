@@ -21,8 +21,8 @@ describe('scheduler', () => {
     catalog = writeMockCatalog(tmp.dir, {
       fast: { latencyMs: 0 },
       slowish: { latencyMs: 5, jitterMs: 3 },
-      flaky: { latencyMs: 1, errorRate: 0.3, errorKind: 'rate_limit', retryAfterMs: 1 },
-      flaky500: { latencyMs: 1, errorRate: 0.3, errorKind: 'server_error' },
+      flaky: { latencyMs: 1, errorRate: 0.15, errorKind: 'rate_limit', retryAfterMs: 1 },
+      flaky500: { latencyMs: 1, errorRate: 0.15, errorKind: 'server_error' },
       broken: { latencyMs: 1, errorRate: 1, errorKind: 'bad_request' },
       sluggish: { latencyMs: 200 },
     });
@@ -89,7 +89,9 @@ describe('scheduler', () => {
     const run = await engine.service.createRun({ manifestPath: manifest, models: ['fast', 'broken'], epochs: 2 });
     const final = await engine.scheduler.runToCompletion(run.id);
     expect(final).toMatchObject({ status: 'failed', doneCount: 2, failedCount: 2 });
-    expect(final.error).toMatch(/^2 of 4 jobs failed: broken@1: .*400 Bad Request.*; broken@2: /);
+    // Each vignette of the broken model was given up on (a 400 is not retried) and is listed.
+    expect(final.error).toMatch(/^2 of 4 jobs failed; 10 vignettes failed: v0 \(broken@1\): .*400 Bad Request.*; v1 \(broken@1\)/);
+    expect(engine.store.vignetteFailures(run.id).map((f) => f.attempts)).toEqual(Array(10).fill(1));
     const jobs = engine.store.jobs(run.id);
     expect(jobs.filter((j) => j.model === 'broken').every((j) => j.status === 'failed' && j.attempt === 1)).toBe(true);
     // A run's usage lists every model of the run, a failed one with nothing landed too.

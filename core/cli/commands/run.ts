@@ -12,12 +12,13 @@ import type { ModelCost, RunSummary } from '../../service/contract.js';
 import type { Engine } from '../../service/engine.js';
 import { usageTotals } from '../../service/summaries.js';
 import { toCacheStats, toModelStats } from '../../http/stats-shapes.js';
-import { EXIT, addCommonOptions, formatInt, formatUsd, handedOverLine, openCliEngine, parsePositiveInt, printTable, reportError, type CommonOptions } from '../common.js';
+import { EXIT, addCallingOptions, formatInt, formatUsd, handedOverLine, openCliEngine, parsePositiveInt, printTable, reportError, type CallingOptions } from '../common.js';
 import { createProgressReporter } from '../progress.js';
 import { readScoringFile } from '../scoring-file.js';
 import { formatScoreReport } from '../../scoring/format-report.js';
 
-interface RunCliOptions extends CommonOptions {
+interface RunCliOptions extends CallingOptions {
+  endWithFailures?: 'done' | 'failed';
   manifest: string;
   models: string;
   epochs: number;
@@ -89,18 +90,31 @@ export function printUsageTable(models: ModelCost[], out: NodeJS.WriteStream = p
   printTable(rows, out);
 }
 
+/** Lists every vignette the run gave up on, with its last error, and how to retry them. */
+export function printFailures(engine: Engine, run: Run, out: NodeJS.WriteStream = process.stdout): void {
+  const total = engine.store.vignetteFailureCount(run.id);
+  if (total === 0) return;
+  out.write(`${total} vignette(s) failed:\n`);
+  for (const f of engine.store.vignetteFailures(run.id, 1000)) {
+    out.write(`  ${f.vignetteId}  ${f.model}@${f.epoch}  after ${f.attempts} attempt(s): ${f.message}\n`);
+  }
+  if (total > 1000) out.write(`  and ${total - 1000} more\n`);
+  out.write(`retry them: panoptes resume ${run.id} --retry-failed\n`);
+}
+
 /** Prints a finished run the way a person reads it. */
 export async function printRunResult(engine: Engine, run: Run): Promise<void> {
   const stats = await engine.service.stats({ runId: run.id });
   const secs = run.finishedAt && run.startedAt ? ((run.finishedAt - run.startedAt) / 1000).toFixed(1) : '?';
   process.stdout.write(`run ${run.id}: ${run.status} (${run.doneCount}/${run.jobCount} jobs, ${run.failedCount} failed) in ${secs}s\n`);
   if (run.error) process.stdout.write(`reason: ${run.error}\n`);
+  printFailures(engine, run);
   printUsageTable(stats.models);
   process.stdout.write(`responses: ${responsesPath(engine.dataDir, run.id)}\n`);
 }
 
 export function registerRunCommand(program: Command): void {
-  addCommonOptions(
+  addCallingOptions(
     program
       .command('run')
       .description('create a run and drive it to the end in this process')
@@ -112,6 +126,7 @@ export function registerRunCommand(program: Command): void {
       .option('--privacy <mode>', 'strict | fallback | off (default strict)')
       .option('--no-store', 'skip the prompt cache (no read, no write); the run\'s records are kept as always')
       .option('--share-cache-across-epochs', 'let the prompt cache answer later epochs with earlier ones')
+      .option('--end-with-failures <status>', 'how a run with vignettes given up on ends: failed (default) or done')
       .option('--probe', 'probe every host of the models first (one 16-token call each); refuse the run if a model has no host left')
       .option('--temperature <t>', 'sampling temperature', Number)
       .option('--max-tokens <n>', 'maximum output tokens per call', parsePositiveInt('--max-tokens'))
@@ -162,6 +177,7 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
       ...(opts.privacy === undefined ? {} : { privacy: opts.privacy }),
       ...(opts.store === false ? { noStore: true } : {}),
       ...(opts.shareCacheAcrossEpochs ? { shareCacheAcrossEpochs: true } : {}),
+      ...(opts.endWithFailures === undefined ? {} : { endWithFailures: opts.endWithFailures }),
       ...(opts.probe ? { probe: true } : {}),
       ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
       ...(scorers ? { scorers } : {}),

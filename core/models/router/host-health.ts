@@ -22,6 +22,12 @@ export interface CooldownPolicy {
   errorMaxMs: number;
   /** Exhausted quota or credit: the provider rests this long, or its Retry-After if longer (default 1 h). */
   quotaMs: number;
+  /**
+   * Longest rest of a host that refuses connections (default 5 s): it is down, so it is probed
+   * again after a back-off (with jitter) that doubles from `errorBaseMs` up to this, so a server
+   * restarted after an outage is back in use within seconds.
+   */
+  downProbeMaxMs: number;
 }
 
 export const DEFAULT_COOLDOWNS: CooldownPolicy = {
@@ -29,6 +35,7 @@ export const DEFAULT_COOLDOWNS: CooldownPolicy = {
   errorBaseMs: 1_000,
   errorMaxMs: 60_000,
   quotaMs: 60 * 60_000,
+  downProbeMaxMs: 5_000,
 };
 
 export interface Penalty {
@@ -46,6 +53,8 @@ interface HostRecord {
   failureScore: number;
   consecutiveFailures: number;
   lastOkAt: number;
+  /** When the host began refusing connections (its first connection failure since it last answered). */
+  downSince: number | null;
 }
 
 /**
@@ -66,9 +75,14 @@ export function penaltyFor(
   switch (err.code) {
     case 'rate_limited':
       return { scope: 'host', ms: err.retryAfterMs ?? policy.rateLimitMs };
+    case 'connection': {
+      // A host that refuses connections rests even when it is the model's only one: every call
+      // would otherwise hit it in a hot loop. The router waits for it, within its patience.
+      const backoff = Math.min(policy.downProbeMaxMs, policy.errorBaseMs * 2 ** Math.max(0, consecutiveFailures - 1));
+      return { scope: 'host', ms: Math.max(backoff, err.retryAfterMs ?? 0) };
+    }
     case 'server_error':
     case 'timeout':
-    case 'connection':
     case 'empty_output': {
       if (alone) return err.retryAfterMs ? { scope: 'host', ms: err.retryAfterMs } : null;
       const backoff = Math.min(policy.errorMaxMs, policy.errorBaseMs * 2 ** Math.max(0, consecutiveFailures - 1));
@@ -92,14 +106,18 @@ export class HostHealth {
   private readonly providerPenalties = new Map<string, Penalty>();
   private readonly records = new Map<string, HostRecord>();
 
-  constructor(policy: Partial<CooldownPolicy> = {}) {
+  /** `random`: the source of jitter for a down host's rest (tests pass a fixed one). */
+  constructor(
+    policy: Partial<CooldownPolicy> = {},
+    private readonly random: () => number = Math.random,
+  ) {
     this.policy = { ...DEFAULT_COOLDOWNS, ...policy };
   }
 
   private record(hostId: string): HostRecord {
     let r = this.records.get(hostId);
     if (!r) {
-      r = { failureScore: 0, consecutiveFailures: 0, lastOkAt: 0 };
+      r = { failureScore: 0, consecutiveFailures: 0, lastOkAt: 0, downSince: null };
       this.records.set(hostId, r);
     }
     return r;
@@ -110,6 +128,12 @@ export class HostHealth {
     r.failureScore *= 0.8;
     r.consecutiveFailures = 0;
     r.lastOkAt = now;
+    r.downSince = null;
+  }
+
+  /** Since when the host has refused connections, or null when it is not down. */
+  downSince(hostId: string): number | null {
+    return this.records.get(hostId)?.downSince ?? null;
   }
 
   /**
@@ -120,8 +144,12 @@ export class HostHealth {
     const r = this.record(host.id);
     r.failureScore = r.failureScore * 0.8 + 0.2;
     r.consecutiveFailures += 1;
+    if (err.code === 'connection') r.downSince ??= now;
     const p = penaltyFor(err, r.consecutiveFailures, this.policy, alone);
     if (!p) return null;
+    // Full-width jitter (between half and all of the rest): calls that failed together do not
+    // come back together.
+    if (err.code === 'connection' && p.ms > 0) p.ms = Math.ceil(p.ms * (0.5 + this.random() / 2));
     const reason = `${err.code}: ${err.message}`;
     const map = p.scope === 'host' ? this.hostPenalties : this.providerPenalties;
     const key = p.scope === 'host' ? host.id : host.provider;

@@ -13,7 +13,7 @@
 import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { estCostUsd } from '../cost.js';
-import { PanoptesError, toPanoptesError, type PrivacyMode, type Usage } from '../../domain.js';
+import { PanoptesError, toPanoptesError, type HostWait, type PrivacyMode, type Usage } from '../../domain.js';
 import { RouterStore, type CallAggregateRow, type CallRow } from '../../store/router-store.js';
 import { Store } from '../../store/store.js';
 import { componentLogger, logger as rootLogger } from '../../telemetry.js';
@@ -65,6 +65,11 @@ export interface RouterOptions {
   maxAttemptsPerCall?: number;
   /** The longest a call waits for a cooling host instead of failing (default 30 s). */
   maxCooldownWaitMs?: number;
+  /**
+   * How long calls wait for a model whose hosts are all down (refusing connections) before they
+   * give up (default 5 minutes). Within it an outage is a pause, not a failure.
+   */
+  hostPatienceMs?: number;
   cooldowns?: Partial<CooldownPolicy>;
   /** Output tokens a call is assumed to spend when it sets no max, for budget reservations (default 1024). */
   budgetOutputTokens?: number;
@@ -73,6 +78,8 @@ export interface RouterOptions {
   flushMs?: number;
   flushRows?: number;
   logger?: Logger;
+  /** Source of the jitter on a down host's rest (default Math.random; tests fix it). */
+  random?: () => number;
 }
 
 /** What the router keeps per (profile, provider) once it is first used; the pacer is the provider's, shared by every profile. */
@@ -88,6 +95,7 @@ const PROBE_PROMPT = 'Reply with the single word OK.';
 const PROBE_MAX_TOKENS = 16;
 /** Waits for cooling hosts within one call, at most (each at most `maxCooldownWaitMs`). */
 const MAX_WAITS_PER_CALL = 8;
+export const DEFAULT_HOST_PATIENCE_MS = 5 * 60_000;
 
 export class Router implements ModelClient {
   readonly catalog: Catalog;
@@ -110,6 +118,7 @@ export class Router implements ModelClient {
   private readonly hostClientFor: (providerName: string, apiKey: string | undefined) => HostClient;
   private readonly maxAttempts: number;
   private readonly maxCooldownWaitMs: number;
+  private readonly hostPatienceMs: number;
   private readonly budgetOutputTokens: number;
   /** Per logical model: the smallest context window of its hosts (the catalog never changes). */
   private readonly smallestWindow = new Map<string, number>();
@@ -137,7 +146,7 @@ export class Router implements ModelClient {
         now: this.now,
       });
     }
-    this.health = new HostHealth(opts.cooldowns);
+    this.health = new HostHealth(opts.cooldowns, opts.random);
     this.budget = new BudgetGuard({
       store: this.routerStore,
       writer: this.writer,
@@ -146,6 +155,7 @@ export class Router implements ModelClient {
     });
     this.maxAttempts = opts.maxAttemptsPerCall ?? Infinity;
     this.maxCooldownWaitMs = opts.maxCooldownWaitMs ?? 30_000;
+    this.hostPatienceMs = opts.hostPatienceMs ?? DEFAULT_HOST_PATIENCE_MS;
     this.budgetOutputTokens = opts.budgetOutputTokens ?? 1024;
     this.scheduler = new SlotScheduler({
       catalog: this.catalog,
@@ -205,24 +215,60 @@ export class Router implements ModelClient {
     const tried = new Set<string>();
     let last: PanoptesError | undefined;
     let waits = 0;
-    while (tried.size < budget) {
-      if (request.signal?.aborted) throw cancelled(request.model);
-      const pick = this.scheduler.pick(request.model, pickRequest, tried);
-      if (pick.kind === 'wait' && waits < MAX_WAITS_PER_CALL) {
-        waits += 1;
-        await this.waitFor(pick.until, request.signal, request.model);
-        continue;
+    let waiting: HostWait | null = null;
+    const waitForHost = (w: HostWait | null) => {
+      if (w?.host === waiting?.host) return;
+      waiting = w;
+      request.onHostWait?.(w);
+    };
+    try {
+      while (tried.size < budget) {
+        if (request.signal?.aborted) throw cancelled(request.model);
+        const pick = this.scheduler.pick(request.model, pickRequest, tried);
+        if (pick.kind === 'wait') {
+          // Every host the call could use is resting; one that is down is waited for, within patience.
+          const since = this.health.downSince(pick.host.id);
+          if (since !== null) {
+            if (this.now() - since > this.hostPatienceMs) throw this.outOfPatience(pick.host, since, last);
+            waitForHost({ host: pick.host.id, since });
+            await this.waitFor(Math.min(pick.until, since + this.hostPatienceMs + 1), request.signal, request.model);
+            continue;
+          }
+          if (waits < MAX_WAITS_PER_CALL) {
+            waits += 1;
+            await this.waitFor(pick.until, request.signal, request.model);
+            continue;
+          }
+        }
+        if (pick.kind !== 'host') throw this.nothingEligible(request.model, privacy, pick, last);
+        tried.add(pick.host.id);
+        try {
+          return await this.attempt(pick.host, request, pickRequest, cacheKey);
+        } catch (err) {
+          last = toPanoptesError(err);
+          if (!failsOver(last)) throw last;
+          // A host that refused the connection may be tried again once it has rested: the call
+          // waits for it (above) rather than failing, until the outage outlasts the patience.
+          const since = last.code === 'connection' ? this.health.downSince(pick.host.id) : null;
+          if (since !== null) {
+            if (this.now() - since <= this.hostPatienceMs) tried.delete(pick.host.id);
+            else if (tried.size >= budget) throw this.outOfPatience(pick.host, since, last);
+          }
+        }
       }
-      if (pick.kind !== 'host') throw this.nothingEligible(request.model, privacy, pick, last);
-      tried.add(pick.host.id);
-      try {
-        return await this.attempt(pick.host, request, pickRequest, cacheKey);
-      } catch (err) {
-        last = toPanoptesError(err);
-        if (!failsOver(last)) throw last;
-      }
+      throw this.withSoonest(last!, request.model, pickRequest, tried);
+    } finally {
+      if (waiting) request.onHostWait?.(null);
     }
-    throw this.withSoonest(last!, request.model, pickRequest, tried);
+  }
+
+  /** A call that waited for a down host longer than the patience allows: given up, not to be retried. */
+  private outOfPatience(host: ResolvedHost, since: number, last: PanoptesError | undefined): PanoptesError {
+    const secs = Math.round(this.hostPatienceMs / 1000);
+    return new PanoptesError('connection', `${host.id} is down since ${new Date(since).toISOString()}, longer than the host patience (${secs} s)${last ? `: ${last.message}` : ''}`, {
+      retryable: false,
+      ...(last ? { cause: last } : {}),
+    });
   }
 
   /** One attempt on one host: pacing, budget, the call, penalty or success, metric, cache. */
