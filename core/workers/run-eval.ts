@@ -40,6 +40,12 @@ export interface RunEvalContext {
   maxBackoffMs?: number;
 }
 
+/**
+ * Failures that are the job's, not a vignette's: a refused key, spent quota or budget, no host the
+ * privacy mode allows. No vignette is given up on for them; the job fails as a whole, as before.
+ */
+const JOB_LEVEL: ReadonlySet<string> = new Set(['auth', 'quota', 'budget_exceeded', 'privacy_blocked', 'no_host']);
+
 export function messagesOf(v: IndexedVignette): ChatMessage[] {
   return v.system ? [{ role: 'system', content: v.system }, { role: 'user', content: v.prompt }] : [{ role: 'user', content: v.prompt }];
 }
@@ -48,6 +54,7 @@ export async function runEval(job: EvalJob, ctx: RunEvalContext): Promise<JobOut
   const usage = emptyUsage();
   let done = 0;
   const failures: PanoptesError[] = [];
+  let fatal: PanoptesError | undefined;
   const inFlight = new Set<Promise<void>>();
   const callAttempts = ctx.callAttempts ?? 6;
   const backoffMs = ctx.backoffMs ?? 100;
@@ -119,6 +126,11 @@ export async function runEval(job: EvalJob, ctx: RunEvalContext): Promise<JobOut
       ctx.sink.record(record);
     } catch (err) {
       const e = toPanoptesError(err);
+      if (JOB_LEVEL.has(e.code)) {
+        // Says nothing about this vignette: every call of the job would meet it. The job fails as a whole.
+        fatal ??= e;
+        return;
+      }
       failures.push(e);
       if (!ctx.signal.aborted && e.code !== 'cancelled') {
         ctx.sink.gaveUp?.({ vignetteIndex: v.index, attempts: tries.n, code: e.code, message: e.message });
@@ -130,7 +142,7 @@ export async function runEval(job: EvalJob, ctx: RunEvalContext): Promise<JobOut
 
   try {
     for (const v of job.vignettes) {
-      if (ctx.signal.aborted) break;
+      if (ctx.signal.aborted || fatal) break;
       await ctx.calls.acquire(ctx.signal);
       const p = pose(v).finally(() => inFlight.delete(p));
       inFlight.add(p);
@@ -143,6 +155,7 @@ export async function runEval(job: EvalJob, ctx: RunEvalContext): Promise<JobOut
   if (ctx.signal.aborted) {
     throw new PanoptesError('cancelled', `job ${job.jobId} was cancelled`, { retryable: false });
   }
+  if (fatal) throw fatal;
   if (failures.length > 0) {
     const last = failures.at(-1)!;
     throw new PanoptesError(
