@@ -1,18 +1,18 @@
 #!/usr/bin/env node
 /**
- * Makes the README's picture: runs the demo sweep against `panoptes serve --ui` on a fresh data
+ * Makes the README's picture: runs a scored demo sweep against `panoptes serve --ui` on a fresh data
  * folder, opens the app in headless Chromium (Debian's /usr/bin/chromium, or PANOPTES_CHROMIUM)
  * and saves the given view at 1280 x 800 to docs/images/app.png. Needs `npm run build` first.
- *   node scripts/readme-screenshot.mjs [run|results]
+ *   node scripts/readme-screenshot.mjs [results|run]
  * Runs on: Node (a maintainer's tool).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
 
-const view = process.argv[2] ?? 'run';
+const view = process.argv[2] ?? 'results';
 const dataDir = mkdtempSync(join(tmpdir(), 'panoptes-shot-'));
 const server = spawn(process.execPath, ['bin/panoptes.js', 'serve', '--ui', '--port', '0', '--data-dir', dataDir], {
   env: { ...process.env, PANOPTES_TOKEN: '', PANOPTES_LOG: 'warn' },
@@ -43,8 +43,9 @@ try {
   };
   const run = await call('createRun', {
     manifestPath: resolve('examples/demo-manifest.jsonl'),
-    models: ['mock-fast', 'mock-slow', 'mock-flaky'],
+    models: ['mock-strong', 'mock-weak', 'mock-fast'],
     epochs: 3,
+    scorers: JSON.parse(readFileSync('examples/demo-scorers.json', 'utf8')),
   });
   for (;;) {
     const detail = await call('getRun', { runId: run.id });
@@ -58,8 +59,8 @@ try {
   });
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, colorScheme: 'light' });
   await page.goto(appUrl);
-  await page.evaluate((hash) => (location.hash = hash), `#/runs/${encodeURIComponent(run.id)}${view === 'run' ? '' : `/${view}`}`);
-  await page.waitForTimeout(1500);
+  await page.evaluate((hash) => (location.hash = hash), `#/${view === 'run' ? 'runs' : view}/${encodeURIComponent(run.id)}`);
+  await page.waitForTimeout(2500);
   await page.screenshot({ path: 'docs/images/app.png' });
   await browser.close();
   console.log(`docs/images/app.png: the ${view} view of ${run.id}`);
