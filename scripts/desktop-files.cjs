@@ -13,8 +13,13 @@ const { join } = require('node:path');
 /** npm packages that electron/main.ts and what it imports load at run time. */
 const DESKTOP_RUNTIME = [
   '@anthropic-ai/sdk',
+  '@stdlib/stats-base-dists-binomial-cdf',
+  '@stdlib/stats-base-dists-t-cdf',
+  '@stdlib/stats-base-dists-t-quantile',
+  'ajv',
   'better-sqlite3',
   'dotenv',
+  'fastest-levenshtein',
   'gpt-tokenizer',
   'lru-cache',
   'node-llama-cpp',

@@ -155,8 +155,9 @@ describe('Results and Compare runs in a browser', () => {
     await expect.poll(() => texts('[data-testid=leaderboard-table] tbody th'), WAIT).toEqual(['mock-strong', 'mock-weak']);
     for (const m of [strong, weak]) {
       const row = `[data-testid=leaderboard-table] tr[data-model="${m.model}"]`;
-      expect(await text(`${row} [data-col=mean]`)).toBe(formatScore(m.mean));
-      expect(await text(`${row} [data-col=ci95]`)).toBe(formatInterval(m.ci95));
+      // The view refetches the report after the last scoring event; poll until it shows the final one.
+      await expect.poll(() => text(`${row} [data-col=mean]`), WAIT).toBe(formatScore(m.mean));
+      await expect.poll(() => text(`${row} [data-col=ci95]`), WAIT).toBe(formatInterval(m.ci95));
       expect(m.ci95![0]).toBeLessThan(m.mean);
       expect(m.ci95![1]).toBeGreaterThan(m.mean);
     }
@@ -175,8 +176,8 @@ describe('Results and Compare runs in a browser', () => {
     const diff = flipped ? -stored.diff : stored.diff;
     const ci = flipped ? flipInterval(stored.ci95) : stored.ci95;
     const cell = '[data-testid=pair-matrix] [data-pair="mock-strong|mock-weak"]';
-    expect(await text(`${cell} [data-col=diff]`)).toBe(formatDiff(diff));
-    expect(await text(`${cell} [data-col=ci95]`)).toBe(formatInterval(ci, true));
+    await expect.poll(() => text(`${cell} [data-col=diff]`), WAIT).toBe(formatDiff(diff));
+    await expect.poll(() => text(`${cell} [data-col=ci95]`), WAIT).toBe(formatInterval(ci, true));
     expect(await page.locator(cell).textContent()).toContain(stored.distinguishable ? '' : 'not distinguishable');
     // The mirror cell says the same from the other side.
     expect(await text('[data-testid=pair-matrix] [data-pair="mock-weak|mock-strong"] [data-col=diff]')).toBe(formatDiff(-diff));
