@@ -167,7 +167,13 @@ export class Router implements ModelClient {
     this.hostClientFor =
       opts.hostClientFor ?? ((name, key) => createHostClient(name, this.catalog.data.providers[name]!, key));
     const now = this.now();
-    this.routerStore.prune(now, now - (opts.metricsRetentionMs ?? 7 * DAY_MS), Math.floor((now - BUDGET_WINDOW_MS) / 60_000));
+    try {
+      this.routerStore.prune(now, now - (opts.metricsRetentionMs ?? 7 * DAY_MS), Math.floor((now - BUDGET_WINDOW_MS) / 60_000));
+    } catch (err) {
+      // Pruning old advisory rows can wait for the next start: another process stalled inside a
+      // transaction must not stop this one from opening (a takeover of its run needs exactly that).
+      if ((err as { code?: string }).code !== 'SQLITE_BUSY') throw err;
+    }
   }
 
   /** The model is in the catalog and some host of it has what it needs to be called (its key). */
