@@ -1,7 +1,7 @@
 /**
  * The router side by side with promptfoo (issue 6): the full engine sweeping through the router's
  * `openai` provider to a fake OpenAI-compatible server in a separate process on 127.0.0.1, at most
- * 4 calls in flight, caching off (noStore), SQLite and responses.jsonl written.
+ * 4 calls in flight, caching off (skipPromptCache), SQLite and responses.jsonl written.
  *   A: 2,000 vignettes x 2 models x 1 epoch, server answers at once  -> calls/s   (target >= 2,000)
  *   B:   200 vignettes x 2 models x 3 epochs, server answers in 50 ms -> wall / ideal (target <= 1.05)
  * Ideal wall time for B: calls x 50 ms / 4 in flight. Peak RSS (target < 150 MB): see below.
@@ -225,7 +225,7 @@ async function withServerHold(url: string, s: Scenario, measure: () => Promise<M
 async function sweep(engine: Engine, s: Scenario, manifest: string): Promise<{ wallMs: number; runMs: number }> {
   const calls = s.vignettes * s.models.length * s.epochs;
   const t0 = performance.now();
-  const run = await engine.service.createRun({ manifestPath: manifest, models: s.models, epochs: s.epochs, noStore: true });
+  const run = await engine.service.createRun({ manifestPath: manifest, models: s.models, epochs: s.epochs, skipPromptCache: true });
   const t1 = performance.now();
   const final = await engine.scheduler.runToCompletion(run.id);
   const wallMs = performance.now() - t0;

@@ -34,7 +34,7 @@ export interface RunOptions {
    * records (the database and responses.jsonl, prompts and responses) are kept as always: they are
    * the product. Metrics never hold prompt or response text, with or without it.
    */
-  noStore: boolean;
+  skipPromptCache: boolean;
   /** Let the prompt cache answer epoch N with epoch M's response (off: epochs are independent samples). */
   shareCacheAcrossEpochs: boolean;
   /**

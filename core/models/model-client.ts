@@ -18,7 +18,7 @@ export interface ModelRequest {
   sampling: Sampling;
   privacy: PrivacyMode;
   /** Skip the prompt cache for this call (no read, no write); its record is kept like any other. */
-  noStore: boolean;
+  skipPromptCache: boolean;
   /** The epoch this call belongs to: part of the prompt-cache key unless epochs share a cache. */
   epoch?: number;
   shareCacheAcrossEpochs?: boolean;

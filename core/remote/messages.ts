@@ -10,7 +10,7 @@ import type { ErrorCode } from '../domain.js';
 import { SamplingSchema } from '../models/sampling.js';
 
 /** Bumped when a frame changes shape; a coordinator refuses a worker that speaks another one. */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 /** Largest frame either end accepts once registered (configurable on the listener). */
 export const DEFAULT_MAX_FRAME_BYTES = 8 * 1024 * 1024;
 /** Largest frame a connection may send before it has registered. */
@@ -69,7 +69,7 @@ export const JobOptionsSchema = z
   .object({
     sampling: SamplingSchema,
     privacy: z.enum(['strict', 'fallback', 'off']),
-    noStore: z.boolean(),
+    skipPromptCache: z.boolean(),
     shareCacheAcrossEpochs: z.boolean(),
   })
   .strict();

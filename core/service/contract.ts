@@ -67,7 +67,7 @@ export const CreateRunInputSchema = z
     sampling: SamplingSchema.optional(),
     privacy: z.enum(['strict', 'fallback', 'off']).optional(),
     /** Skip the prompt cache (no read, no write). The run's records are kept as always; metrics never hold text. */
-    noStore: z.boolean().optional(),
+    skipPromptCache: z.boolean().optional(),
     shareCacheAcrossEpochs: z.boolean().optional(),
     /** How the run ends when some vignettes were given up on: failed (default) or done, the failures listed either way. */
     endWithFailures: z.enum(['done', 'failed']).optional(),

@@ -88,7 +88,7 @@ export const DEFAULT_RUN_OPTIONS: RunOptions = {
   concurrency: 4,
   sampling: {},
   privacy: 'strict',
-  noStore: false,
+  skipPromptCache: false,
   shareCacheAcrossEpochs: false,
 };
 
@@ -179,7 +179,7 @@ export class ControlService implements ControlApi {
       concurrency: input.concurrency ?? DEFAULT_RUN_OPTIONS.concurrency,
       sampling: input.sampling ?? {},
       privacy: input.privacy ?? DEFAULT_RUN_OPTIONS.privacy,
-      noStore: input.noStore ?? false,
+      skipPromptCache: input.skipPromptCache ?? false,
       shareCacheAcrossEpochs: input.shareCacheAcrossEpochs ?? false,
       ...(input.endWithFailures === undefined ? {} : { endWithFailures: input.endWithFailures }),
     };
@@ -253,14 +253,14 @@ export class ControlService implements ControlApi {
     if (scope === 'all') {
       // The whole run again is a new run with the same manifest, models, epochs and options: the
       // old one keeps its records (and its responses.jsonl) as they are.
-      const { concurrency, sampling, privacy, noStore, shareCacheAcrossEpochs, endWithFailures } = run.options;
+      const { concurrency, sampling, privacy, skipPromptCache, shareCacheAcrossEpochs, endWithFailures } = run.options;
       return this.createRun({
         manifestPath: run.manifestPath,
         models: run.models,
         epochs: run.epochs,
         concurrency,
         privacy,
-        noStore,
+        skipPromptCache,
         shareCacheAcrossEpochs,
         ...(endWithFailures === undefined ? {} : { endWithFailures }),
         ...(Object.keys(sampling).length > 0 ? { sampling } : {}),

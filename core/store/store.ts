@@ -37,6 +37,7 @@ import {
 } from '../domain.js';
 import { MIGRATIONS } from './migrations.js';
 import { RunLostError, type RunFence } from './run-fence.js';
+import { parseStoredRunOptions } from './run-options.js';
 
 export interface StoreOptions {
   /** Milliseconds a writer waits for another process's lock before failing. */
@@ -834,7 +835,7 @@ export class Store {
         let status: RunStatus = 'done';
         let error: string | null = null;
         if (row.done_count < row.job_count) {
-          const options = JSON.parse(row.options) as RunOptions;
+          const options = parseStoredRunOptions(row.options);
           const failed = this.stmt.failedJobs.all(runId);
           // Jobs that failed as a whole (no worker, a refused key), not by giving up on some vignettes.
           const whole = failed.filter((f) => f.gave_up === 0);
@@ -1095,7 +1096,7 @@ function toRun(row: RunRow): Run {
     jobCount: row.job_count,
     doneCount: row.done_count,
     failedCount: row.failed_count,
-    options: JSON.parse(row.options) as RunOptions,
+    options: parseStoredRunOptions(row.options),
     createdAt: row.created_at,
     startedAt: row.started_at,
     finishedAt: row.finished_at,
@@ -1135,7 +1136,7 @@ function toStoredResponse(row: ResponseRow): StoredResponse {
   const usage: Usage = { inputTokens: row.input_tokens, outputTokens: row.output_tokens };
   if (row.cached_tokens !== null) usage.cachedTokens = row.cached_tokens;
   if (row.reasoning_tokens !== null) usage.reasoningTokens = row.reasoning_tokens;
-  const options = JSON.parse(row.options) as RunOptions;
+  const options = parseStoredRunOptions(row.options);
   const r: StoredResponse = {
     seq: row.seq,
     runId: row.run_id,

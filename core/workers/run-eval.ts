@@ -85,7 +85,7 @@ export async function runEval(job: EvalJob, ctx: RunEvalContext): Promise<JobOut
           messages: messagesOf(v),
           sampling: job.options.sampling,
           privacy: job.options.privacy,
-          noStore: job.options.noStore,
+          skipPromptCache: job.options.skipPromptCache,
           epoch: job.epoch,
           shareCacheAcrossEpochs: job.options.shareCacheAcrossEpochs,
           signal: ctx.signal,

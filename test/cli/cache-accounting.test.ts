@@ -2,7 +2,7 @@
  * A re-run answered from the prompt cache reports what it reused: the CLI's table and --json, the
  * per-run HTTP stats and the service all count the cached calls, the tokens those answers carry and
  * the cost they saved, while `stats --json` keeps exactly the /stats shape. A run with the cache
- * turned off (--no-store) reuses nothing. Costs read the same in the CLI and the app.
+ * turned off (--skip-prompt-cache) reuses nothing. Costs read the same in the CLI and the app.
  * Runs on: Node (tests).
  */
 import { join } from 'node:path';
@@ -85,8 +85,8 @@ describe('cached calls are counted as what they are', () => {
     }
   });
 
-  it('--no-store asks the cache nothing: every call is billed', async () => {
-    const res = JSON.parse((await runCli([...runArgs, '--no-store', '--json'])).stdout) as { models: ModelJson[]; cached_calls: number };
+  it('--skip-prompt-cache asks the cache nothing: every call is billed', async () => {
+    const res = JSON.parse((await runCli([...runArgs, '--skip-prompt-cache', '--json'])).stdout) as { models: ModelJson[]; cached_calls: number };
     expect(res.cached_calls).toBe(0);
     expect(res.models.every((m) => m.input_tokens > 0)).toBe(true);
   });

@@ -90,11 +90,11 @@ describe('panoptes CLI', () => {
     expect(res2.code).toBe(2);
     expect(res2.stderr).toMatch(/--epochs must be a whole number >= 1/);
   });
-  it('passes run options through: --no-store, --privacy, sampling', async () => {
-    const res = await runCli(['run', '--manifest', manifest, '--models', 'a', '--no-store', '--privacy', 'fallback', '--temperature', '0.2', '--seed', '7', '--json', ...common()]);
+  it('passes run options through: --skip-prompt-cache, --privacy, sampling', async () => {
+    const res = await runCli(['run', '--manifest', manifest, '--models', 'a', '--skip-prompt-cache', '--privacy', 'fallback', '--temperature', '0.2', '--seed', '7', '--json', ...common()]);
     expect(res.code).toBe(0);
     const runId = (JSON.parse(res.stdout) as { run_id: string }).run_id;
     const runs = JSON.parse((await runCli(['runs', '--json', ...common()])).stdout) as Array<{ id: string; options: Record<string, unknown> }>;
-    expect(runs.find((r) => r.id === runId)!.options).toMatchObject({ noStore: true, privacy: 'fallback', sampling: { temperature: 0.2, seed: 7 } });
+    expect(runs.find((r) => r.id === runId)!.options).toMatchObject({ skipPromptCache: true, privacy: 'fallback', sampling: { temperature: 0.2, seed: 7 } });
   });
 });

@@ -9,7 +9,7 @@ import { TOKEN, startApi, waitForRun, type ApiHarness } from './harness.js';
 
 initTelemetry({ defaultLevel: 'silent' });
 
-const RUN_OPTIONS = { concurrency: 4, sampling: {}, privacy: 'strict' as const, noStore: false, shareCacheAcrossEpochs: false };
+const RUN_OPTIONS = { concurrency: 4, sampling: {}, privacy: 'strict' as const, skipPromptCache: false, shareCacheAcrossEpochs: false };
 
 describe('HTTP API', () => {
   let api: ApiHarness;
@@ -61,6 +61,8 @@ describe('HTTP API', () => {
       { body: { manifest: join(api.dir, 'missing.jsonl'), models: ['fast'], epochs: 1 }, where: /missing\.jsonl$/, message: /cannot read manifest/ },
       { body: { manifest: broken, models: ['fast'], epochs: 1 }, where: /broken\.jsonl:3$/, message: /broken\.jsonl:3: invalid JSON/ },
       { body: { manifest, models: ['fast'], epochs: 1, surprise: true }, where: /^body$/, message: /surprise/ },
+      // The cache option's former name is refused, not ignored: ignoring it would quietly use the cache.
+      { body: { manifest, models: ['fast'], epochs: 1, noStore: true }, where: /^body$/, message: /noStore/ },
     ];
     for (const c of cases) {
       const res = await api.call('POST', '/runs', { body: c.body });

@@ -1,7 +1,7 @@
 /**
  * The prompt cache: a hit only for exactly the same request (every key field changes the key),
  * never across privacy modes, epochs independent unless shared, only successes stored, a TTL,
- * `noStore` neither reading nor writing, and entries that survive the process (SQLite).
+ * `skipPromptCache` neither reading nor writing, and entries that survive the process (SQLite).
  */
 import { describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../../core/models/model-client.js';
@@ -31,7 +31,7 @@ const base: ModelRequest = {
   ],
   sampling: { temperature: 0.2, topP: 0.9, maxTokens: 64, seed: 1, stop: ['END'] },
   privacy: 'strict',
-  noStore: false,
+  skipPromptCache: false,
   epoch: 1,
 };
 
@@ -120,12 +120,12 @@ describe('prompt cache', () => {
     await r.close();
   });
 
-  it('noStore neither reads nor writes the cache', async () => {
+  it('skipPromptCache neither reads nor writes the cache', async () => {
     const r = router({ catalog: cat(), store: ts.store });
     await r.generate(base);
-    expect((await r.generate({ ...base, noStore: true })).cached).toBe(false);
+    expect((await r.generate({ ...base, skipPromptCache: true })).cached).toBe(false);
     const fresh = { ...base, messages: [{ role: 'user' as const, content: 'never stored' }] };
-    await r.generate({ ...fresh, noStore: true });
+    await r.generate({ ...fresh, skipPromptCache: true });
     r.flush();
     expect((ts.store.db.prepare('SELECT COUNT(*) AS n FROM prompt_cache').get() as { n: number }).n).toBe(1);
     expect((await r.generate(fresh)).cached).toBe(false);

@@ -1,7 +1,7 @@
 /**
  * The router inside the engine: a sweep over an OpenAI-compatible fake server, the contract's
  * `metrics()` and `posture()` answering from the router, the prompt cache answering a repeated
- * sweep (marked cached in the records), `noStore` keeping everything out of the cache, and the
+ * sweep (marked cached in the records), `skipPromptCache` keeping everything out of the cache, and the
  * embedded hosted catalog loading.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -74,7 +74,7 @@ describe('the router in the engine', () => {
     expect(byModel['gpt-4o-mini']!.hosts[0]).toMatchObject({ state: 'no_key', reason: 'OPENAI_API_KEY is not set' });
   });
 
-  it('answers a repeated sweep from the cache, marked cached; noStore bypasses it', async () => {
+  it('answers a repeated sweep from the cache, marked cached; skipPromptCache bypasses it', async () => {
     const e = open();
     const manifest = writeManifest(tmp.dir, 10);
     const first = await e.service.createRun({ manifestPath: manifest, models: ['fake-gpt'], epochs: 1 });
@@ -89,9 +89,9 @@ describe('the router in the engine', () => {
     expect(fake.count('fake-gpt-1')).toBe(20);
 
     const fresh = writeManifest(tmp.dir, 10, 'fresh.jsonl');
-    const noStore = await e.service.createRun({ manifestPath: fresh, models: ['fake-gpt'], epochs: 1, noStore: true });
-    await e.scheduler.runToCompletion(noStore.id);
-    expect(records(e, noStore.id).every((r) => !r.cached)).toBe(true);
+    const skipPromptCache = await e.service.createRun({ manifestPath: fresh, models: ['fake-gpt'], epochs: 1, skipPromptCache: true });
+    await e.scheduler.runToCompletion(skipPromptCache.id);
+    expect(records(e, skipPromptCache.id).every((r) => !r.cached)).toBe(true);
     expect(fake.count('fake-gpt-1')).toBe(30);
     const m = await e.service.metrics();
     expect(m.providers[0]).toMatchObject({ calls: 30, cacheHits: 20 });

@@ -58,7 +58,7 @@ export function request(model: string, prompt = 'Is the sky blue?', extra: Parti
     messages: [{ role: 'user', content: prompt }],
     sampling: {},
     privacy: 'strict',
-    noStore: false,
+    skipPromptCache: false,
     epoch: 1,
     ...extra,
   };

@@ -83,7 +83,7 @@ describe('outages of a real server process', () => {
     const first = server;
     serverCleanup(() => server);
     const { engine, manifest } = setUp([server.port], { vignettes: prompts(80) });
-    const run = await engine.service.createRun({ manifestPath: manifest, models: ['m'], epochs: 1, noStore: true });
+    const run = await engine.service.createRun({ manifestPath: manifest, models: ['m'], epochs: 1, skipPromptCache: true });
     const done = engine.scheduler.runToCompletion(run.id);
     const seen: RunSummary[] = [];
     const before = { requests: 0 };
@@ -115,7 +115,7 @@ describe('outages of a real server process', () => {
     serverCleanup(() => a);
     serverCleanup(() => b);
     const { engine, manifest } = setUp([a.port, b.port], { vignettes: prompts(80) });
-    const run = await engine.service.createRun({ manifestPath: manifest, models: ['m'], epochs: 1, noStore: true });
+    const run = await engine.service.createRun({ manifestPath: manifest, models: ['m'], epochs: 1, skipPromptCache: true });
     const done = engine.scheduler.runToCompletion(run.id);
     await outage(engine, run.id, () => a, (s) => (a = s), []);
     const final = await done;
@@ -131,7 +131,7 @@ describe('outages of a real server process', () => {
     serverCleanup(() => server);
     const vignettes = [...prompts(9), 'ALWAYS500 please', 'ALWAYS429 please', 'ALWAYSEMPTY please'];
     const { engine, manifest } = setUp([server.port], { vignettes });
-    const run = await engine.service.createRun({ manifestPath: manifest, models: ['m'], epochs: 1, noStore: true });
+    const run = await engine.service.createRun({ manifestPath: manifest, models: ['m'], epochs: 1, skipPromptCache: true });
     const started = Date.now();
     const failed = await engine.scheduler.runToCompletion(run.id);
     expect(Date.now() - started).toBeLessThan(20_000);
@@ -169,7 +169,7 @@ describe('outages of a real server process', () => {
     const server = await startOpenAIServer({ delayMs: 5 });
     serverCleanup(() => server);
     const { engine, manifest } = setUp([server.port], { vignettes: [...prompts(5), 'ALWAYS500'] });
-    const run = await engine.service.createRun({ manifestPath: manifest, models: ['m'], epochs: 2, noStore: true, endWithFailures: 'done' });
+    const run = await engine.service.createRun({ manifestPath: manifest, models: ['m'], epochs: 2, skipPromptCache: true, endWithFailures: 'done' });
     const final = await engine.scheduler.runToCompletion(run.id);
     expect(final.status).toBe('done');
     expect(final.failedCount).toBe(2);
@@ -182,7 +182,7 @@ describe('outages of a real server process', () => {
     const port = server.port;
     await server.kill();
     const { engine, manifest } = setUp([port], { vignettes: prompts(20), hostPatienceMs: 2000 });
-    const run = await engine.service.createRun({ manifestPath: manifest, models: ['m'], epochs: 1, noStore: true });
+    const run = await engine.service.createRun({ manifestPath: manifest, models: ['m'], epochs: 1, skipPromptCache: true });
     const started = Date.now();
     const final = await engine.scheduler.runToCompletion(run.id);
     expect(Date.now() - started).toBeLessThan(20_000);

@@ -11,6 +11,7 @@ import net from 'node:net';
 import { join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
 import { startWorkerListener, type WorkerListener, type WorkerListenerOptions } from '../../core/remote/listener.js';
+import { PROTOCOL_VERSION } from '../../core/remote/messages.js';
 import { openEngine, type Engine } from '../../core/service/engine.js';
 import { BIN } from '../helpers/cli.js';
 import { tempDir, writeManifest, writeMockCatalog } from '../helpers/temp.js';
@@ -166,7 +167,7 @@ export function frame(body: object | string | Buffer): Buffer {
 }
 
 export function registerFrame(overrides: Record<string, unknown> = {}): Record<string, unknown> {
-  return { type: 'register', protocol: 1, worker_id: 'raw-peer', capacity: 1, models: ['no-such-model'], token: TOKEN, version: 'test', ...overrides };
+  return { type: 'register', protocol: PROTOCOL_VERSION, worker_id: 'raw-peer', capacity: 1, models: ['no-such-model'], token: TOKEN, version: 'test', ...overrides };
 }
 
 /** A hand-driven protocol peer: collects every frame the coordinator sends and when it closed. */

@@ -20,7 +20,7 @@ beforeEach(() => {
   store = new Store(join(tmp.dir, 'p.db'));
   store.beginStaging('r');
   store.stageVignettes('r', Array.from({ length: VIGNETTES }, (_, i) => ({ index: i, id: `v${i}`, prompt: `p${i}` })));
-  store.insertRun({ id: 'r', manifestPath: '/m', models: ['m'], epochs: JOBS, vignetteCount: VIGNETTES, options: { concurrency: JOBS, sampling: {}, privacy: 'strict', noStore: false, shareCacheAcrossEpochs: false } });
+  store.insertRun({ id: 'r', manifestPath: '/m', models: ['m'], epochs: JOBS, vignetteCount: VIGNETTES, options: { concurrency: JOBS, sampling: {}, privacy: 'strict', skipPromptCache: false, shareCacheAcrossEpochs: false } });
   jobs = store.insertJobs('r', Array.from({ length: JOBS }, (_, e) => ({ model: 'm', epoch: e + 1 }))).map((j) => ({ id: j.id, epoch: j.epoch, attempt: store.startAttempt(j.id, 'w')! }));
   log = ResponseLog.open(store, tmp.dir, 'r');
 });

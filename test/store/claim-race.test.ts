@@ -32,7 +32,7 @@ afterAll(() => tmp.cleanup());
 it('two schedulers in two processes racing over 200 queued runs claim each run exactly once', async () => {
   const dbPath = join(tmp.dir, 'race.db');
   const store = new Store(dbPath);
-  const options = { concurrency: 4, sampling: {}, privacy: 'strict' as const, noStore: false, shareCacheAcrossEpochs: false };
+  const options = { concurrency: 4, sampling: {}, privacy: 'strict' as const, skipPromptCache: false, shareCacheAcrossEpochs: false };
   for (let i = 0; i < 200; i++) {
     const id = `run${String(i).padStart(3, '0')}`;
     store.beginStaging(id);

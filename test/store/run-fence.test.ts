@@ -11,7 +11,7 @@ import { RunLostError, type RunFence } from '../../core/store/run-fence.js';
 import { Store } from '../../core/store/store.js';
 import { tempDir } from '../helpers/temp.js';
 
-const OPTIONS: RunOptions = { concurrency: 4, sampling: {}, privacy: 'strict', noStore: false, shareCacheAcrossEpochs: false };
+const OPTIONS: RunOptions = { concurrency: 4, sampling: {}, privacy: 'strict', skipPromptCache: false, shareCacheAcrossEpochs: false };
 
 function record(jobId: number, idx: number): ResponseRecord {
   return {

@@ -8,7 +8,7 @@ import { MIGRATIONS } from '../../core/store/migrations.js';
 import { Store } from '../../core/store/store.js';
 import { tempDir } from '../helpers/temp.js';
 
-const OPTIONS: RunOptions = { concurrency: 4, sampling: {}, privacy: 'strict', noStore: false, shareCacheAcrossEpochs: false };
+const OPTIONS: RunOptions = { concurrency: 4, sampling: {}, privacy: 'strict', skipPromptCache: false, shareCacheAcrossEpochs: false };
 
 function vignettes(n: number): IndexedVignette[] {
   return Array.from({ length: n }, (_, i) => ({ index: i, id: `v${i}`, prompt: `prompt ${i}` }));
@@ -278,5 +278,12 @@ describe('Store', () => {
       { model: 'm', inputTokens: 100, outputTokens: 10, calls: 3, cachedCalls: 2, cachedInputTokens: 100, cachedOutputTokens: 10 },
     ]);
     expect(store.runResults('c').map((r) => r.cached)).toEqual([false, true, true]);
+  });
+
+  it('reads a run stored under the cache option\'s former name (noStore) as skipPromptCache', () => {
+    createRun(store, 'old', ['m'], 1, 1);
+    const { skipPromptCache: _, ...rest } = OPTIONS;
+    store.db.prepare('UPDATE runs SET options = ? WHERE id = ?').run(JSON.stringify({ ...rest, noStore: true }), 'old');
+    expect(store.getRun('old')!.options).toEqual({ ...OPTIONS, skipPromptCache: true });
   });
 });

@@ -25,8 +25,7 @@ interface RunCliOptions extends CallingOptions {
   concurrency?: number;
   callConcurrency?: number;
   privacy?: 'strict' | 'fallback' | 'off';
-  /** Commander's `--no-store` sets this to false. */
-  store?: boolean;
+  skipPromptCache?: boolean;
   shareCacheAcrossEpochs?: boolean;
   probe?: boolean;
   temperature?: number;
@@ -124,7 +123,7 @@ export function registerRunCommand(program: Command): void {
       .option('--concurrency <n>', 'jobs in flight at once (default 4)', parsePositiveInt('--concurrency'))
       .option('--call-concurrency <n>', 'model calls in flight at once (default 8)', parsePositiveInt('--call-concurrency'))
       .option('--privacy <mode>', 'strict | fallback | off (default strict)')
-      .option('--no-store', 'skip the prompt cache (no read, no write); the run\'s records are kept as always')
+      .option('--skip-prompt-cache', 'neither read nor write the prompt cache; the run\'s records are kept as always')
       .option('--share-cache-across-epochs', 'let the prompt cache answer later epochs with earlier ones')
       .option('--end-with-failures <status>', 'how a run with vignettes given up on ends: failed (default) or done')
       .option('--probe', 'probe every host of the models first (one 16-token call each); refuse the run if a model has no host left')
@@ -175,7 +174,7 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
       epochs: opts.epochs,
       ...(opts.concurrency === undefined ? {} : { concurrency: opts.concurrency }),
       ...(opts.privacy === undefined ? {} : { privacy: opts.privacy }),
-      ...(opts.store === false ? { noStore: true } : {}),
+      ...(opts.skipPromptCache ? { skipPromptCache: true } : {}),
       ...(opts.shareCacheAcrossEpochs ? { shareCacheAcrossEpochs: true } : {}),
       ...(opts.endWithFailures === undefined ? {} : { endWithFailures: opts.endWithFailures }),
       ...(opts.probe ? { probe: true } : {}),

@@ -5,7 +5,7 @@
  * privacy mode the call runs under (an answer produced with privacy off is never served to a
  * strict call), and the epoch unless the run shares answers across epochs. Only successful calls
  * are stored, with a TTL; lookups go to an in-memory LRU, then SQLite. Callers skip the cache
- * entirely for `noStore` calls. No prompt text is stored: only the key and the answer.
+ * entirely for `skipPromptCache` calls. No prompt text is stored: only the key and the answer.
  *
  * Within a run each (vignette, epoch) is its own sample: an answer remembers the sample that
  * produced it, and a run is served only from earlier runs, from the same sample (a job redelivered

@@ -198,7 +198,7 @@ export class Router implements ModelClient {
     }
     const profile = request.profile ?? this.profile;
     const privacy = effectivePrivacy(request.privacy, this.privacyLock);
-    const cacheKey = request.noStore || !this.cache ? undefined : promptCacheKey(request, privacy);
+    const cacheKey = request.skipPromptCache || !this.cache ? undefined : promptCacheKey(request, privacy);
     if (cacheKey !== undefined) {
       const hit = this.cache!.get(cacheKey);
       if (hit && mayServe(hit.origin, request)) {
@@ -687,7 +687,7 @@ export class Router implements ModelClient {
         messages: [{ role: 'user', content: PROBE_PROMPT }],
         sampling: { maxTokens: PROBE_MAX_TOKENS },
         privacy: 'off',
-        noStore: true,
+        skipPromptCache: true,
         epoch: 1,
         ...(signal ? { signal } : {}),
       };

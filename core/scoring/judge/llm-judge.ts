@@ -37,8 +37,8 @@ export interface LlmJudgeOptions {
   client: ModelClient;
   /** The run's privacy mode (default strict). */
   privacy?: PrivacyMode;
-  /** The run's noStore: judge calls then bypass the prompt cache too. */
-  noStore?: boolean;
+  /** The run's skipPromptCache: judge calls then bypass the prompt cache too. */
+  skipPromptCache?: boolean;
   /**
    * The catalog the models come from: a judge is then flagged when it serves the same provider
    * model as the candidate under another id, and hosts' model names are kept out of prompts too.
@@ -143,7 +143,7 @@ class LlmJudge implements Scorer {
       messages,
       sampling: this.def.sampling,
       privacy: this.opts.privacy ?? 'strict',
-      noStore: this.opts.noStore ?? false,
+      skipPromptCache: this.opts.skipPromptCache ?? false,
       // A verdict depends on the prompt alone: the same answer at another epoch is the same question to the judge.
       shareCacheAcrossEpochs: true,
       runId: input.runId,

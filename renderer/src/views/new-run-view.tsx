@@ -346,7 +346,7 @@ export function NewRunView({ example }: { example: boolean }) {
         epochs: epochsN,
         concurrency: concurrencyN,
         privacy,
-        ...(useCache ? {} : { noStore: true }),
+        ...(useCache ? {} : { skipPromptCache: true }),
         ...(useCache && shareCache ? { shareCacheAcrossEpochs: true } : {}),
         ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
         ...(scoring?.config ? { scorers: scoring.config } : {}),

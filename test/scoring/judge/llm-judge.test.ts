@@ -115,7 +115,7 @@ describe('LLM judge: bias controls', () => {
     for (let i = 0; i < 20; i++) {
       for (const model of MARKERS) {
         // A real sweep answer from the mock carries its host's name: "[zqx-marker-alpha-host] ...".
-        const swept = await r.generate({ model, messages: [{ role: 'user', content: `Question ${i}` }], sampling: {}, privacy: 'strict', noStore: false, epoch: 1 });
+        const swept = await r.generate({ model, messages: [{ role: 'user', content: `Question ${i}` }], sampling: {}, privacy: 'strict', skipPromptCache: false, epoch: 1 });
         expect(swept.text).toContain(model);
         const response = `${swept.text} As ${model.toUpperCase()} I say Paris.`;
         await judge.score(input({ model, response, vignette: { id: `v${i}`, prompt: `Question ${i}: what does ${model} think?`, target: 'Paris' } }));
@@ -253,7 +253,7 @@ describe('LLM judge: verdicts', () => {
 describe('LLM judge: accounting and agreement', () => {
   it('runs judge calls under the judge profile: apart in the metrics, and their usage on each verdict', async () => {
     const judge = createLlmJudge({ definition: def({ judges: ['mock-judge', 'mock-judge-2'] }), version: 'v1', client: r });
-    for (let i = 0; i < 5; i++) await r.generate({ model: 'mock-fast', messages: [{ role: 'user', content: `q${i}` }], sampling: {}, privacy: 'strict', noStore: false, epoch: 1 });
+    for (let i = 0; i < 5; i++) await r.generate({ model: 'mock-fast', messages: [{ role: 'user', content: `q${i}` }], sampling: {}, privacy: 'strict', skipPromptCache: false, epoch: 1 });
     const verdicts: ScoreValue[] = [];
     for (let i = 0; i < 10; i++) verdicts.push(...(await judge.score(input({ vignette: { id: `v${i}`, prompt: `Capital ${i}?`, target: 'Paris' } }))));
     // Scoring the same answers again is answered from the prompt cache: counted, not billed.
