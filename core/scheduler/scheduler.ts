@@ -6,6 +6,7 @@
  * Runs on: Node (core).
  */
 import { setMaxListeners } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { PanoptesError, TERMINAL_RUN_STATUSES, type Run, type RunId } from '../domain.js';
 import { logger as rootLogger } from '../telemetry.js';
@@ -33,6 +34,8 @@ export interface SchedulerOptions {
   retryBackoffMs?: number;
   /** How long a claim lasts without renewal before another scheduler may take the run over (default 30 s). */
   leaseMs?: number;
+  /** How long a run keeps trying to bring its responses.jsonl in line with the database (a full disk) before it fails with the reason (default 2 min). */
+  logPatienceMs?: number;
 }
 
 interface ActiveRun {
@@ -51,6 +54,7 @@ export class Scheduler {
   private readonly maxAttempts: number;
   private readonly retryBackoffMs: number;
   private readonly leaseMs: number;
+  private readonly logPatienceMs: number;
   private readonly active = new Map<RunId, ActiveRun>();
   /** Runs this scheduler was driving when another process took them over. */
   private readonly lost = new Set<RunId>();
@@ -69,6 +73,7 @@ export class Scheduler {
     this.maxAttempts = opts.maxAttempts ?? 3;
     this.retryBackoffMs = opts.retryBackoffMs ?? 250;
     this.leaseMs = opts.leaseMs ?? 30_000;
+    this.logPatienceMs = opts.logPatienceMs ?? 120_000;
   }
 
   /** Starts ticking: interrupted and queued runs are taken up from now on. */
@@ -203,7 +208,8 @@ export class Scheduler {
     let log: ResponseLog | undefined;
     let lander: RecordLander | undefined;
     try {
-      log = ResponseLog.open(this.store, this.dataDir, run.id);
+      log = ResponseLog.open(this.store, this.dataDir, run.id, fence);
+      await this.reconcileLog(log, logger, signal);
       lander = new RecordLander(this.store, log, { logger, fence, onLost });
       const jobs = this.store.insertJobs(run.id, planJobs(run), fence);
       const pending = jobs.filter((j) => j.status === 'pending' || j.status === 'running');
@@ -243,6 +249,8 @@ export class Scheduler {
       // Records still waiting reach the database and responses.jsonl before the run is settled.
       lander.close();
       if (lost) return this.gaveUp(run.id, logger);
+      await this.reconcileLog(log, logger, signal);
+      if (signal.aborted) return this.store.getRun(run.id)!;
       const { run: settled } = this.store.settleRun(run.id, fence);
       logger.info({ status: settled.status, error: settled.error ?? undefined }, 'run finished');
       return settled;
@@ -261,6 +269,35 @@ export class Scheduler {
       lander?.close();
       log?.close();
       this.events.runChanged(run.id);
+    }
+  }
+
+  /**
+   * Brings the run's responses.jsonl in line with the database: lines it lacks are written, a torn
+   * or foreign tail is cut. A write that fails (the disk full) is tried again with a growing pause
+   * until `logPatienceMs` has passed; the run then fails with the reason, every record still in the
+   * database, and retrying the run finishes the file.
+   */
+  private async reconcileLog(log: ResponseLog, logger: Logger, signal: AbortSignal): Promise<void> {
+    const giveUpAt = Date.now() + this.logPatienceMs;
+    for (let pauseMs = 250; ; pauseMs = Math.min(pauseMs * 2, 10_000)) {
+      try {
+        const { cutBytes, written } = await log.reconcile();
+        if (cutBytes > 0 || written > 0) logger.warn({ path: log.path, cutBytes, written }, 'responses.jsonl differed from the database; repaired it');
+        return;
+      } catch (err) {
+        if (err instanceof RunLostError) throw err;
+        const reason = err instanceof Error ? err.message : String(err);
+        if (Date.now() + pauseMs > giveUpAt) {
+          throw new PanoptesError(
+            'internal',
+            `could not write ${log.path} (${reason}); every record is in the database: free space, then retry the run (panoptes resume ${log.runId} --retry-failed)`,
+          );
+        }
+        logger.warn({ path: log.path, err: reason, retryInMs: pauseMs }, 'cannot write responses.jsonl; waiting for the disk');
+        await sleep(pauseMs, undefined, { signal }).catch(() => undefined);
+        if (signal.aborted) return;
+      }
     }
   }
 

@@ -44,6 +44,8 @@ export interface EngineOptions {
   tickMs?: number;
   /** How long a run's claim lasts without a write or a renewal before another process may take it over (default 30 s). */
   leaseMs?: number;
+  /** How long a run keeps trying to write its responses.jsonl (a full disk) before it fails with the reason (default 2 min). */
+  logPatienceMs?: number;
   /** How long a job waits for a worker serving its model to appear (default 0, or 30 s without a local worker). */
   waitForWorkerMs?: number;
   /** Replaces the router (tests). */
@@ -143,6 +145,7 @@ export function openEngine(opts: EngineOptions): Engine {
     ...(opts.maxAttempts === undefined ? {} : { maxAttempts: opts.maxAttempts }),
     ...(opts.tickMs === undefined ? {} : { tickMs: opts.tickMs }),
     ...(opts.leaseMs === undefined ? {} : { leaseMs: opts.leaseMs }),
+    ...(opts.logPatienceMs === undefined ? {} : { logPatienceMs: opts.logPatienceMs }),
   });
   const service = new ControlService({
     store,

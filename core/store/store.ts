@@ -900,7 +900,11 @@ export class Store {
              WHERE run_id = ? AND status IN ('failed', 'cancelled')`,
           )
           .run(runId).changes;
-        if (reset === 0) throw new PanoptesError('conflict', `run ${runId} has no failed or cancelled job to retry`, { where: 'runId' });
+        // A failed run whose jobs all landed failed after them (its responses.jsonl could not be
+        // written): taking it up again finishes what is left.
+        if (reset === 0 && row.status !== 'failed') {
+          throw new PanoptesError('conflict', `run ${runId} has no failed or cancelled job to retry`, { where: 'runId' });
+        }
         this.db
           .prepare(
             `UPDATE runs SET status = 'queued', finished_at = NULL, error = NULL, owner = NULL, lease_until = NULL,

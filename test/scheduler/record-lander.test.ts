@@ -15,7 +15,7 @@ let store: Store;
 let log: ResponseLog;
 let jobs: Array<{ id: number; attempt: number; epoch: number }>;
 
-beforeEach(() => {
+beforeEach(async () => {
   tmp = tempDir();
   store = new Store(join(tmp.dir, 'p.db'));
   store.beginStaging('r');
@@ -23,6 +23,7 @@ beforeEach(() => {
   store.insertRun({ id: 'r', manifestPath: '/m', models: ['m'], epochs: JOBS, vignetteCount: VIGNETTES, options: { concurrency: JOBS, sampling: {}, privacy: 'strict', skipPromptCache: false, shareCacheAcrossEpochs: false } });
   jobs = store.insertJobs('r', Array.from({ length: JOBS }, (_, e) => ({ model: 'm', epoch: e + 1 }))).map((j) => ({ id: j.id, epoch: j.epoch, attempt: store.startAttempt(j.id, 'w')! }));
   log = ResponseLog.open(store, tmp.dir, 'r');
+  await log.reconcile();
 });
 afterEach(() => {
   log.close();

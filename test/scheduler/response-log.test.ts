@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync, truncateSync, statSync } from 'node:fs';
+import { appendFileSync, readFileSync, statSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { ResponseRecord } from '../../core/domain.js';
@@ -31,10 +31,18 @@ const rec = (i: number): ResponseRecord => ({
   host: 'mock/m', cached: false, sampling: {}, finishedAt: Date.now(),
 });
 
+/** Opens the log as a run's owner does: checked against the database and completed from it. */
+async function reconciled(): Promise<ResponseLog> {
+  const log = ResponseLog.open(store, tmp.dir, 'r');
+  await log.reconcile();
+  return log;
+}
+const reopen = async () => (await reconciled()).close();
+
 const lines = () => readFileSync(responsesPath(tmp.dir, 'r'), 'utf8').trimEnd().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { seq: number; vignette_id: string });
 
-it('appends landed records as one JSON object per line with the documented fields', () => {
-  const log = ResponseLog.open(store, tmp.dir, 'r');
+it('appends landed records as one JSON object per line with the documented fields', async () => {
+  const log = await reconciled();
   log.append(store.appendRecords(jobId, attempt, [rec(0), rec(1)]));
   log.close();
   const [first] = readFileSync(responsesPath(tmp.dir, 'r'), 'utf8').split('\n');
@@ -45,47 +53,115 @@ it('appends landed records as one JSON object per line with the documented field
   });
 });
 
-it('completes the log from the database after a crash between commit and append', () => {
-  const log = ResponseLog.open(store, tmp.dir, 'r');
+it('completes the log from the database after a crash between commit and append', async () => {
+  const log = await reconciled();
   log.append(store.appendRecords(jobId, attempt, [rec(0), rec(1), rec(2)]));
   store.appendRecords(jobId, attempt, [rec(3), rec(4)]); // committed, never appended: the crash
   log.close();
-  ResponseLog.open(store, tmp.dir, 'r').close();
+  await reopen();
   expect(lines().map((l) => l.vignette_id)).toEqual(['v0', 'v1', 'v2', 'v3', 'v4']);
   // Opening again adds nothing: never twice.
-  ResponseLog.open(store, tmp.dir, 'r').close();
+  await reopen();
   expect(lines()).toHaveLength(5);
 });
 
-it('cuts a torn last line and restores its record from the database', () => {
-  const log = ResponseLog.open(store, tmp.dir, 'r');
+it('cuts a torn last line and restores its record from the database', async () => {
+  const log = await reconciled();
   log.append(store.appendRecords(jobId, attempt, [rec(0), rec(1), rec(2)]));
   log.close();
   const path = responsesPath(tmp.dir, 'r');
   truncateSync(path, statSync(path).size - 25); // the last line loses its end, and its newline
-  ResponseLog.open(store, tmp.dir, 'r').close();
+  await reopen();
   const got = lines();
   expect(got.map((l) => l.vignette_id)).toEqual(['v0', 'v1', 'v2']);
   expect(readFileSync(path, 'utf8').endsWith('\n')).toBe(true);
 });
 
-it('repairs a file that holds only a torn line', () => {
+it('repairs a file that holds only a torn line', async () => {
   store.appendRecords(jobId, attempt, [rec(0)]);
   const path = responsesPath(tmp.dir, 'r');
-  ResponseLog.open(store, tmp.dir, 'r').close();
+  await reopen();
   truncateSync(path, 0);
   appendFileSync(path, '{"seq":1,"run_id":"r","vign');
-  ResponseLog.open(store, tmp.dir, 'r').close();
+  await reopen();
   expect(lines().map((l) => l.vignette_id)).toEqual(['v0']);
 });
 
-it('handles lines longer than its read-back chunk', () => {
+it('handles lines longer than its read-back chunk', async () => {
   const big = { ...rec(0), response: 'x'.repeat(200_000) };
-  const log = ResponseLog.open(store, tmp.dir, 'r');
+  const log = await reconciled();
   log.append(store.appendRecords(jobId, attempt, [big, rec(1)]));
   log.append(store.appendRecords(jobId, attempt, [{ ...rec(2), response: 'y'.repeat(150_000) }]));
   log.close();
   store.appendRecords(jobId, attempt, [rec(3)]);
-  ResponseLog.open(store, tmp.dir, 'r').close();
+  await reopen();
   expect(lines().map((l) => l.vignette_id)).toEqual(['v0', 'v1', 'v2', 'v3']);
+});
+
+const allIds = (n: number) => Array.from({ length: n }, (_, i) => `v${i}`);
+
+it('rebuilds a file deleted while the run appends to it, at the next append', async () => {
+  const log = await reconciled();
+  log.append(store.appendRecords(jobId, attempt, [rec(0), rec(1), rec(2)]));
+  unlinkSync(responsesPath(tmp.dir, 'r'));
+  log.append(store.appendRecords(jobId, attempt, [rec(3), rec(4)]));
+  expect(lines().map((l) => l.vignette_id)).toEqual(allIds(5));
+  log.close();
+});
+
+it('takes up a file cut mid-line under it: the torn line is cut and every record is there once', async () => {
+  const log = await reconciled();
+  log.append(store.appendRecords(jobId, attempt, [rec(0), rec(1), rec(2), rec(3)]));
+  const path = responsesPath(tmp.dir, 'r');
+  truncateSync(path, Math.floor(statSync(path).size / 2));
+  log.append(store.appendRecords(jobId, attempt, [rec(4)]));
+  expect(lines().map((l) => l.vignette_id)).toEqual(allIds(5));
+  log.close();
+});
+
+it('cuts lines written by someone else at the next append, and writes the run\'s own in their place', async () => {
+  const log = await reconciled();
+  log.append(store.appendRecords(jobId, attempt, [rec(0), rec(1)]));
+  appendFileSync(responsesPath(tmp.dir, 'r'), '{"not":"ours"}\n');
+  log.append(store.appendRecords(jobId, attempt, [rec(2)]));
+  expect(lines().map((l) => l.vignette_id)).toEqual(allIds(3));
+  log.close();
+});
+
+it('reconciles a file with a line missing, a foreign line and an extra line into exactly the records', async () => {
+  const log = await reconciled();
+  log.append(store.appendRecords(jobId, attempt, [0, 1, 2, 3, 4, 5].map(rec)));
+  log.close();
+  const path = responsesPath(tmp.dir, 'r');
+  const text = readFileSync(path, 'utf8').split('\n');
+  const [l0, l1, , l3, l4, l5] = text;
+  // Line 2 lost, a foreign line after line 3, and line 5 twice.
+  writeFileSync(path, [l0, l1, l3, '{"seq":999,"foreign":true}', l4, l5, l5, ''].join('\n'));
+  const again = ResponseLog.open(store, tmp.dir, 'r');
+  const { cutBytes, written } = await again.reconcile();
+  again.close();
+  expect(cutBytes).toBeGreaterThan(0);
+  expect(written).toBe(4);
+  expect(lines().map((l) => l.vignette_id)).toEqual(allIds(6));
+  // A whole file is left as it is.
+  expect(await (async () => {
+    const l = ResponseLog.open(store, tmp.dir, 'r');
+    const r = await l.reconcile();
+    l.close();
+    return r;
+  })()).toEqual({ cutBytes: 0, written: 0 });
+});
+
+it('checks a file larger than its read chunk, yielding to the event loop between pieces', async () => {
+  const big = 'z'.repeat(300_000);
+  const log = await reconciled();
+  log.append(store.appendRecords(jobId, attempt, Array.from({ length: 12 }, (_, i) => ({ ...rec(i), response: big }))));
+  log.close();
+  let ticks = 0;
+  const ticker = setInterval(() => ticks++, 0);
+  const again = ResponseLog.open(store, tmp.dir, 'r');
+  expect(await again.reconcile()).toEqual({ cutBytes: 0, written: 0 });
+  again.close();
+  clearInterval(ticker);
+  expect(ticks).toBeGreaterThan(0);
 });
