@@ -1,7 +1,8 @@
 /**
  * The coordinator as a service: `createHttpServer` assembles the HTTP API on Fastify over an open
  * engine. Limits and hooks live here, in one place, in the order a request meets them:
- *   socket    connection cap, header timeout (slowloris), request timeout, keep-alive timeout
+ *   socket    connection cap, a cap of its own for connections yet to authenticate (the longest
+ *             waiting is closed past it), header timeout (slowloris), request and keep-alive timeouts
  *   onRequest Host/Origin guard (403) -> concurrent-request cap (503) -> bearer token (401, API routes)
  *   body      size cap (413), then the route's zod schema (400 naming the field)
  *   handler   one ControlService call; engine errors map to 400/404/409
@@ -11,8 +12,10 @@
  * every route already) and `bearerAuth`/`createTokenCheck` from ./auth.js.
  * Runs on: Node (core).
  */
+import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
+import { GuestSockets, connectionCaps } from '../concurrency/guest-sockets.js';
 import { packageVersion, type Engine } from '../service/engine.js';
 import { componentLogger, logger as rootLogger } from '../telemetry.js';
 import { createTokenCheck } from './auth.js';
@@ -44,8 +47,13 @@ export interface HttpServerOptions {
   timeoutCheckIntervalMs?: number;
   /** Idle time before a kept-alive connection is closed (default 5 s). */
   keepAliveTimeoutMs?: number;
-  /** Open connections at once (default 1024); more are refused at accept. */
+  /** Open connections at once (default 5,120, less when the open-file limit is low); more are refused at accept. */
   maxConnections?: number;
+  /**
+   * Connections that have made no authenticated request yet (default 4,096, less when the
+   * open-file limit is low); past it the one that has waited longest is closed.
+   */
+  maxGuestConnections?: number;
   logger?: Logger;
 }
 
@@ -58,7 +66,8 @@ export const HTTP_DEFAULTS = {
   headersTimeoutMs: 10_000,
   timeoutCheckIntervalMs: 1_000,
   keepAliveTimeoutMs: 5_000,
-  maxConnections: 1024,
+  maxConnections: connectionCaps().total,
+  maxGuestConnections: connectionCaps().guests,
 } as const;
 
 /** Builds the API over `engine` (not yet listening). The engine's scheduler is the caller's to start. */
@@ -78,6 +87,8 @@ export function createHttpServer(engine: Engine, opts: HttpServerOptions): Fasti
     },
   }) as unknown as FastifyInstance;
   app.server.maxConnections = o.maxConnections;
+  const guests = new GuestSockets(o.maxGuestConnections);
+  app.server.on('connection', (socket: Socket) => guests.admit(socket));
 
   app.setValidatorCompiler(zodValidatorCompiler as Parameters<FastifyInstance['setValidatorCompiler']>[0]);
   app.setErrorHandler(handleError);

@@ -7,6 +7,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { vouchFor } from '../concurrency/guest-sockets.js';
 import { PanoptesError } from '../domain.js';
 import { sendError } from './errors.js';
 
@@ -48,6 +49,7 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 export function bearerAuth(check: (presented: string | undefined) => boolean): onRequestHookHandler {
   return function authenticate(request: FastifyRequest, reply: FastifyReply, done: () => void) {
     if (check(bearerToken(request))) {
+      vouchFor(request.raw.socket);
       done();
       return;
     }

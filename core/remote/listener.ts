@@ -10,6 +10,7 @@
  */
 import type { Server, Socket } from 'node:net';
 import type { Logger } from 'pino';
+import { GuestSockets, connectionCaps } from '../concurrency/guest-sockets.js';
 import { PanoptesError, type ErrorCode } from '../domain.js';
 import { componentLogger, logger as rootLogger } from '../telemetry.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
@@ -45,8 +46,13 @@ export interface WorkerListenerOptions {
   registerTimeoutMs?: number;
   /** Largest frame once registered (default 8 MiB). */
   maxFrameBytes?: number;
-  /** Open connections at most (default 1024). */
+  /** Open connections at most (default 5,120, less when the open-file limit is low). */
   maxConnections?: number;
+  /**
+   * Connections that have not registered yet (default 4,096, less when the open-file limit is
+   * low); past it the one that has waited longest is closed.
+   */
+  maxGuestConnections?: number;
   logger?: Logger;
 }
 
@@ -71,9 +77,12 @@ export async function startWorkerListener(engine: { pool: WorkerPool }, opts: Wo
   const registerTimeoutMs = opts.registerTimeoutMs ?? 5000;
   const maxFrameBytes = opts.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
   const sockets = new Set<Socket>();
+  const caps = connectionCaps();
+  const guests = new GuestSockets(opts.maxGuestConnections ?? caps.guests);
 
   const accept = (socket: Socket) => {
     sockets.add(socket);
+    guests.admit(socket);
     const address = `${socket.remoteAddress}:${socket.remotePort}`;
     let worker: RemoteWorker | null = null;
     const stream: MessageStream<RegisterMessage | WorkerMessage> = new MessageStream<RegisterMessage | WorkerMessage>(socket, {
@@ -118,6 +127,7 @@ export async function startWorkerListener(engine: { pool: WorkerPool }, opts: Wo
         onProgress: () => pool.notify(),
       });
       worker = registered;
+      guests.release(socket);
       stream.schema = WorkerMessageSchema;
       stream.maxFrameBytes = maxFrameBytes;
       stream.send({
@@ -140,7 +150,7 @@ export async function startWorkerListener(engine: { pool: WorkerPool }, opts: Wo
       socket.destroy();
     },
   });
-  server.maxConnections = opts.maxConnections ?? 1024;
+  server.maxConnections = opts.maxConnections ?? caps.total;
   server.on('error', (err) => logger.error({ err }, 'worker listener error'));
 
   const host = opts.host ?? '127.0.0.1';
