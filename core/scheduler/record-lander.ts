@@ -47,13 +47,8 @@ export interface RecordLanderOptions {
   onLost?: () => void;
 }
 
-/** One job attempt's sink: buffers until the lander's next commit. */
+/** One job attempt's sink: what it takes waits in the lander until the lander's next commit. */
 export class AttemptSink implements JobSink {
-  /** Records waiting for the next commit. */
-  buffer: ResponseRecord[] = [];
-  /** Set once drained or closed: the attempt is settled, and a late record would be refused anyway. */
-  detached = false;
-
   constructor(
     private readonly lander: RecordLander,
     readonly jobId: JobId,
@@ -62,27 +57,24 @@ export class AttemptSink implements JobSink {
   ) {}
 
   record(record: ResponseRecord): void {
-    if (this.detached) return;
-    this.buffer.push(record);
-    this.lander.buffered(1);
+    this.lander.take(this, record);
   }
 
-  /** Hands back what is still buffered without writing it (the job outcome's transaction lands it) and detaches the sink. */
+  /** Hands back what still waits without writing it (the job outcome's transaction lands it) and detaches the sink. */
   drain(): ResponseRecord[] {
-    const rest = this.buffer;
-    this.lander.detach(this, rest.length);
-    return rest;
+    return this.lander.detach(this);
   }
 
-  /** Lands what is still buffered now (with whatever else waits) and detaches the sink: what landed before a failure stays landed. */
+  /** Lands what still waits now (with whatever else waits) and detaches the sink: what landed before a failure stays landed. */
   close(): void {
     this.lander.flush();
-    this.lander.detach(this, this.buffer.length);
+    this.lander.detach(this);
   }
 }
 
 export class RecordLander {
-  private readonly sinks = new Set<AttemptSink>();
+  /** Each attached sink's records waiting for the next commit; a detached sink is not here, and what it sends is dropped. */
+  private readonly buffers = new Map<AttemptSink, ResponseRecord[]>();
   private waiting = 0;
   private timer: NodeJS.Timeout | null = null;
   /** Set while commits fail: wait for the timer instead of retrying on every record. */
@@ -114,24 +106,26 @@ export class RecordLander {
   /** A sink for one attempt of a job; `onLanded` hears of that job's records as they land. */
   sink(jobId: JobId, attempt: number, onLanded?: (records: StoredResponse[]) => void): AttemptSink {
     const sink = new AttemptSink(this, jobId, attempt, onLanded);
-    this.sinks.add(sink);
+    this.buffers.set(sink, []);
     return sink;
   }
 
-  /** A sink took `n` records. */
-  buffered(n: number): void {
-    this.waiting += n;
+  /** A sink took a record: it waits for the next commit, which it may trigger. */
+  take(sink: AttemptSink, record: ResponseRecord): void {
+    const buffer = this.buffers.get(sink);
+    if (!buffer) return; // the attempt is settled: a late record would be refused anyway
+    buffer.push(record);
+    this.waiting += 1;
     if (this.lost) return;
     if (this.waiting >= this.maxBatch && !this.failing) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), this.maxDelayMs);
   }
 
-  /** A sink leaves, handing back (or having landed) its `unlanded` records. */
-  detach(sink: AttemptSink, unlanded: number): void {
-    if (!this.sinks.delete(sink)) return;
-    this.waiting -= unlanded;
-    sink.buffer = [];
-    sink.detached = true;
+  /** A sink leaves: hands back what of its records still waits, which the lander no longer lands. */
+  detach(sink: AttemptSink): ResponseRecord[] {
+    const rest = this.buffers.get(sink) ?? [];
+    if (this.buffers.delete(sink)) this.waiting -= rest.length;
+    return rest;
   }
 
   /** Lands every sink's buffer in one transaction; responses.jsonl gets what landed once it is synced. */
@@ -141,12 +135,12 @@ export class RecordLander {
       this.timer = null;
     }
     if (this.lost) return;
-    const sinks = [...this.sinks].filter((s) => s.buffer.length > 0);
-    if (sinks.length === 0) return;
+    const waiting = [...this.buffers].filter(([, records]) => records.length > 0);
+    if (waiting.length === 0) return;
     let landed: StoredResponse[][];
     try {
       landed = this.store.appendRecordBatches(
-        sinks.map((s) => ({ jobId: s.jobId, attempt: s.attempt, records: s.buffer })),
+        waiting.map(([s, records]) => ({ jobId: s.jobId, attempt: s.attempt, records })),
         this.opts.fence,
       );
     } catch (err) {
@@ -157,12 +151,12 @@ export class RecordLander {
       return;
     }
     this.failing = false;
-    for (const s of sinks) {
+    for (const [s, records] of waiting) {
       // A stale attempt's records were refused: its work is moot, a newer attempt poses them again.
-      this.waiting -= s.buffer.length;
-      s.buffer = [];
+      this.waiting -= records.length;
+      this.buffers.set(s, []);
     }
-    for (const [i, s] of sinks.entries()) {
+    for (const [i, [s]] of waiting.entries()) {
       const records = landed[i]!;
       if (records.length === 0) continue;
       this.unsynced.push(...records);
@@ -225,11 +219,7 @@ export class RecordLander {
   private runLost(): void {
     this.lost = true;
     this.unsynced = [];
-    for (const s of this.sinks) {
-      s.buffer = [];
-      s.detached = true;
-    }
-    this.sinks.clear();
+    this.buffers.clear();
     this.waiting = 0;
     if (this.timer) clearTimeout(this.timer);
     if (this.syncTimer) clearTimeout(this.syncTimer);

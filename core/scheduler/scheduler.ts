@@ -14,6 +14,7 @@ import { RunLostError, type RunFence } from '../store/run-fence.js';
 import { processOwnerId, type Store } from '../store/store.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 import { NO_EVENTS, type EngineEvents } from './engine-events.js';
+import { JobLedger } from './job-ledger.js';
 import { planJobs } from './plan-jobs.js';
 import { RecordLander } from './record-lander.js';
 import { ResponseLog } from './response-log.js';
@@ -217,16 +218,13 @@ export class Scheduler {
       this.events.runChanged(run.id);
 
       const ctx = {
-        store: this.store,
         pool: this.pool,
-        lander,
+        ledger: new JobLedger({ store: this.store, lander, events: this.events, run, fence }),
         run,
-        events: this.events,
         logger,
         maxAttempts: this.maxAttempts,
         retryBackoffMs: this.retryBackoffMs,
         signal,
-        fence,
         onLost,
       };
       // Bounded concurrency over the jobs: `concurrency` loops, each taking the next job.

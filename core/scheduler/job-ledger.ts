@@ -1,0 +1,106 @@
+/**
+ * The job ledger: the one owner of a job's record path. An attempt begins here (`begin`: the attempt
+ * row, and the sink its worker delivers to) and ends here exactly one way: `settle` lands the outcome
+ * with whatever the sink still buffers in one transaction, then hands what landed to responses.jsonl;
+ * `retry` and `fail` keep what landed before the failure and note it; `abandon` (the run stopped)
+ * keeps what landed and says nothing. Nothing else lands records or feeds the response log. The rule
+ * "responses.jsonl takes a record only once it is durable, in sequence order" lives in the lander
+ * this ledger drives, and the SQL in the store. Every write is fenced by the run's owner.
+ * Runs on: Node (core).
+ */
+import type { HostWait, Job, JobOutcome, Run } from '../domain.js';
+import type { RunFence } from '../store/run-fence.js';
+import type { Store } from '../store/store.js';
+import type { JobSink } from '../workers/worker-handle.js';
+import type { EngineEvents } from './engine-events.js';
+import type { AttemptSink, RecordLander } from './record-lander.js';
+
+export interface JobLedgerDeps {
+  store: Store;
+  lander: RecordLander;
+  events: EngineEvents;
+  run: Run;
+  fence: RunFence;
+}
+
+export class JobLedger {
+  constructor(private readonly deps: JobLedgerDeps) {}
+
+  /** Starts an attempt of `job` on `workerId`; null when the job was settled elsewhere (cancelled). */
+  begin(job: Job, workerId: string): JobAttempt | null {
+    const { store, lander, events, run, fence } = this.deps;
+    const attempt = store.startAttempt(job.id, workerId, fence);
+    if (attempt === null) return null;
+    events.jobChanged(run.id, job.id);
+    return new JobAttempt(this.deps, job, attempt, lander.sink(job.id, attempt, () => events.jobChanged(run.id, job.id)));
+  }
+
+  /** Fails a job that could not start (no worker serves its model), as an attempt of its own. */
+  failUnstarted(job: Job, error: string): void {
+    const { store, events, run, fence } = this.deps;
+    const attempt = store.startAttempt(job.id, 'unassigned', fence);
+    if (attempt !== null) store.failJob(job.id, attempt, error, fence);
+    events.jobChanged(run.id, job.id);
+  }
+
+  /** The vignettes of `job` with no record yet, and how many: a redelivered job re-poses nothing that landed. */
+  pending(job: Job): { vignettes: ReturnType<Store['pendingVignettes']>; count: number } {
+    const { store, run } = this.deps;
+    return { vignettes: store.pendingVignettes(run.id, job.id), count: run.vignetteCount - store.landedCount(job.id) };
+  }
+}
+
+/** One attempt of a job, from its start to the one way it ends. */
+export class JobAttempt {
+  /** Where the worker delivers: records land through the lander; give-ups and waits are noted at once. */
+  readonly sink: JobSink;
+
+  constructor(
+    private readonly deps: JobLedgerDeps,
+    private readonly job: Job,
+    readonly number: number,
+    private readonly landing: AttemptSink,
+  ) {
+    const { store, events, run } = deps;
+    this.sink = {
+      record: (record) => landing.record(record),
+      gaveUp: (f) => {
+        store.recordVignetteFailure(job.id, number, f);
+        events.jobChanged(run.id, job.id);
+      },
+      waiting: (wait: HostWait | null) => {
+        store.setJobWaiting(job.id, number, wait);
+        events.jobChanged(run.id, job.id);
+        events.runChanged(run.id);
+      },
+    };
+  }
+
+  /** Lands the outcome and every record still buffered in one transaction; false when a newer attempt or a cancel got there first. */
+  settle(outcome: JobOutcome): boolean {
+    const { store, lander, events, run, fence } = this.deps;
+    const result = store.recordJobOutcome(outcome, this.landing.drain(), fence);
+    lander.outcomeLanded(result);
+    events.jobChanged(run.id, this.job.id);
+    events.runChanged(run.id);
+    return result.landed;
+  }
+
+  /** Ends the attempt without a verdict (the run stopped, or the worker's failure is still being judged): what landed stays landed. */
+  abandon(): void {
+    this.landing.close();
+    this.deps.events.jobChanged(this.deps.run.id, this.job.id);
+  }
+
+  /** The attempt failed and another will follow. */
+  retry(error: string): void {
+    this.deps.store.noteRetry(this.job.id, this.number, error, this.deps.fence);
+  }
+
+  /** The attempt failed and the job with it. */
+  fail(error: string): void {
+    const { store, events, run, fence } = this.deps;
+    store.failJob(this.job.id, this.number, error, fence);
+    events.runChanged(run.id);
+  }
+}
