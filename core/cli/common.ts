@@ -4,7 +4,8 @@
  */
 import type { Command } from 'commander';
 import { PanoptesError } from '../domain.js';
-import { defaultDataDir } from '../paths.js';
+import { existsSync } from 'node:fs';
+import { databasePath, defaultDataDir } from '../paths.js';
 import { openEngine, type Engine, type EngineOptions } from '../service/engine.js';
 import { initTelemetry } from '../telemetry.js';
 import { alignColumns } from '../text-table.js';
@@ -43,6 +44,15 @@ export function openCliEngine(opts: CallingOptions, extra: Partial<EngineOptions
   const leaseMs = leaseFromEnv();
   const router = { ...(opts.hostPatience === undefined ? {} : { hostPatienceMs: opts.hostPatience * 1000 }), ...extra.router };
   return openEngine({ dataDir: dataDirOf(opts), catalogPaths: opts.catalog ?? [], ...(leaseMs === undefined ? {} : { leaseMs }), ...extra, router });
+}
+
+/**
+ * The engine for a command that only reads (runs, stats, export, report): the database is opened
+ * read-only, so these work in a read-only data folder. Where no database exists yet one is created,
+ * as every command does.
+ */
+export function openReadingEngine(opts: CommonOptions): Engine {
+  return openCliEngine(opts, { readonly: existsSync(databasePath(dataDirOf(opts))) });
 }
 
 /** `PANOPTES_LEASE_MS`: how long a run's claim outlives a stalled owner (default 30 s; tests shorten it). */

@@ -24,6 +24,7 @@ import type { ControlService } from '../service/control-service.js';
 import { bearerAuth } from './auth.js';
 import type { QueuedRunGate } from './backpressure.js';
 import { sendError } from './errors.js';
+import type { ManifestRoots } from './manifest-roots.js';
 import { STATS_JSON_SCHEMA, toRunStats, toStatsShape } from './stats-shapes.js';
 import { fromQueryString, type ZodTypeProvider } from './zod-validation.js';
 
@@ -44,6 +45,8 @@ const QUEUE_FULL_RETRY_AFTER_S = 5;
 
 export interface ApiRoutesOptions {
   service: ControlService;
+  /** Where `POST /runs` may read a manifest. */
+  manifestRoots: ManifestRoots;
   tokenCheck: (presented: string | undefined) => boolean;
   queuedRunGate: QueuedRunGate;
 }
@@ -55,7 +58,8 @@ export const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (instance, 
 
   app.post('/runs', { schema: { body: CreateRunBodySchema } }, async (request, reply) => {
     const { manifest, ...rest } = request.body;
-    const run = await queuedRunGate.admit(() => service.createRun({ manifestPath: manifest, ...rest }));
+    const manifestPath = await opts.manifestRoots.resolve(manifest, 'manifest');
+    const run = await queuedRunGate.admit(() => service.createRun({ manifestPath, ...rest }));
     if (run === null) {
       return sendError(reply, 429, 'too_many_queued_runs', `${queuedRunGate.maxQueued} runs are queued already; retry later`, {
         retryAfterS: QUEUE_FULL_RETRY_AFTER_S,

@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import type { ErrorCode } from '../domain.js';
 import { SamplingSchema } from '../models/sampling.js';
+import { LatencySchema, RecordUsageSchema } from '../workers/answer-bounds.js';
 
 /** Bumped when a frame changes shape; a coordinator refuses a worker that speaks another one. */
 export const PROTOCOL_VERSION = 2;
@@ -51,13 +52,17 @@ export const WireVignetteSchema = z
   .strict();
 export type WireVignette = z.infer<typeof WireVignetteSchema>;
 
-/** A record as a worker sends it; the coordinator fills in the rest from the job it assigned. */
+/**
+ * A record as a worker sends it; the coordinator fills in the rest from the job it assigned. Its
+ * fixed bounds (tokens, latency) are checked here; those that depend on the attempt and on settings
+ * (finish time, response size) by the RemoteWorker, before anything of the frame lands.
+ */
 export const WireRecordSchema = z
   .object({
     vignetteIndex: z.number().int().nonnegative(),
     response: z.string(),
-    usage: UsageSchema,
-    latencyMs: z.number().nonnegative(),
+    usage: RecordUsageSchema.strict(),
+    latencyMs: LatencySchema,
     host: z.string().min(1).max(400),
     cached: z.boolean(),
     finishedAt: z.number().int().nonnegative(),

@@ -16,6 +16,7 @@ import {
   type JobOutcome,
   type Usage,
 } from '../domain.js';
+import { answerViolation } from '../workers/answer-bounds.js';
 import { responseRecord } from '../workers/response-record.js';
 import { Semaphore } from '../concurrency/semaphore.js';
 import type { JobSink, WorkerHandle, WorkerInfo, WorkerJobProgress } from '../workers/worker-handle.js';
@@ -38,6 +39,8 @@ export interface RemoteWorkerOptions {
   address: string;
   heartbeatMs: number;
   missedHeartbeats: number;
+  /** Response text a record may carry, in bytes (PANOPTES_MAX_RESPONSE_BYTES). */
+  maxResponseBytes: number;
   logger: Logger;
   /** Called once when the connection is gone (the listener takes the worker out of the pool). */
   onGone(worker: RemoteWorker, reason: string): void;
@@ -48,6 +51,8 @@ export interface RemoteWorkerOptions {
 interface InFlight {
   job: EvalJob;
   attempt: number;
+  /** When the attempt was handed to this worker: its records cannot have finished much before. */
+  startedAt: number;
   sink: JobSink;
   vignettes: Map<number, IndexedVignette>;
   progress: { vignettesDone: number; usage: Usage };
@@ -154,6 +159,7 @@ export class RemoteWorker implements WorkerHandle {
       const entry: InFlight = {
         job,
         attempt,
+        startedAt: Date.now(),
         sink,
         vignettes,
         progress: { vignettesDone: 0, usage: { inputTokens: 0, outputTokens: 0 } },
@@ -261,14 +267,21 @@ export class RemoteWorker implements WorkerHandle {
     throw new Error(`${what} for job ${jobId} attempt ${attempt}, which this worker does not hold`);
   }
 
+  /** Every record of the frame is checked before any lands: a frame with one bad record lands nothing. */
   private onRecords(message: RecordsMessage): void {
     const entry = this.entryFor(message.job_id, message.attempt, 'records');
     if (!entry) return;
-    for (const r of message.records) {
+    const window = { startedAt: entry.startedAt, now: Date.now(), maxResponseBytes: this.opts.maxResponseBytes };
+    const records = message.records.map((r, i) => {
       const v = entry.vignettes.get(r.vignetteIndex);
       if (!v) throw new Error(`record for vignette index ${r.vignetteIndex}, which job ${message.job_id} does not contain`);
-      entry.sink.record(responseRecord(entry.job, v, r));
-    }
+      const violation = answerViolation(r, window);
+      if (violation !== null) {
+        throw new Error(`"records" frame for job ${message.job_id} attempt ${message.attempt}: records.${i}.${violation}`);
+      }
+      return responseRecord(entry.job, v, r);
+    });
+    for (const record of records) entry.sink.record(record);
   }
 
   private onResult(message: ResultMessage): void {

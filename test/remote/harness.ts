@@ -40,7 +40,7 @@ export function tallyLogger(level = 'info'): { logger: Logger; tally: Map<string
     {
       write(line: string) {
         const o = JSON.parse(line) as { msg?: string; reason?: string };
-        const key = `${o.msg ?? ''}${o.reason ? ` | ${o.reason.replace(/\d+/g, 'N').slice(0, 80)}` : ''}`;
+        const key = `${o.msg ?? ''}${o.reason ? ` | ${o.reason.replace(/\d+/g, 'N').slice(0, 300)}` : ''}`;
         tally.set(key, (tally.get(key) ?? 0) + 1);
       },
     },

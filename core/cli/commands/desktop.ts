@@ -189,7 +189,7 @@ async function serveBrowserApp(opts: DesktopOptions, portGiven: boolean): Promis
       host,
       port,
       quiet: true,
-      ...(token === undefined ? {} : { token }),
+      ...(token === undefined ? {} : { token, tokenGenerated: true }),
       onListening: (server) => {
         const address = server.app.server.address();
         if (typeof address === 'object' && address !== null) {

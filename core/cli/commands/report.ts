@@ -7,7 +7,7 @@ import type { Command } from 'commander';
 import { PanoptesError } from '../../domain.js';
 import { formatScoreReport } from '../../scoring/format-report.js';
 import type { EpochReducer } from '../../service/contract.js';
-import { EXIT, addCommonOptions, openCliEngine, reportError, type CommonOptions } from '../common.js';
+import { EXIT, addCommonOptions, openReadingEngine, reportError, type CommonOptions } from '../common.js';
 
 const REDUCERS: readonly EpochReducer[] = ['mean', 'majority', 'max'];
 
@@ -34,7 +34,7 @@ export function registerReportCommand(program: Command): void {
       if (opts.reducer !== undefined && !REDUCERS.includes(opts.reducer as EpochReducer)) {
         throw new PanoptesError('invalid_input', `--reducer must be one of ${REDUCERS.join(', ')}, got "${opts.reducer}"`, { where: '--reducer' });
       }
-      engine = openCliEngine(opts);
+      engine = openReadingEngine(opts);
       const report = await engine.service.report({
         runId,
         ...(opts.scorer === undefined ? {} : { scorer: opts.scorer }),

@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import type { RunSummary } from '../../service/contract.js';
-import { EXIT, addCommonOptions, formatInt, formatUsd, openCliEngine, reportError, type CommonOptions } from '../common.js';
+import { EXIT, addCommonOptions, formatInt, formatUsd, openReadingEngine, reportError, type CommonOptions } from '../common.js';
 
 /** Runs as a table with a header; a failed or cancelled run's reason on the line under it. */
 export function printRunsTable(runs: readonly RunSummary[], out: NodeJS.WritableStream = process.stdout): void {
@@ -37,7 +37,7 @@ export function registerRunsCommand(program: Command): void {
   ).action(async (opts: CommonOptions & { json?: boolean }, cmd: Command) => {
     let engine;
     try {
-      engine = openCliEngine(opts);
+      engine = openReadingEngine(opts);
       const runs = await engine.service.listRuns({ limit: 50 });
       if (opts.json) process.stdout.write(JSON.stringify(runs) + '\n');
       else if (runs.length === 0) process.stdout.write('no runs yet\n');

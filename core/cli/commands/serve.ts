@@ -9,12 +9,14 @@
  * it afterwards, and is stopped in reverse order on shutdown.
  * Runs on: Node (core).
  */
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
 import { PanoptesError } from '../../domain.js';
 import { assertUsableToken, generateToken } from '../../http/auth.js';
 import { createHttpServer, HTTP_DEFAULTS } from '../../http/api.js';
 import { browserBridge } from '../../http/bridge.js';
+import { ManifestRoots } from '../../http/manifest-roots.js';
 import { startWorkerListener } from '../../remote/listener.js';
 import type { Engine } from '../../service/engine.js';
 import { initTelemetry } from '../../telemetry.js';
@@ -24,9 +26,13 @@ export interface ServeOptions extends CommonOptions {
   host: string;
   port: number;
   token?: string;
+  /** The token was made by Panoptes (the desktop fallback's, kept per data folder), not given by the user: it may be shown. */
+  tokenGenerated?: boolean;
   allowedHost?: string[];
   maxConcurrent?: number;
   maxQueuedRuns?: number;
+  /** Folders besides `<data-dir>/manifests` that the API and the bridge may read manifests from. */
+  manifestRoot?: string[];
   /** Also serve the app (the renderer over the browser bridge) at `/`. */
   ui?: boolean;
   /** Print only the app's address and log warnings only (PANOPTES_LOG=info for more): how `npm start` runs it. */
@@ -46,6 +52,8 @@ export interface ServeContext {
   engine: Engine;
   app: FastifyInstance;
   token: string;
+  /** Where the token came from: only a generated one is ever printed. */
+  tokenSource: TokenSource;
   options: ServeOptions;
 }
 
@@ -69,10 +77,14 @@ export interface RunningServer {
 /** How long shutdown waits for requests in flight (a long export) before cutting them off. */
 const SHUTDOWN_GRACE_MS = 5_000;
 
-export function resolveToken(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): { token: string; source: TokenSource } {
+export function resolveToken(
+  flag: string | undefined,
+  env: NodeJS.ProcessEnv = process.env,
+  generated = false,
+): { token: string; source: TokenSource } {
   if (flag !== undefined) {
     assertUsableToken(flag, '--token');
-    return { token: flag, source: '--token' };
+    return { token: flag, source: generated ? 'generated' : '--token' };
   }
   if (env.PANOPTES_TOKEN) {
     assertUsableToken(env.PANOPTES_TOKEN, 'PANOPTES_TOKEN');
@@ -82,15 +94,21 @@ export function resolveToken(flag: string | undefined, env: NodeJS.ProcessEnv = 
 }
 
 /** Serves the API (and the addons) over an open engine, with its scheduler running. */
-export async function startServer(engine: Engine, options: ServeOptions, token: string, addons: readonly ServeAddon[] = []): Promise<RunningServer> {
+export async function startServer(
+  engine: Engine,
+  options: ServeOptions,
+  { token, source }: { token: string; source: TokenSource },
+  addons: readonly ServeAddon[] = [],
+): Promise<RunningServer> {
   const app = createHttpServer(engine, {
     token,
     host: options.host,
     ...(options.allowedHost === undefined ? {} : { allowedHosts: options.allowedHost }),
     ...(options.maxConcurrent === undefined ? {} : { maxConcurrent: options.maxConcurrent }),
     ...(options.maxQueuedRuns === undefined ? {} : { maxQueuedRuns: options.maxQueuedRuns }),
+    ...(options.manifestRoot === undefined ? {} : { manifestRoots: options.manifestRoot }),
   });
-  const ctx: ServeContext = { engine, app, token, options };
+  const ctx: ServeContext = { engine, app, token, tokenSource: source, options };
   for (const addon of addons) await addon.register?.(ctx);
   try {
     await app.listen({ host: options.host, port: options.port });
@@ -150,6 +168,11 @@ export function registerServeCommand(program: Command): void {
       .option('--allowed-host <name...>', 'more Host names to answer to (when bound beyond loopback)')
       .option('--max-concurrent <n>', `requests in flight at once (default ${HTTP_DEFAULTS.maxConcurrent})`, parsePositiveInt('--max-concurrent'))
       .option('--max-queued-runs <n>', `runs waiting in the queue (default ${HTTP_DEFAULTS.maxQueuedRuns})`, parsePositiveInt('--max-queued-runs'))
+      .option(
+        '--manifest-root <dir>',
+        'a folder clients may name manifests in, besides <data-dir>/manifests (repeatable)',
+        (dir: string, dirs: string[] = []) => [...dirs, resolve(dir)],
+      )
       .option('--ui', 'also serve the app at / (the desktop UI, in a browser) and print its address')
       .option('--worker-port <n>', 'accept `panoptes worker` connections on this TCP port (0: any free port)', parsePort)
       .option('--worker-host <address>', 'address the worker listener binds (default 127.0.0.1)')
@@ -160,7 +183,11 @@ export function registerServeCommand(program: Command): void {
   });
 }
 
-/** `--ui`: the browser bridge and the built renderer on the API's server; the printed address carries the token. */
+/**
+ * `--ui`: the browser bridge and the built renderer on the API's server. The printed address
+ * carries a generated token; a token the user gave (--token, PANOPTES_TOKEN) is never echoed, so
+ * the address then holds a placeholder to replace with it.
+ */
 export const browserUiAddon: ServeAddon = {
   name: 'ui',
   async register({ app, engine, token, options }) {
@@ -168,11 +195,13 @@ export const browserUiAddon: ServeAddon = {
       service: engine.service,
       token,
       bindHost: options.host,
+      manifestRoots: ManifestRoots.of(engine.dataDir, options.manifestRoot),
       ...(options.allowedHost === undefined ? {} : { allowedHosts: options.allowedHost }),
     });
   },
-  async start({ url, token }) {
-    process.stdout.write(`panoptes: the app is at ${url}/#token=${encodeURIComponent(token)}\n`);
+  async start({ url, token, tokenSource }) {
+    const shown = tokenSource === 'generated' ? encodeURIComponent(token) : `<the token from ${tokenSource}>`;
+    process.stdout.write(`panoptes: the app is at ${url}/#token=${shown}\n`);
   },
 };
 
@@ -202,12 +231,12 @@ export async function serveCommand(opts: ServeOptions, addons: readonly ServeAdd
   let server: RunningServer;
   let token: { token: string; source: TokenSource };
   try {
-    token = resolveToken(opts.token);
+    token = resolveToken(opts.token, process.env, opts.tokenGenerated ?? false);
     // A service logs its requests (PANOPTES_LOG=warn quiets it); the desktop fallback is quiet unless PANOPTES_LOG asks.
     initTelemetry({ defaultLevel: opts.quiet ? 'warn' : 'info' });
     // With workers expected, a job whose model only a worker serves waits for one (30 s) before failing.
     engine = openCliEngine(opts, opts.workerPort === undefined ? {} : { waitForWorkerMs: 30_000 });
-    server = await startServer(engine, opts, token.token, addons);
+    server = await startServer(engine, opts, token, addons);
   } catch (err) {
     await engine?.close();
     return reportError(err);

@@ -3,7 +3,7 @@
  * Runs on: Node (core).
  */
 import type { Command } from 'commander';
-import { EXIT, addCommonOptions, openCliEngine, reportError, type CommonOptions } from '../common.js';
+import { EXIT, addCommonOptions, openReadingEngine, reportError, type CommonOptions } from '../common.js';
 import { toStatsShape } from '../../http/stats-shapes.js';
 import { printUsageTable } from './run.js';
 
@@ -17,7 +17,7 @@ export function registerStatsCommand(program: Command): void {
   ).action(async (opts: CommonOptions & { run?: string; json?: boolean }, cmd: Command) => {
     let engine;
     try {
-      engine = openCliEngine(opts);
+      engine = openReadingEngine(opts);
       const stats = await engine.service.stats(opts.run === undefined ? {} : { runId: opts.run });
       if (opts.json) {
         process.stdout.write(JSON.stringify(toStatsShape(stats)) + '\n');
