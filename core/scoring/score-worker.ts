@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { TERMINAL_RUN_STATUSES, toPanoptesError, type RunId } from '../domain.js';
 import type { NewScore, RecordToScore, RunScorer, ScoreStore } from '../store/score-store.js';
 import { processOwnerId, type Store } from '../store/store.js';
-import type { Scorer, ScoreInput, ScoreValue } from './scorer.js';
+import type { RunCallPolicy, Scorer, ScoreInput, ScoreValue } from './scorer.js';
 import type { ScorerRegistry } from './scorer-registry.js';
 import { ScorerDefinitionSchema } from './scoring-config.js';
 
@@ -135,12 +135,15 @@ export class ScoreWorker {
   private async catchUp(rs: RunScorer, scorer: Scorer): Promise<void> {
     const current = this.opts.scores.runScorer(rs.runId, rs.scorerId);
     if (!current) return;
+    const run = this.opts.store.getRun(rs.runId);
+    if (!run) return;
+    const calls: RunCallPolicy = { privacy: run.options.privacy, noStore: run.options.noStore };
     let cursor = current.scoredSeq;
     const through = this.opts.scores.lastSeq(rs.runId);
     while (cursor < through && !this.abort.signal.aborted) {
       const records = this.opts.scores.recordsToScore(rs.runId, cursor, through, this.pageSize);
       if (records.length === 0) break;
-      const page = await this.scorePage(rs, scorer, records);
+      const page = await this.scorePage(rs, scorer, calls, records);
       if (this.abort.signal.aborted) return;
       const last = records[records.length - 1]!.seq;
       const committed = this.opts.scores.commitScores(rs.runId, rs.scorerId, this.owner, {
@@ -158,7 +161,7 @@ export class ScoreWorker {
     }
   }
 
-  private async scorePage(rs: RunScorer, scorer: Scorer, records: readonly RecordToScore[]) {
+  private async scorePage(rs: RunScorer, scorer: Scorer, calls: RunCallPolicy, records: readonly RecordToScore[]) {
     const results: NewScore[][] = new Array<NewScore[]>(records.length);
     const vignettes = this.opts.scores.vignettesOf(rs.runId, records.map((r) => r.vignetteIdx));
     let failed = 0;
@@ -167,7 +170,7 @@ export class ScoreWorker {
       while (next < records.length && !this.abort.signal.aborted) {
         const i = next++;
         const r = records[i]!;
-        const outcome = await this.scoreOne(rs, scorer, r, vignettes.get(r.vignetteIdx) ?? { id: `#${r.vignetteIdx}`, prompt: '' });
+        const outcome = await this.scoreOne(rs, scorer, calls, r, vignettes.get(r.vignetteIdx) ?? { id: `#${r.vignetteIdx}`, prompt: '' });
         if (outcome.failed) failed += 1;
         results[i] = outcome.scores;
       }
@@ -176,8 +179,14 @@ export class ScoreWorker {
     return { scores: results.flat(), done: records.length - failed, failed };
   }
 
-  private async scoreOne(rs: RunScorer, scorer: Scorer, r: RecordToScore, vignette: ScoreInput['vignette']): Promise<{ scores: NewScore[]; failed: boolean }> {
-    const input: ScoreInput = { runId: rs.runId, model: r.model, epoch: r.epoch, vignette, response: r.response };
+  private async scoreOne(
+    rs: RunScorer,
+    scorer: Scorer,
+    calls: RunCallPolicy,
+    r: RecordToScore,
+    vignette: ScoreInput['vignette'],
+  ): Promise<{ scores: NewScore[]; failed: boolean }> {
+    const input: ScoreInput = { runId: rs.runId, model: r.model, epoch: r.epoch, vignette, response: r.response, calls };
     let lastError = '';
     for (let t = 1; t <= this.tries; t++) {
       try {

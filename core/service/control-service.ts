@@ -21,6 +21,7 @@ import { responsesPath } from '../scheduler/response-log.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import type { Store } from '../store/store.js';
 import type { ScoringConfig } from '../scoring/scoring-config.js';
+import type { BuiltScorer } from '../scoring/scorer-registry.js';
 import { toScoreJsonlLine } from '../scoring/score-export.js';
 import { buildRunComparison, buildScoreReport, type ScoreCell } from '../scoring/report.js';
 import type { RunScorer } from '../store/score-store.js';
@@ -156,7 +157,7 @@ export class ControlService implements ControlApi {
       }
     });
     // Scorers are built (so a bad one is refused) before anything is stored.
-    if (input.scorers) this.scoring.registry.buildAll(input.scorers);
+    if (input.scorers) this.refuseUnsafeJudges(input.privacy ?? DEFAULT_RUN_OPTIONS.privacy, this.scoring.registry.buildAll(input.scorers), 'the run');
     const privacy = effectivePrivacy(input.privacy ?? DEFAULT_RUN_OPTIONS.privacy, this.router.privacyLock);
     if (privacy === 'strict') {
       // Refused here, naming the model, rather than accepted to fail every call.
@@ -218,7 +219,7 @@ export class ControlService implements ControlApi {
       options,
       prices: pricesForRun(this.catalogData, input.models),
     });
-    if (input.scorers) this.attachScorers(run.id, input.scorers);
+    if (input.scorers) this.attachScorers(run, input.scorers);
     this.events.runChanged(run.id);
     this.scheduler.wake();
     return run;
@@ -346,8 +347,7 @@ export class ControlService implements ControlApi {
 
   async scoreRun(raw: ScoreRunInput): Promise<ScoringStatus> {
     const input = validateInput('scoreRun', raw);
-    this.requireRun(input.runId);
-    this.attachScorers(input.runId, input.scorers);
+    this.attachScorers(this.requireRun(input.runId), input.scorers);
     return this.scoringStatusOf(input.runId);
   }
 
@@ -434,8 +434,10 @@ export class ControlService implements ControlApi {
   }
 
   /** Builds each scorer (refusing a bad one, naming it), attaches its version to the run, and starts scoring. */
-  private attachScorers(runId: RunId, config: ScoringConfig): void {
+  private attachScorers(run: Run, config: ScoringConfig): void {
     const built = this.scoring.registry.buildAll(config);
+    this.refuseUnsafeJudges(run.options.privacy, built, `run ${run.id}`);
+    const runId = run.id;
     this.scoring.scores.attach(
       runId,
       built.map((b) => ({
@@ -449,6 +451,26 @@ export class ControlService implements ControlApi {
     );
     this.events.scoringChanged(runId);
     void this.scoring.worker.wake();
+  }
+
+  /**
+   * A judge's calls run under its run's privacy mode, like the run's own calls: in a strict run a
+   * judge with no privacy-safe host could never answer, so it is refused here, naming it, rather
+   * than attached to fail every record.
+   */
+  private refuseUnsafeJudges(privacy: PrivacyMode, built: readonly BuiltScorer[], whose: string): void {
+    if (effectivePrivacy(privacy, this.router.privacyLock) !== 'strict') return;
+    built.forEach(({ scorer }, i) =>
+      scorer.judges.forEach((judge, j) => {
+        if (this.catalogData.hosts(judge).some((h) => h.privacySafe)) return;
+        const where = `scorers.${i}.judges.${j}`;
+        throw new PanoptesError(
+          'invalid_input',
+          `${where}: judge "${judge}" has no privacy-safe host, and ${whose} is strict (its judges obey its privacy mode)${this.router.privacyLock === 'strict' ? ' (this instance is locked to strict)' : ''}`,
+          { where },
+        );
+      }),
+    );
   }
 
   // ---- Catalog, manifests, workers ---------------------------------------------------------------
