@@ -24,6 +24,7 @@ import type { ScoringConfig } from '../scoring/scoring-config.js';
 import type { BuiltScorer } from '../scoring/scorer-registry.js';
 import { toScoreJsonlLine } from '../scoring/score-export.js';
 import { buildRunComparison, buildScoreReport, type ScoreCell } from '../scoring/report.js';
+import { buildScoreMatrix } from '../scoring/score-matrix.js';
 import type { RunScorer } from '../store/score-store.js';
 import { firstIssuePath, formatZodIssues } from '../validation.js';
 import type { WorkerInfo } from '../workers/worker-handle.js';
@@ -60,6 +61,10 @@ import {
   type RunComparison,
   type ScoreReport,
   type ScoreRunInput,
+  type ScoreDetail,
+  type ScoreDetailInput,
+  type ScoreMatrixInput,
+  type ScoreMatrixPage,
   type ScoringStatus,
   type StatsInput,
   type StatsReport,
@@ -92,6 +97,9 @@ export const DEFAULT_RUN_OPTIONS: RunOptions = {
   noStore: false,
   shareCacheAcrossEpochs: false,
 };
+
+/** Rows of the vignette x model matrix a page holds unless asked otherwise. */
+const MATRIX_PAGE = 50;
 
 /** A run id: creation time in base 36 (so ids sort by age) and random bits. */
 export function newRunId(): RunId {
@@ -403,6 +411,59 @@ export class ControlService implements ControlApi {
       this.reportCells(a.id, sa, null),
       this.reportCells(b.id, sb, null),
     );
+  }
+
+  async scoreMatrix(raw: ScoreMatrixInput): Promise<ScoreMatrixPage> {
+    const input = validateInput('scoreMatrix', raw);
+    const run = this.requireRun(input.runId);
+    const rs = this.scorerOf(run.id, input.scorer);
+    const scores = this.scoring.scores;
+    return buildScoreMatrix(
+      {
+        runId: run.id,
+        scorer: rs.name,
+        scorerVersion: rs.version,
+        kind: rs.kind,
+        models: run.models,
+        epochs: run.epochs,
+        vignettes: run.vignetteCount,
+        judges: rs.judges.length,
+        reducer: input.reducer ?? 'mean',
+        sort: input.sort ?? 'vignette',
+        cursor: input.cursor ?? 0,
+        limit: input.limit ?? MATRIX_PAGE,
+      },
+      { scores: (lo, hi) => scores.matrixScores(run.id, rs.scorerId, lo, hi), heads: (lo, hi) => scores.vignetteHeads(run.id, lo, hi) },
+    );
+  }
+
+  async scoreDetail(raw: ScoreDetailInput): Promise<ScoreDetail> {
+    const input = validateInput('scoreDetail', raw);
+    const run = this.requireRun(input.runId);
+    const idx = this.scoring.scores.vignetteIndex(run.id, input.vignetteId);
+    if (idx === null) throw new PanoptesError('not_found', `run ${run.id} has no vignette "${input.vignetteId}"`, { where: 'vignetteId' });
+    const vignette = this.scoring.scores.vignettesOf(run.id, [idx]).get(idx)!;
+    const responses: ScoreDetail['responses'] = [];
+    // One record per (model, epoch): a page of 1,000 holds them all unless the run is very wide.
+    for (let cursor: number | null = 0; cursor !== null; ) {
+      const page = this.store.responses(run.id, { vignetteId: input.vignetteId }, { limit: 1000, cursor });
+      for (const r of page.items) {
+        const scores = this.scoring.scores.recordScores(run.id, r.seq).map((sc) => ({
+          scorer: sc.scorerName,
+          version: sc.version,
+          value: sc.value,
+          passed: sc.passed,
+          severity: sc.severity,
+          explanation: sc.explanation,
+          judge: sc.judge,
+        }));
+        responses.push({ model: r.model, epoch: r.epoch, seq: r.seq, response: r.response, scores });
+      }
+      cursor = page.nextCursor;
+    }
+    const order = new Map(run.models.map((m, i) => [m, i]));
+    responses.sort((a, b) => (order.get(a.model) ?? 0) - (order.get(b.model) ?? 0) || a.epoch - b.epoch);
+    return { runId: run.id, vignette, responses };
   }
 
   /** The scorer a report is asked for: by name its newest version, else the run's first scorer. */
