@@ -80,7 +80,7 @@ export interface MatrixOptions {
 }
 
 /** About this many verdicts are read between two turns of the event loop (a few ms of work). */
-const SCORES_PER_RANGE = 4000;
+const SCORES_PER_RANGE = 1000;
 
 /** The cells of the vignettes of one range, by vignette index then model. */
 function cellsOf(scores: readonly MatrixScore[], models: readonly string[], epochs: number, kind: 'pass_fail' | 'graded', reducer: EpochReducer) {
