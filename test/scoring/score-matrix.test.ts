@@ -4,13 +4,15 @@
  * rule and by two mock judges. Every figure is checked against one computed here, independently,
  * from the raw score rows read with plain SQL: each epoch's value, the reduced value (mean and
  * max), the passes, the flip rate, the judges' disagreement; the orders by flip rate and by judge
- * disagreement, paged; and every response with every score and judge rationale.
+ * disagreement, paged; and every response with every score and judge rationale. A larger stored
+ * run (read in several ranges) is ordered by flip rate as the raw rows order it, at any depth.
  * Runs on: Node (tests).
  */
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScoreMatrixPage, ScoreMatrixRow } from '../../core/service/contract.js';
 import { openEngine, type Engine } from '../../core/service/engine.js';
+import { writeStoredRun } from '../../bench/stored-run.js';
 import { tempDir, writeTargetManifest } from '../helpers/temp.js';
 
 const VIGNETTES = 23;
@@ -54,15 +56,15 @@ interface RawScore {
 }
 
 /** The scorer's rows, straight from the tables. */
-function raw(scorer: string): RawScore[] {
-  return engine.store.db
+function raw(scorer: string, run = runId, e = engine): RawScore[] {
+  return e.store.db
     .prepare(
       `SELECT v.vignette_id, v.idx, j.model, j.epoch, sc.judge, sc.value, sc.passed, sc.explanation, sc.seq
        FROM scores sc JOIN scorers s ON s.id = sc.scorer_id JOIN responses r ON r.seq = sc.seq
          JOIN jobs j ON j.id = r.job_id JOIN vignettes v ON v.run_id = j.run_id AND v.idx = r.vignette_idx
        WHERE s.name = ? AND j.run_id = ? AND sc.failed = 0`,
     )
-    .all(scorer, runId) as RawScore[];
+    .all(scorer, run) as RawScore[];
 }
 
 interface Expected {
@@ -76,9 +78,9 @@ interface Expected {
 }
 
 /** Per "vignette|model", from the raw rows: nothing shared with the engine's code. */
-function expected(scorer: string): Map<string, Expected> {
+function expected(scorer: string, rows: RawScore[] = raw(scorer), epochCount = EPOCHS): Map<string, Expected> {
   const byCell = new Map<string, RawScore[]>();
-  for (const r of raw(scorer)) {
+  for (const r of rows) {
     const key = `${r.vignette_id}|${r.model}`;
     byCell.set(key, [...(byCell.get(key) ?? []), r]);
   }
@@ -87,7 +89,7 @@ function expected(scorer: string): Map<string, Expected> {
     const epochs: (number | null)[] = [];
     let passed = 0;
     const spreads: number[] = [];
-    for (let e = 1; e <= EPOCHS; e++) {
+    for (let e = 1; e <= epochCount; e++) {
       const verdicts = rows.filter((r) => r.epoch === e);
       if (verdicts.length === 0) {
         epochs.push(null);
@@ -228,5 +230,33 @@ describe('one vignette side by side', () => {
       }
     }
     await expect(engine.service.scoreDetail({ runId, vignetteId: 'nope' })).rejects.toMatchObject({ code: 'not_found', where: 'vignetteId' });
+  });
+});
+
+describe('a run read in several ranges', () => {
+  it('orders 600 vignettes by flip rate as the raw rows do, page after page at any depth', async () => {
+    const dir = tempDir();
+    const dataDir = join(dir.dir, 'data');
+    // 600 vignettes x 2 models x 4 epochs: about 1,000 verdicts a range makes several ranges.
+    writeStoredRun(dataDir, { runId: 'rbig', vignettes: 600, epochs: 4, models: [{ model: 'mock-strong', accuracy: 0.8 }, { model: 'mock-weak', accuracy: 0.6 }] });
+    const e = openEngine({ dataDir, tickMs: 20 });
+    try {
+      await e.service.scoreRun({ runId: 'rbig', scorers: { scorers: [{ name: 'exact', type: 'match' }] } });
+      e.scoring.start();
+      await e.scoring.finish('rbig');
+      const order = expectedOrder(expected('exact', raw('exact', 'rbig', e), 4), (x) => x.flip);
+      const seen: string[] = [];
+      for (let cursor: number | null = 0; cursor !== null; ) {
+        const page: ScoreMatrixPage = await e.service.scoreMatrix({ runId: 'rbig', sort: 'flip_rate', limit: 250, cursor });
+        seen.push(...page.rows.map((r) => r.vignetteId));
+        cursor = page.nextCursor;
+      }
+      expect(seen).toEqual(order);
+      const deep = await e.service.scoreMatrix({ runId: 'rbig', sort: 'flip_rate', limit: 3, cursor: 401 });
+      expect(deep.rows.map((r) => r.vignetteId)).toEqual(order.slice(401, 404));
+    } finally {
+      await e.close();
+      dir.cleanup();
+    }
   });
 });
