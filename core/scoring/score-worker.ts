@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { TERMINAL_RUN_STATUSES, toPanoptesError, type RunId } from '../domain.js';
 import type { NewScore, RecordToScore, RunScorer, ScoreStore } from '../store/score-store.js';
 import { processOwnerId, type Store } from '../store/store.js';
-import type { Scorer, ScoreInput, ScoreValue } from './scorer.js';
+import type { RunCallPolicy, Scorer, ScoreInput, ScoreValue } from './scorer.js';
 import type { ScorerRegistry } from './scorer-registry.js';
 import { ScorerDefinitionSchema } from './scoring-config.js';
 
@@ -135,6 +135,9 @@ export class ScoreWorker {
   private async catchUp(rs: RunScorer, scorer: Scorer): Promise<void> {
     const current = this.opts.scores.runScorer(rs.runId, rs.scorerId);
     if (!current) return;
+    const run = this.opts.store.getRun(rs.runId);
+    if (!run) return;
+    const calls: RunCallPolicy = { privacy: run.options.privacy, skipPromptCache: run.options.skipPromptCache };
     let cursor = current.scoredSeq;
     const through = this.opts.scores.lastSeq(rs.runId);
     while (cursor < through && !this.abort.signal.aborted) {
@@ -142,7 +145,7 @@ export class ScoreWorker {
       if (records.length === 0) break;
       // Reading, scoring and committing a page each take milliseconds: other work runs between them.
       await yieldToLoop();
-      const page = await this.scorePage(rs, scorer, records);
+      const page = await this.scorePage(rs, scorer, calls, records);
       if (this.abort.signal.aborted) return;
       await yieldToLoop();
       const last = records[records.length - 1]!.seq;
@@ -161,7 +164,7 @@ export class ScoreWorker {
     }
   }
 
-  private async scorePage(rs: RunScorer, scorer: Scorer, records: readonly RecordToScore[]) {
+  private async scorePage(rs: RunScorer, scorer: Scorer, calls: RunCallPolicy, records: readonly RecordToScore[]) {
     const results: NewScore[][] = new Array<NewScore[]>(records.length);
     let failed = 0;
     let next = 0;
@@ -169,7 +172,7 @@ export class ScoreWorker {
       while (next < records.length && !this.abort.signal.aborted) {
         const i = next++;
         const r = records[i]!;
-        const outcome = await this.scoreOne(rs, scorer, r);
+        const outcome = await this.scoreOne(rs, scorer, calls, r);
         if (outcome.failed) failed += 1;
         results[i] = outcome.scores;
       }
@@ -178,8 +181,8 @@ export class ScoreWorker {
     return { scores: results.flat(), done: records.length - failed, failed };
   }
 
-  private async scoreOne(rs: RunScorer, scorer: Scorer, r: RecordToScore): Promise<{ scores: NewScore[]; failed: boolean }> {
-    const input: ScoreInput = { runId: rs.runId, model: r.model, epoch: r.epoch, vignette: r.vignette, response: r.response };
+  private async scoreOne(rs: RunScorer, scorer: Scorer, calls: RunCallPolicy, r: RecordToScore): Promise<{ scores: NewScore[]; failed: boolean }> {
+    const input: ScoreInput = { runId: rs.runId, model: r.model, epoch: r.epoch, vignette: r.vignette, response: r.response, calls };
     let lastError = '';
     for (let t = 1; t <= this.tries; t++) {
       try {
