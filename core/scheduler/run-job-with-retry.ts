@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { toPanoptesError, type HostWait, type Job, type Run } from '../domain.js';
 import { RunLostError, type RunFence } from '../store/run-fence.js';
 import type { Store } from '../store/store.js';
+import type { GaveUp } from '../workers/worker-handle.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 import type { EngineEvents } from './engine-events.js';
 import type { RecordLander } from './record-lander.js';
@@ -74,7 +75,7 @@ async function driveJob(job: Job, ctx: JobContext): Promise<void> {
     const landing = ctx.lander.sink(job.id, attempt, () => events.jobChanged(run.id, job.id));
     // Records land through the lander; what the job gives up on and waits for is noted at once.
     const sink = Object.assign(landing, {
-      gaveUp: (f: { vignetteIndex: number; attempts: number; code: string; message: string }) => {
+      gaveUp: (f: GaveUp) => {
         store.recordVignetteFailure(job.id, attempt, f);
         events.jobChanged(run.id, job.id);
       },

@@ -10,6 +10,7 @@ import net from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PROTOCOL_VERSION } from '../../core/remote/messages.js';
 import { expectExactlyOnce } from '../helpers/verify.js';
 import {
   RawPeer,
@@ -87,7 +88,9 @@ function postRegisterFrame(rnd: () => number): Buffer {
     { type: 'heartbeat', jobs: [{ job_id: jobId, attempt: 1, vignettes_done: 1, usage }] },
     { type: 'records', job_id: jobId, attempt: 1, records: [{ vignetteIndex: 0, response: 'x', usage, latencyMs: 1, host: 'h', cached: false, finishedAt: 1 }] },
     { type: 'result', job_id: jobId, attempt: 1, outcome: { vignettes_done: 1, usage } },
-    { type: 'register', protocol: 1 },
+    { type: 'gave_up', job_id: jobId, attempt: 1, vignette_index: 0, attempts: 6, code: 'server_error', message: '500' },
+    { type: 'waiting', job_id: jobId, attempt: 1, wait: { host: 'p/m', since: 1 } },
+    { type: 'register', protocol: PROTOCOL_VERSION },
   ];
   const f = frame(bodies[Math.floor(rnd() * bodies.length)]!);
   return rnd() < 0.8 ? mutate(f, rnd) : f;
