@@ -366,7 +366,7 @@ export function RunView({ runId }: { runId: string }) {
             value={`${formatInt(run.inputTokens)} / ${formatInt(run.outputTokens)}`}
             sub="input / output"
           />
-          <Metric label="Est. cost" testId="metric-cost" value={formatUsd(run.estCostUsd)} sub="from catalog prices" />
+          <Metric label="Est. cost" testId="metric-cost" value={formatUsd(run.estCostUsd)} sub="at the run's prices" />
           <Metric
             label="From cache"
             testId="metric-cached"
