@@ -2,7 +2,8 @@
  * RemoteWorker: the coordinator's actor for one registered worker connection. It implements the
  * same WorkerHandle as LocalWorker, so the scheduler cannot tell them apart: `dispatch` sends an
  * `assign` (split over frames when large), streams the worker's `records` into the job's sink as
- * they arrive, and settles on the matching `result` — matched by job id AND attempt. Never more
+ * they arrive, passes on the vignettes it gave up on and the down host it waits for (`gave_up`,
+ * `waiting`), and settles on the matching `result` — matched by job id AND attempt. Never more
  * than the declared capacity is assigned (a cancelled job holds its slot until the worker says it
  * stopped). A closed socket, a protocol error or a silent peer fails every job in flight with a
  * retryable `worker_lost`, and the scheduler redelivers each elsewhere.
@@ -25,9 +26,11 @@ import { Heartbeat } from './heartbeat.js';
 import type { FrameChannel } from './message-stream.js';
 import type {
   AssignMessage,
+  GaveUpMessage,
   RecordsMessage,
   RegisterMessage,
   ResultMessage,
+  WaitingMessage,
   WireVignette,
   WorkerMessage,
 } from './messages.js';
@@ -56,6 +59,8 @@ interface InFlight {
   sink: JobSink;
   vignettes: Map<number, IndexedVignette>;
   progress: { vignettesDone: number; usage: Usage };
+  /** Whether the worker said the job waits for a down host (and has not said it stopped). */
+  waiting: boolean;
   resolve(outcome: JobOutcome): void;
   reject(err: PanoptesError): void;
   detach(): void;
@@ -163,9 +168,15 @@ export class RemoteWorker implements WorkerHandle {
         sink,
         vignettes,
         progress: { vignettesDone: 0, usage: { inputTokens: 0, outputTokens: 0 } },
+        waiting: false,
         resolve,
         reject,
-        detach: () => signal.removeEventListener('abort', onAbort),
+        // A job that ends, on this worker, waits for nothing here any more: the worker may never say so.
+        detach: () => {
+          signal.removeEventListener('abort', onAbort);
+          if (entry.waiting) sink.waiting?.(null);
+          entry.waiting = false;
+        },
       };
       this.inFlight.set(key, entry);
       signal.addEventListener('abort', onAbort, { once: true });
@@ -182,6 +193,10 @@ export class RemoteWorker implements WorkerHandle {
         return this.onRecords(message);
       case 'result':
         return this.onResult(message);
+      case 'gave_up':
+        return this.onGaveUp(message);
+      case 'waiting':
+        return this.onWaiting(message);
       case 'heartbeat': {
         let changed = false;
         for (const p of message.jobs ?? []) {
@@ -284,6 +299,22 @@ export class RemoteWorker implements WorkerHandle {
     for (const record of records) entry.sink.record(record);
   }
 
+  private onGaveUp(message: GaveUpMessage): void {
+    const entry = this.entryFor(message.job_id, message.attempt, 'gave_up');
+    if (!entry) return;
+    if (!entry.vignettes.has(message.vignette_index)) {
+      throw new Error(`gave_up for vignette index ${message.vignette_index}, which job ${message.job_id} does not contain`);
+    }
+    entry.sink.gaveUp?.({ vignetteIndex: message.vignette_index, attempts: message.attempts, code: message.code, message: message.message });
+  }
+
+  private onWaiting(message: WaitingMessage): void {
+    const entry = this.entryFor(message.job_id, message.attempt, 'waiting');
+    if (!entry) return;
+    entry.waiting = message.wait !== null;
+    entry.sink.waiting?.(message.wait);
+  }
+
   private onResult(message: ResultMessage): void {
     const key = keyOf(message.job_id, message.attempt);
     const entry = this.entryFor(message.job_id, message.attempt, 'result');
@@ -319,6 +350,7 @@ export class RemoteWorker implements WorkerHandle {
     if (!entry) return;
     this.inFlight.delete(key);
     this.cancelled.add(key);
+    entry.detach();
     this.stream.send({ type: 'cancel', job_id: entry.job.jobId, attempt: entry.attempt });
     entry.reject(new PanoptesError('cancelled', `job ${entry.job.jobId} was cancelled`));
   }

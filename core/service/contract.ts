@@ -37,7 +37,6 @@ import type {
 } from '../models/router/router-report.js';
 import type { ManifestIssue } from '../manifest.js';
 import { SamplingSchema } from '../models/sampling.js';
-import type { ResponsesPage } from '../store/store.js';
 import type { WorkerListenerStatus } from '../remote/listener-control.js';
 import type { WorkerInfo } from '../workers/worker-handle.js';
 import type { Severity } from '../scoring/scorer.js';
@@ -46,7 +45,7 @@ import { ScoringConfigSchema, type ScorerDefinition, type ScoringConfig } from '
 import type { MatrixSort, ScoreMatrixCell, ScoreMatrixPage, ScoreMatrixRow } from '../scoring/score-matrix.js';
 
 export type { HostWait, Job, VignetteFailure, JobStatus, ModelUsage, PrivacyMode, Run, RunStatus, SerializedError, StoredResponse, Vignette, WorkerInfo };
-export type { ManifestIssue, ResponsesPage };
+export type { ManifestIssue };
 export type { EpochReducer, ModelScore, PairComparison, RunComparison, ScoreReport, ScorerDefinition, ScoringConfig, Severity };
 export type { MatrixSort, ScoreMatrixCell, ScoreMatrixPage, ScoreMatrixRow };
 export { ScoringConfigSchema };
@@ -244,6 +243,22 @@ export interface ModelCost extends ModelUsage {
   estCostUsd: number;
   /** What the cached answers' tokens would have cost: the prompt cache's saving. */
   savedCostUsd: number;
+}
+
+/**
+ * A stored response with what its call cost at the run's kept prices. A call the prompt cache
+ * answered cost nothing; `savedCostUsd` is what its tokens would have cost (the cache's saving).
+ * Over a run, these sum to its `estCostUsd` and `savedCostUsd`.
+ */
+export interface PricedResponse extends StoredResponse {
+  estCostUsd: number;
+  savedCostUsd: number;
+}
+
+export interface ResponsesPage {
+  items: PricedResponse[];
+  /** Pass back as `cursor` for the next page; null at the end. */
+  nextCursor: number | null;
 }
 
 export interface StatsReport {

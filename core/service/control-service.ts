@@ -70,7 +70,7 @@ import {
   type StatsReport,
 } from './contract.js';
 import type { EventHub, EventListener } from './event-hub.js';
-import { modelCosts, pricesForRun, summarizeRun, usageTotals } from './summaries.js';
+import { modelCosts, priceResponses, pricesForRun, summarizeRun, usageTotals } from './summaries.js';
 import { scoringStatus, type ServiceScoring } from './scoring-status.js';
 
 export interface ControlServiceOptions {
@@ -285,10 +285,11 @@ export class ControlService implements ControlApi {
   async responses(raw: ResponsesInput): Promise<ResponsesPage> {
     const { runId, limit, cursor, ...filter } = validateInput('responses', raw);
     this.requireRun(runId);
-    return this.store.responses(runId, filter, {
+    const page = this.store.responses(runId, filter, {
       ...(limit === undefined ? {} : { limit }),
       ...(cursor === undefined ? {} : { cursor }),
     });
+    return { items: priceResponses(this.store, this.catalogData, runId, page.items), nextCursor: page.nextCursor };
   }
 
   async stats(raw?: StatsInput): Promise<StatsReport> {

@@ -20,9 +20,9 @@ import { ManifestRoots } from '../../http/manifest-roots.js';
 import { startWorkerListener } from '../../remote/listener.js';
 import type { Engine } from '../../service/engine.js';
 import { initTelemetry } from '../../telemetry.js';
-import { EXIT, addCommonOptions, openCliEngine, parsePositiveInt, reportError, type CommonOptions } from '../common.js';
+import { EXIT, addCallingOptions, openCliEngine, parsePositiveInt, reportError, type CallingOptions } from '../common.js';
 
-export interface ServeOptions extends CommonOptions {
+export interface ServeOptions extends CallingOptions {
   host: string;
   port: number;
   token?: string;
@@ -158,7 +158,7 @@ export function parsePort(value: string): number {
 }
 
 export function registerServeCommand(program: Command): void {
-  addCommonOptions(
+  addCallingOptions(
     program
       .command('serve')
       .description('serve the HTTP API (and run queued runs) until stopped')

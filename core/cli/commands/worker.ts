@@ -13,9 +13,9 @@ import { readPem, parseHostPort, type ClientTls } from '../../remote/transport.j
 import { WorkerAgent } from '../../remote/worker-agent.js';
 import { loadCatalog, packageVersion } from '../../service/engine.js';
 import { initTelemetry } from '../../telemetry.js';
-import { EXIT, addCommonOptions, dataDirOf, parsePositiveInt, reportError, type CommonOptions } from '../common.js';
+import { EXIT, addCallingOptions, dataDirOf, parsePositiveInt, reportError, type CallingOptions } from '../common.js';
 
-interface WorkerCliOptions extends CommonOptions {
+interface WorkerCliOptions extends CallingOptions {
   connect: string;
   token?: string;
   capacity: number;
@@ -28,7 +28,7 @@ interface WorkerCliOptions extends CommonOptions {
 }
 
 export function registerWorkerCommand(program: Command): void {
-  addCommonOptions(
+  addCallingOptions(
     program
       .command('worker')
       .description('run jobs for a coordinator over TCP, with this machine\'s own models and keys')
@@ -73,7 +73,7 @@ async function workerCommand(opts: WorkerCliOptions): Promise<number> {
       workerId: opts.id ?? `${hostname()}-${process.pid}`,
       capacity: opts.capacity,
       models,
-      client: new Router({ catalog }),
+      client: new Router({ catalog, ...(opts.hostPatience === undefined ? {} : { hostPatienceMs: opts.hostPatience * 1000 }) }),
       callConcurrency: opts.callConcurrency,
       version: packageVersion(),
       logger,

@@ -20,6 +20,7 @@ export type {
   ModelCost,
   ModelScore,
   PairComparison,
+  PricedResponse,
   ResponsesInput,
   ProbeReport,
   ResponsesPage,

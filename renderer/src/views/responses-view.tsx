@@ -1,6 +1,6 @@
 /**
  * Responses: a run's records in a virtualised table (vignette, model, epoch, response, tokens,
- * latency), filtered by model, epoch and text, read page by page with the store's keyset cursor
+ * cost at the run's kept prices, latency), filtered by model, epoch and text, read page by page with the store's keyset cursor
  * as the table scrolls (a run may hold millions of records; only the rows in view exist in the
  * page). A click on a record, or Enter on a focused one (arrow keys move between them), shows that
  * vignette's responses side by side: models down, epochs across, scrolled to and focused.
@@ -9,12 +9,12 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { useClient } from '../api/client-context.js';
-import type { ResponsesInput, RunSummary, StoredResponse } from '../api/types.js';
+import type { PricedResponse, ResponsesInput, RunSummary } from '../api/types.js';
 import { EmptyState, ErrorNotice } from '../components/notice.js';
 import { RunPicker } from '../components/run-picker.js';
 import { useFetch } from '../components/use-fetch.js';
 import { useRuns } from '../components/use-runs.js';
-import { formatInt } from '../format.js';
+import { formatCallCost, formatInt } from '../format.js';
 import { useAppStore } from '../state/app-store.js';
 import { navigate } from '../state/router.js';
 
@@ -32,7 +32,7 @@ interface Filters {
 
 interface Loaded {
   key: string;
-  items: StoredResponse[];
+  items: PricedResponse[];
   nextCursor: number | null;
   loading: boolean;
   error: Error | null;
@@ -171,7 +171,7 @@ function SideBySide({ run, vignetteId, onClose }: { run: RunSummary; vignetteId:
                           <div className="sbs-text">{r.response}</div>
                           <div className="muted small">
                             {formatInt(r.usage.inputTokens)} in · {formatInt(r.usage.outputTokens)} out · {formatInt(Math.round(r.latencyMs))} ms
-                            {r.cached ? ' · cached' : ''}
+                            {r.cached ? ' · cached' : ''} · {formatCallCost(r)}
                           </div>
                         </>
                       ) : (
@@ -233,6 +233,9 @@ function RecordsTable({ run, filters, onOpen }: { run: RunSummary; filters: Filt
           Tokens in / out
         </span>
         <span role="columnheader" className="num">
+          Cost
+        </span>
+        <span role="columnheader" className="num">
           Latency
         </span>
       </div>
@@ -280,6 +283,9 @@ function RecordsTable({ run, filters, onOpen }: { run: RunSummary; filters: Filt
                 </span>
                 <span role="cell" className="num">
                   {formatInt(r.usage.inputTokens)} / {formatInt(r.usage.outputTokens)}
+                </span>
+                <span role="cell" className="num ellipsis" data-testid="record-cost" title={formatCallCost(r)}>
+                  {formatCallCost(r)}
                 </span>
                 <span role="cell" className="num">
                   {formatInt(Math.round(r.latencyMs))} ms
