@@ -31,7 +31,7 @@ describe('identical prompts in one run', () => {
         models: { m: { hosts: [{ provider: 'srv', model: 'm', contextWindow: 8192, inputPerMTok: 2000, outputPerMTok: 9000 }] } },
       }),
     );
-    api = await startApi({ engine: { catalogPaths: [catalog] } });
+    api = await startApi({ engine: { catalogPaths: [catalog] }, http: { manifestRoots: [tmp.dir] } });
   });
   afterAll(async () => {
     await api.close();

@@ -44,7 +44,7 @@ describe('a missing API key is named first', () => {
   });
 
   it('over HTTP', async () => {
-    api = await startApi({ engine: { catalogPaths: [catalog] } });
+    api = await startApi({ engine: { catalogPaths: [catalog] }, http: { manifestRoots: [tmp.dir] } });
     const created = await api.call('POST', '/runs', { body: { manifest, models: ['keyed-1'], epochs: 1 } });
     expect(created.status, created.text).toBe(201);
     const detail = await waitForRun(api, created.json.id);
