@@ -5,9 +5,8 @@
  */
 import type { Command } from 'commander';
 import { PanoptesError } from '../../domain.js';
-import { formatScoreReport } from '../../scoring/format-report.js';
 import type { EpochReducer } from '../../service/contract.js';
-import { EXIT, addCommonOptions, openCliEngine, reportError, type CommonOptions } from '../common.js';
+import { EXIT, addCommonOptions, reportError, type CommonOptions } from '../common.js';
 
 const REDUCERS: readonly EpochReducer[] = ['mean', 'majority', 'max'];
 
@@ -34,6 +33,7 @@ export function registerReportCommand(program: Command): void {
       if (opts.reducer !== undefined && !REDUCERS.includes(opts.reducer as EpochReducer)) {
         throw new PanoptesError('invalid_input', `--reducer must be one of ${REDUCERS.join(', ')}, got "${opts.reducer}"`, { where: '--reducer' });
       }
+      const [{ openCliEngine }, { formatScoreReport }] = await Promise.all([import('../open-engine.js'), import('../../scoring/format-report.js')]);
       engine = openCliEngine(opts);
       const report = await engine.service.report({
         runId,
