@@ -16,12 +16,14 @@
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { GuestSockets, connectionCaps } from '../concurrency/guest-sockets.js';
-import { packageVersion, type Engine } from '../service/engine.js';
+import { GuestSockets } from '../concurrency/guest-sockets.js';
+import { packageVersion } from '../paths.js';
+import type { Engine } from '../service/engine.js';
 import { componentLogger, logger as rootLogger } from '../telemetry.js';
 import { createTokenCheck } from './auth.js';
 import { QueuedRunGate, concurrentRequestLimit } from './backpressure.js';
 import { handleError, handleNotFound } from './errors.js';
+import { HTTP_DEFAULTS } from './defaults.js';
 import { hostOriginGuard } from './host-guard.js';
 import { ManifestRoots } from './manifest-roots.js';
 import { RequestLog } from './request-log.js';
@@ -60,19 +62,6 @@ export interface HttpServerOptions {
   manifestRoots?: readonly string[];
   logger?: Logger;
 }
-
-export const HTTP_DEFAULTS = {
-  host: '127.0.0.1',
-  bodyLimit: 1024 * 1024,
-  maxConcurrent: 64,
-  maxQueuedRuns: 100,
-  requestTimeoutMs: 30_000,
-  headersTimeoutMs: 10_000,
-  timeoutCheckIntervalMs: 1_000,
-  keepAliveTimeoutMs: 5_000,
-  maxConnections: connectionCaps().total,
-  maxGuestConnections: connectionCaps().guests,
-} as const;
 
 /** Builds the API over `engine` (not yet listening). The engine's scheduler is the caller's to start. */
 export function createHttpServer(engine: Engine, opts: HttpServerOptions): FastifyInstance {

@@ -70,7 +70,7 @@ import {
   type StatsReport,
 } from './contract.js';
 import type { EventHub, EventListener } from './event-hub.js';
-import { modelCosts, priceResponses, pricesForRun, summarizeRun, usageTotals } from './summaries.js';
+import { modelCosts, priceResponses, pricesForRun, statsReport, summarizeRun } from './summaries.js';
 import { scoringStatus, type ServiceScoring } from './scoring-status.js';
 
 export interface ControlServiceOptions {
@@ -295,19 +295,7 @@ export class ControlService implements ControlApi {
   async stats(raw?: StatsInput): Promise<StatsReport> {
     const input = validateInput('stats', raw) ?? {};
     if (input.runId !== undefined) this.requireRun(input.runId);
-    const models = this.costs(input.runId);
-    const t = usageTotals(models);
-    return {
-      models,
-      totalEstCostUsd: t.estCostUsd,
-      totalInputTokens: t.inputTokens,
-      totalOutputTokens: t.outputTokens,
-      totalCalls: t.calls,
-      totalCachedCalls: t.cachedCalls,
-      totalCachedInputTokens: t.cachedInputTokens,
-      totalCachedOutputTokens: t.cachedOutputTokens,
-      totalSavedCostUsd: t.savedCostUsd,
-    };
+    return statsReport(this.store, this.catalogData, input.runId);
   }
 
   /** Writes a run's records to a file, one line per (model, epoch, vignette); atomic via rename. */

@@ -3,14 +3,14 @@
  * ControlService over them. Every host (CLI, HTTP server, Electron main) opens it the same way.
  * Runs on: Node (core).
  */
-import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
 import { PanoptesError } from '../domain.js';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { Catalog } from '../models/catalog.js';
+import type { Catalog } from '../models/catalog.js';
 import type { ModelClient } from '../models/model-client.js';
 import { Router, type RouterOptions } from '../models/router/router.js';
-import { databasePath, examplesDir, packageRoot } from '../paths.js';
+import { databasePath, examplesDir, packageVersion } from '../paths.js';
 import {
   FileTokenKeeper,
   WorkerListenerControl,
@@ -29,6 +29,7 @@ import { WorkerPool } from '../workers/worker-pool.js';
 import { ControlService } from './control-service.js';
 import { EventHub } from './event-hub.js';
 import { ForeignWriteWatcher } from './foreign-writes.js';
+import { loadCatalog } from './load-catalog.js';
 import { modelCosts, priceUsage, summarizeRun } from './summaries.js';
 import { scoringStatus, type ServiceScoring } from './scoring-status.js';
 
@@ -84,22 +85,6 @@ export interface Engine {
   listener: WorkerListenerControl;
   dataDir: string;
   close(): Promise<void>;
-}
-
-/**
- * The embedded defaults (the common hosted models, then the mock models), then
- * `<dataDir>/catalog.json` if present, then `extra`.
- */
-export function loadCatalog(dataDir: string, extra: string[] = []): Catalog {
-  const layers = [Catalog.load(join(examplesDir(), 'hosted-catalog.json')), Catalog.load(join(examplesDir(), 'catalog.json'))];
-  const user = join(dataDir, 'catalog.json');
-  if (existsSync(user)) layers.push(Catalog.load(user));
-  for (const p of extra) layers.push(Catalog.load(p));
-  return layers.length === 1 ? layers[0]! : Catalog.merge(layers);
-}
-
-export function packageVersion(): string {
-  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 /** A folder this process cannot write is said in one line naming it, before anything is opened. */

@@ -8,7 +8,7 @@ import { estCostUsd } from '../models/cost.js';
 import type { ModelUsage, Run, RunId, RunPrices, StoredResponse } from '../domain.js';
 import type { Catalog, Price } from '../models/catalog.js';
 import type { Store } from '../store/store.js';
-import type { ModelCost, PricedResponse, RunSummary } from './contract.js';
+import type { ModelCost, PricedResponse, RunSummary, StatsReport } from './contract.js';
 
 /** The prices a new run of `models` is costed at, for good. */
 export function pricesForRun(catalog: Catalog, models: readonly string[]): RunPrices {
@@ -77,6 +77,23 @@ export function usageTotals(usage: readonly ModelCost[]) {
     cachedInputTokens: sum((u) => u.cachedInputTokens),
     cachedOutputTokens: sum((u) => u.cachedOutputTokens),
     savedCostUsd: sum((u) => u.savedCostUsd),
+  };
+}
+
+/** Tokens, calls and cost per model with their totals, for one run or over every run. */
+export function statsReport(store: Store, catalog: Catalog, runId?: RunId): StatsReport {
+  const models = modelCosts(store, catalog, runId);
+  const t = usageTotals(models);
+  return {
+    models,
+    totalEstCostUsd: t.estCostUsd,
+    totalInputTokens: t.inputTokens,
+    totalOutputTokens: t.outputTokens,
+    totalCalls: t.calls,
+    totalCachedCalls: t.cachedCalls,
+    totalCachedInputTokens: t.cachedInputTokens,
+    totalCachedOutputTokens: t.cachedOutputTokens,
+    totalSavedCostUsd: t.savedCostUsd,
   };
 }
 

@@ -7,9 +7,8 @@
  */
 import type { Command } from 'commander';
 import { PanoptesError } from '../../domain.js';
-import { formatRunComparison, formatScoreReport } from '../../scoring/format-report.js';
 import type { EpochReducer } from '../../service/contract.js';
-import { EXIT, addCommonOptions, openReadingEngine, reportError, type CommonOptions } from '../common.js';
+import { EXIT, addCommonOptions, reportError, type CommonOptions } from '../common.js';
 
 const REDUCERS: readonly EpochReducer[] = ['mean', 'majority', 'max'];
 
@@ -41,6 +40,10 @@ export function registerReportCommand(program: Command): void {
       if (opts.against !== undefined && opts.by !== undefined) {
         throw new PanoptesError('invalid_input', '--by does not apply to a comparison of two runs (--against)', { where: '--by' });
       }
+      const [{ openReadingEngine }, { formatRunComparison, formatScoreReport }] = await Promise.all([
+        import('../open-engine.js'),
+        import('../../scoring/format-report.js'),
+      ]);
       engine = openReadingEngine(opts);
       const shared = {
         ...(opts.scorer === undefined ? {} : { scorer: opts.scorer }),

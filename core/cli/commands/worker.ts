@@ -8,11 +8,9 @@
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { PanoptesError } from '../../domain.js';
-import { Router } from '../../models/router/router.js';
+import { packageVersion } from '../../paths.js';
 import { readPem, parseHostPort, type ClientTls } from '../../remote/transport.js';
-import { WorkerAgent } from '../../remote/worker-agent.js';
-import { loadCatalog, packageVersion } from '../../service/engine.js';
-import { initTelemetry } from '../../telemetry.js';
+import type { WorkerAgent } from '../../remote/worker-agent.js';
 import { EXIT, addCallingOptions, dataDirOf, parsePositiveInt, reportError, type CallingOptions } from '../common.js';
 
 interface WorkerCliOptions extends CallingOptions {
@@ -47,6 +45,12 @@ export function registerWorkerCommand(program: Command): void {
 }
 
 async function workerCommand(opts: WorkerCliOptions): Promise<number> {
+  const [{ initTelemetry }, { loadCatalog }, { Router }, { WorkerAgent }] = await Promise.all([
+    import('../../telemetry.js'),
+    import('../../service/load-catalog.js'),
+    import('../../models/router/router.js'),
+    import('../../remote/worker-agent.js'),
+  ]);
   // A worker is a long-running service: say what it does unless told to be quiet.
   const logger = initTelemetry({ defaultLevel: 'info' });
   let agent: WorkerAgent | undefined;
