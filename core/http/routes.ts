@@ -28,7 +28,8 @@ import { bearerAuth } from './auth.js';
 import type { QueuedRunGate } from './backpressure.js';
 import { sendError } from './errors.js';
 import type { ManifestRoots } from './manifest-roots.js';
-import { STATS_JSON_SCHEMA, toRunStats, toStatsShape } from './stats-shapes.js';
+import { STATS_JSON_SCHEMA } from './stats-schema.js';
+import { toRunStats, toStatsShape } from './stats-shapes.js';
 import { fromQueryString, type ZodTypeProvider } from './zod-validation.js';
 
 /** `POST /runs`: the contract's input, with the manifest path under its original name `manifest`. */

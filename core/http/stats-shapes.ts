@@ -1,37 +1,16 @@
 /**
  * The accounting answers in the original accounting's snake_case shapes. `GET /stats` is exactly that
  * `{"models":[{"model","input_tokens","output_tokens","calls","est_cost_usd"}],"total_est_cost_usd"}`
- * and nothing more (its schema doubles as the route's response schema, so an extra field cannot
- * slip out); `GET /runs/:id/stats` is the same per-model shape for one run, with progress, rates and
+ * and nothing more (its schema, in stats-schema.ts, doubles as the route's response schema, so an
+ * extra field cannot slip out); `GET /runs/:id/stats` is the same per-model shape for one run, with progress, rates and
  * what the prompt cache answered.
  * Runs on: Node (core).
  */
-import { z } from 'zod';
 import type { JobStatus } from '../domain.js';
 import type { ModelCost, RunDetail, StatsReport } from '../service/contract.js';
+import type { ModelStats, StatsShape } from './stats-schema.js';
 
-export const ModelStatsSchema = z
-  .object({
-    model: z.string(),
-    input_tokens: z.number().int(),
-    output_tokens: z.number().int(),
-    calls: z.number().int(),
-    est_cost_usd: z.number(),
-  })
-  .strict();
-
-export const StatsShapeSchema = z
-  .object({
-    models: z.array(ModelStatsSchema),
-    total_est_cost_usd: z.number(),
-  })
-  .strict();
-export type StatsShape = z.infer<typeof StatsShapeSchema>;
-
-/** The JSON schema Fastify serialises `GET /stats` with (drops anything not in the /stats shape). */
-export const STATS_JSON_SCHEMA = z.toJSONSchema(StatsShapeSchema, { target: 'draft-7' });
-
-export function toModelStats(m: ModelCost): z.infer<typeof ModelStatsSchema> {
+export function toModelStats(m: ModelCost): ModelStats {
   return {
     model: m.model,
     input_tokens: m.inputTokens,

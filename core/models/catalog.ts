@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { PanoptesError } from '../domain.js';
+import { FALLBACK_PRICE, type Price } from './cost.js';
 import { formatZodIssues } from '../validation.js';
 
 export const ProviderKindSchema = z.enum(['openai', 'anthropic', 'generate', 'mock', 'gguf']);
@@ -140,13 +141,6 @@ export const CatalogSchema = z
   });
 export type CatalogData = z.infer<typeof CatalogSchema>;
 
-/** The illustrative flat prices of the /stats accounting ($3 in, $15 out per million), used when the catalog gives none. */
-export const FALLBACK_PRICE = { inputPerMTok: 3, outputPerMTok: 15 } as const;
-
-export interface Price {
-  inputPerMTok: number;
-  outputPerMTok: number;
-}
 
 /** A host as the router and the UI see it: the catalog entry with its provider resolved. */
 export interface ResolvedHost extends Host {

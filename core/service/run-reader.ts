@@ -11,8 +11,8 @@ import { PanoptesError, type RunId } from '../domain.js';
 import { databasePath } from '../paths.js';
 import { Store } from '../store/store.js';
 import type { RunSummary, StatsReport } from './contract.js';
-import { loadCatalog } from './load-catalog.js';
-import { statsReport, summarizeRun } from './summaries.js';
+import { FALLBACK_PRICE } from '../models/cost.js';
+import { statsReport, summarizeRun, type PriceList } from './summaries.js';
 
 export interface RunReader {
   /** The newest runs first, at most `limit`. */
@@ -22,12 +22,18 @@ export interface RunReader {
   close(): void;
 }
 
-export function openRunReader(opts: { dataDir: string; catalogPaths?: string[] }): RunReader {
+export async function openRunReader(opts: { dataDir: string; catalogPaths?: string[] }): Promise<RunReader> {
   mkdirSync(opts.dataDir, { recursive: true });
-  const catalog = loadCatalog(opts.dataDir, opts.catalogPaths);
   // Only reads: a database that exists is opened read-only, so a read-only data folder works too.
   const path = databasePath(opts.dataDir);
   const store = new Store(path, { readonly: existsSync(path) });
+  // Runs keep the prices they were made with; only runs older than that are priced by the catalog,
+  // which is loaded (and validated) then alone.
+  let catalog: PriceList = { priceOf: () => FALLBACK_PRICE };
+  if (store.hasRunsWithoutPrices()) {
+    const { loadCatalog } = await import('./load-catalog.js');
+    catalog = loadCatalog(opts.dataDir, opts.catalogPaths);
+  }
   return {
     listRuns: (limit) => store.listRuns({ limit }).map((run) => summarizeRun(store, catalog, run)),
     stats(runId) {

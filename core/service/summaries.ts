@@ -6,12 +6,16 @@
  */
 import { estCostUsd } from '../models/cost.js';
 import type { ModelUsage, Run, RunId, RunPrices, StoredResponse } from '../domain.js';
-import type { Catalog, Price } from '../models/catalog.js';
+import type { Catalog } from '../models/catalog.js';
+import type { Price } from '../models/cost.js';
 import type { Store } from '../store/store.js';
 import type { ModelCost, PricedResponse, RunSummary, StatsReport } from './contract.js';
 
 /** The prices a new run of `models` is costed at, for good. */
-export function pricesForRun(catalog: Catalog, models: readonly string[]): RunPrices {
+/** Where a price comes from when a run kept none: the catalog, or anything that prices a model as it does. */
+export type PriceList = Pick<Catalog, 'priceOf'>;
+
+export function pricesForRun(catalog: PriceList, models: readonly string[]): RunPrices {
   return Object.fromEntries(models.map((m) => [m, catalog.priceOf(m)]));
 }
 
@@ -24,7 +28,7 @@ function priced(u: ModelUsage, price: Price): ModelCost {
 }
 
 /** Usage per model with estimated cost (and the cache's saving), for one run or over every run. */
-export function modelCosts(store: Store, catalog: Catalog, runId?: RunId): ModelCost[] {
+export function modelCosts(store: Store, catalog: PriceList, runId?: RunId): ModelCost[] {
   if (runId !== undefined) {
     const prices = store.runPrices(runId);
     return store.usageByModel(runId).map((u) => priced(u, prices?.[u.model] ?? catalog.priceOf(u.model)));
@@ -51,7 +55,7 @@ export function modelCosts(store: Store, catalog: Catalog, runId?: RunId): Model
  * cached one at nothing, with its tokens as the saving. The run's kept prices, so the catalog of
  * the day (or none) does not change them.
  */
-export function priceResponses(store: Store, catalog: Catalog, runId: RunId, records: StoredResponse[]): PricedResponse[] {
+export function priceResponses(store: Store, catalog: PriceList, runId: RunId, records: StoredResponse[]): PricedResponse[] {
   const prices = store.runPrices(runId);
   // The page's records are its own: priced in place, not copied (copying 1,000 cost ~8 ms).
   return records.map((r) => {
@@ -61,7 +65,7 @@ export function priceResponses(store: Store, catalog: Catalog, runId: RunId, rec
 }
 
 /** One model's usage priced at the catalog's prices (the sweep's, or a judge's). */
-export function priceUsage(u: ModelUsage, catalog: Catalog): ModelCost {
+export function priceUsage(u: ModelUsage, catalog: PriceList): ModelCost {
   return priced(u, catalog.priceOf(u.model));
 }
 
@@ -81,7 +85,7 @@ export function usageTotals(usage: readonly ModelCost[]) {
 }
 
 /** Tokens, calls and cost per model with their totals, for one run or over every run. */
-export function statsReport(store: Store, catalog: Catalog, runId?: RunId): StatsReport {
+export function statsReport(store: Store, catalog: PriceList, runId?: RunId): StatsReport {
   const models = modelCosts(store, catalog, runId);
   const t = usageTotals(models);
   return {
@@ -97,7 +101,7 @@ export function statsReport(store: Store, catalog: Catalog, runId?: RunId): Stat
   };
 }
 
-export function summarizeRun(store: Store, catalog: Catalog, run: Run): RunSummary {
+export function summarizeRun(store: Store, catalog: PriceList, run: Run): RunSummary {
   return {
     ...run,
     failedVignettes: store.vignetteFailureCount(run.id),

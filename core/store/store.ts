@@ -461,6 +461,7 @@ export class Store {
          ORDER BY json_extract(waiting_for_host, '$.since') LIMIT 1`,
       ),
       runPrices: db.prepare<[string], { prices: string | null }>(`SELECT prices FROM runs WHERE id = ?`),
+      anyRunWithoutPrices: db.prepare<[], { any: number }>(`SELECT EXISTS (SELECT 1 FROM runs WHERE prices IS NULL) AS any`),
       setRunPrices: db.prepare(`UPDATE runs SET prices = ? WHERE id = ?`),
       noteJobError: db.prepare(`UPDATE jobs SET status = 'pending', error = ? WHERE id = ? AND attempt = ? AND status = 'running'`),
       bumpDone: db.prepare(`UPDATE runs SET done_count = done_count + 1 WHERE id = ?`),
@@ -878,6 +879,11 @@ export class Store {
   }
 
   /** The prices a run is costed at, when it was created with them. */
+  /** Whether a run made before runs kept their prices is stored here (it is priced by the catalog). */
+  hasRunsWithoutPrices(): boolean {
+    return this.stmt.anyRunWithoutPrices.get()!.any === 1;
+  }
+
   runPrices(runId: RunId): RunPrices | null {
     const row = this.stmt.runPrices.get(runId);
     return row?.prices ? (JSON.parse(row.prices) as RunPrices) : null;

@@ -82,7 +82,7 @@ describe('the command line starts light', () => {
     }
   });
 
-  it('runs and stats read the store without the engine', async () => {
+  it('runs and stats read the store without the engine, and validate nothing when every run kept its prices', async () => {
     const runs = await loadsOf(['runs', ...common], 'runs');
     expect(runs.stdout).toMatch(/^run +status/);
     expect(runs.stdout).toContain('mock-alpha x1');
@@ -91,6 +91,8 @@ describe('the command line starts light', () => {
     for (const { loads } of [runs, stats]) {
       expect(loads.some((u) => /\/dist\/core\/store\/store\.js$/.test(u))).toBe(true);
       for (const heavy of ENGINE) expect(loads.filter((u) => heavy.test(u))).toEqual([]);
+      // Every run here kept its prices: the catalog (and zod with it) is not needed to cost them.
+      expect(loads.filter((u) => /\/node_modules\/zod\/|\/dist\/core\/models\/catalog\.js$/.test(u))).toEqual([]);
     }
   });
 

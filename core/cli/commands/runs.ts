@@ -39,7 +39,7 @@ export function registerRunsCommand(program: Command): void {
     try {
       // The store and the catalog are all this reads: the engine (router, workers, scoring) stays unloaded.
       const { openRunReader } = await import('../../service/run-reader.js');
-      reader = openRunReader({ dataDir: dataDirOf(opts), catalogPaths: opts.catalog ?? [] });
+      reader = await openRunReader({ dataDir: dataDirOf(opts), catalogPaths: opts.catalog ?? [] });
       const runs = reader.listRuns(50);
       if (opts.json) process.stdout.write(JSON.stringify(runs) + '\n');
       else if (runs.length === 0) process.stdout.write('no runs yet\n');

@@ -21,7 +21,7 @@ export function registerStatsCommand(program: Command): void {
         import('../../http/stats-shapes.js'),
         import('../run-output.js'),
       ]);
-      reader = openRunReader({ dataDir: dataDirOf(opts), catalogPaths: opts.catalog ?? [] });
+      reader = await openRunReader({ dataDir: dataDirOf(opts), catalogPaths: opts.catalog ?? [] });
       const stats = reader.stats(opts.run);
       if (opts.json) {
         process.stdout.write(JSON.stringify(toStatsShape(stats)) + '\n');
