@@ -5,7 +5,8 @@
  */
 import type { DestinationStream } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { componentLogger, initTelemetry, parseLogSpec, resetTelemetryForTests } from '../../core/telemetry.js';
+import { parseLogSpec } from '../../core/log-spec.js';
+import { componentLogger, initTelemetry, resetTelemetryForTests } from '../../core/telemetry.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 

@@ -38,7 +38,8 @@ export function registerRunsCommand(program: Command): void {
     let reader;
     try {
       // The store and the catalog are all this reads: the engine (router, workers, scoring) stays unloaded.
-      const { openRunReader } = await import('../../service/run-reader.js');
+      const [{ openRunReader }, { warnOnUnreadableLogSpec }] = await Promise.all([import('../../service/run-reader.js'), import('../../log-spec.js')]);
+      warnOnUnreadableLogSpec();
       reader = await openRunReader({ dataDir: dataDirOf(opts), catalogPaths: opts.catalog ?? [] });
       const runs = reader.listRuns(50);
       if (opts.json) process.stdout.write(JSON.stringify(runs) + '\n');

@@ -16,11 +16,13 @@ export function registerStatsCommand(program: Command): void {
     let reader;
     try {
       // The store and the catalog are all this reads: the engine (router, workers, scoring) stays unloaded.
-      const [{ openRunReader }, { toStatsShape }, { printUsageTable }] = await Promise.all([
+      const [{ openRunReader }, { toStatsShape }, { printUsageTable }, { warnOnUnreadableLogSpec }] = await Promise.all([
         import('../../service/run-reader.js'),
         import('../../http/stats-shapes.js'),
         import('../run-output.js'),
+        import('../../log-spec.js'),
       ]);
+      warnOnUnreadableLogSpec();
       reader = await openRunReader({ dataDir: dataDirOf(opts), catalogPaths: opts.catalog ?? [] });
       const stats = reader.stats(opts.run);
       if (opts.json) {
