@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { TERMINAL_RUN_STATUSES, toPanoptesError, type RunId } from '../domain.js';
 import type { NewScore, RecordToScore, RunScorer, ScoreStore } from '../store/score-store.js';
 import { processOwnerId, type Store } from '../store/store.js';
-import type { Scorer, ScoreInput, ScoreValue } from './scorer.js';
+import { UnscorableRecord, type Scorer, type ScoreInput, type ScoreValue } from './scorer.js';
 import type { ScorerRegistry } from './scorer-registry.js';
 import { ScorerDefinitionSchema } from './scoring-config.js';
 
@@ -115,9 +115,13 @@ export class ScoreWorker {
     this.timer = null;
     this.abort.abort();
     await this.pumping;
+    const scorers = [...this.built.values()];
+    this.built.clear();
+    await Promise.all(scorers.map((s) => s?.close?.()));
   }
 
   private async pass(): Promise<void> {
+    await this.opts.registry.ready();
     for (const rs of this.opts.scores.behind()) {
       if (this.abort.signal.aborted) return;
       const scorer = this.scorerOf(rs);
@@ -184,8 +188,8 @@ export class ScoreWorker {
         const values = await scorer.score(input, this.abort.signal);
         return { scores: values.map((v) => toNewScore(r.seq, scorer, v)), failed: false };
       } catch (err) {
-        lastError = toPanoptesError(err).message;
-        if (this.abort.signal.aborted || t === this.tries) break;
+        lastError = err instanceof UnscorableRecord ? err.message : toPanoptesError(err).message;
+        if (err instanceof UnscorableRecord || this.abort.signal.aborted || t === this.tries) break;
         await sleep(this.backoffMs * 2 ** (t - 1), undefined, { signal: this.abort.signal }).catch(() => undefined);
       }
     }

@@ -39,16 +39,38 @@ class RuleScorer implements Scorer {
 
 export class ScorerRegistry {
   private readonly builders = new Map<string, ScorerBuilder>();
+  private readonly loading = new Map<string, Promise<void>>();
 
-  /** Adds the builder of a layer's type (`plugin`, `judge`). */
-  register(type: string, builder: ScorerBuilder): void {
-    this.builders.set(type, builder);
+  /**
+   * Adds the builder of a layer's type (`code`, `judge`); a builder that must load first (the
+   * plugin sandbox) is usable once `ready()` has resolved.
+   */
+  register(type: string, builder: ScorerBuilder | Promise<ScorerBuilder>): void {
+    if (!(builder instanceof Promise)) {
+      this.builders.set(type, builder);
+      return;
+    }
+    const loaded = builder.then((b) => {
+      this.builders.set(type, b);
+      this.loading.delete(type);
+    });
+    // A builder that failed to load is reported by ready(), not as an unhandled rejection.
+    loaded.catch(() => undefined);
+    this.loading.set(type, loaded);
+  }
+
+  /** Resolves once every registered builder has loaded (rejects if one could not). */
+  async ready(): Promise<void> {
+    await Promise.all(this.loading.values());
   }
 
   build(definition: ScorerDefinition, where: string): BuiltScorer {
     const version = scorerVersion(definition);
     const builder = this.builders.get(definition.type);
     if (builder) return builder(definition, version, where);
+    if (this.loading.has(definition.type)) {
+      throw new PanoptesError('invalid_input', `${where}: ${definition.type} scorers are still loading; try again in a moment`, { where, retryable: true });
+    }
     const check = ruleCheck(definition, where);
     return { scorer: new RuleScorer(definition.name, version, check, definition.severity ?? 'hard'), layer: 'rule', definition };
   }

@@ -156,7 +156,10 @@ export class ControlService implements ControlApi {
       }
     });
     // Scorers are built (so a bad one is refused) before anything is stored.
-    if (input.scorers) this.scoring.registry.buildAll(input.scorers);
+    if (input.scorers) {
+      await this.scoring.registry.ready();
+      this.scoring.registry.buildAll(input.scorers);
+    }
     const privacy = effectivePrivacy(input.privacy ?? DEFAULT_RUN_OPTIONS.privacy, this.router.privacyLock);
     if (privacy === 'strict') {
       // Refused here, naming the model, rather than accepted to fail every call.
@@ -347,6 +350,7 @@ export class ControlService implements ControlApi {
   async scoreRun(raw: ScoreRunInput): Promise<ScoringStatus> {
     const input = validateInput('scoreRun', raw);
     this.requireRun(input.runId);
+    await this.scoring.registry.ready();
     this.attachScorers(input.runId, input.scorers);
     return this.scoringStatusOf(input.runId);
   }

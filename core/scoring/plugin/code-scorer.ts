@@ -1,0 +1,190 @@
+/**
+ * The second layer: code plugins. A `type: "code"` definition becomes a scorer whose `score(input)`
+ * runs in the plugin's sandbox thread. The source is compiled (not run) here when the scorer is
+ * built, so a plugin that does not compile is refused at load, naming the scorer; the thread starts
+ * on the first record. What a plugin returns is checked here: a number in [0, 1], a boolean, or
+ * `{value, passed?, explanation?}`; anything else, or a throw, fails that record with the reason.
+ * Runs on: Node (core).
+ */
+import { newQuickJSWASMModule, type QuickJSWASMModule } from 'quickjs-emscripten';
+import { z } from 'zod';
+import { PanoptesError } from '../../domain.js';
+import { UnscorableRecord, type Scorer, type ScoreInput, type ScoreValue } from '../scorer.js';
+import type { ScorerBuilder } from '../scorer-registry.js';
+import { scorerVersion } from '../scorer-version.js';
+import { BUILTIN_SOURCES } from './builtin-plugins.js';
+import type { CodeDefinition } from './code-definition.js';
+import { PLUGIN_MEMORY_BYTES, PluginThread, WARM_UP } from './plugin-thread.js';
+
+/** What a plugin's `score` receives. */
+export interface PluginInput {
+  response: string;
+  target: string | null;
+  metadata: Record<string, unknown>;
+  vignetteId: string;
+  prompt: string;
+  model: string;
+  epoch: number;
+}
+
+// A number JSON cannot hold (NaN, Infinity) comes back as its name; a value of another type as that type.
+const Field = z.union([z.number(), z.string(), z.boolean(), z.null(), z.object({ type: z.string() }).strict()]).optional();
+const PluginResultSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('number'), value: z.union([z.number(), z.string()]) }).strict(),
+  z.object({ kind: z.literal('boolean'), value: z.boolean() }).strict(),
+  z.object({ kind: z.literal('object'), value: Field, passed: Field, explanation: Field }).strict(),
+  z.object({ kind: z.literal('other'), type: z.string() }).strict(),
+]);
+type Field = z.infer<typeof Field>;
+
+const EXPECTED = 'score must return a number in [0, 1], a boolean, or {value, passed?, explanation?}';
+
+function shown(v: Field): string {
+  if (v !== null && typeof v === 'object') return `a${/^[aeiou]/.test(v.type) ? 'n' : ''} ${v.type}`;
+  return v === undefined ? 'nothing' : typeof v === 'string' && !/^(NaN|-?Infinity)$/.test(v) ? JSON.stringify(v) : String(v);
+}
+
+/** What the plugin returned, as a score; an UnscorableRecord saying what was wrong with it. */
+export function pluginValue(returned: string, severity: 'hard' | 'soft'): ScoreValue {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(returned);
+  } catch {
+    raw = undefined;
+  }
+  const parsed = PluginResultSchema.safeParse(raw);
+  if (!parsed.success) throw new UnscorableRecord('its result could not be read back (was JSON replaced inside the plugin?)');
+  const r = parsed.data;
+  const failed = (passed: boolean | null) => (passed === false ? severity : 'none');
+  switch (r.kind) {
+    case 'boolean':
+      return { value: r.value ? 1 : 0, passed: r.value, severity: failed(r.value), explanation: '', judge: null };
+    case 'number':
+      return { value: unitValue(r.value), passed: null, severity: 'none', explanation: '', judge: null };
+    case 'other':
+      throw new UnscorableRecord(r.type === 'promise' ? 'returned a promise: score must be synchronous' : `returned a${/^[aeiou]/.test(r.type) ? 'n' : ''} ${r.type}: ${EXPECTED}`);
+    case 'object': {
+      const value = typeof r.value === 'boolean' ? (r.value ? 1 : 0) : unitValue(r.value, 'value');
+      if (r.passed !== undefined && r.passed !== null && typeof r.passed !== 'boolean') throw new UnscorableRecord(`passed is ${shown(r.passed)}, not a boolean`);
+      if (r.explanation !== undefined && r.explanation !== null && typeof r.explanation !== 'string') {
+        throw new UnscorableRecord(`explanation is ${shown(r.explanation)}, not a string`);
+      }
+      const passed = typeof r.passed === 'boolean' ? r.passed : typeof r.value === 'boolean' ? r.value : null;
+      return { value, passed, severity: failed(passed), explanation: r.explanation ?? '', judge: null };
+    }
+  }
+}
+
+function unitValue(v: Field, what = 'returned'): number {
+  if (typeof v === 'number' && v >= 0 && v <= 1) return v;
+  const prefix = what === 'returned' ? 'returned' : `${what} is`;
+  if (typeof v === 'number' || (typeof v === 'string' && /^(NaN|-?Infinity)$/.test(v))) throw new UnscorableRecord(`${prefix} ${shown(v)}, not a number in [0, 1]`);
+  throw new UnscorableRecord(`${prefix} ${shown(v)}: ${EXPECTED}`);
+}
+
+class CodeScorer implements Scorer {
+  readonly judges: readonly string[] = [];
+  private thread: PluginThread | undefined;
+
+  constructor(
+    readonly name: string,
+    readonly version: string,
+    readonly kind: 'pass_fail' | 'graded',
+    private readonly source: string,
+    private readonly filename: string,
+    private readonly severity: 'hard' | 'soft',
+  ) {}
+
+  async score(input: ScoreInput): Promise<ScoreValue[]> {
+    const payload: PluginInput = {
+      response: input.response,
+      target: input.vignette.target ?? null,
+      metadata: input.vignette.metadata ?? {},
+      vignetteId: input.vignette.id,
+      prompt: input.vignette.prompt,
+      model: input.model,
+      epoch: input.epoch,
+    };
+    this.thread ??= new PluginThread(this.source, this.filename);
+    const outcome = await this.thread.call(JSON.stringify(payload));
+    if ('error' in outcome) throw new UnscorableRecord(outcome.error);
+    return [pluginValue(outcome.ok, this.severity)];
+  }
+
+  async close(): Promise<void> {
+    await this.thread?.close();
+    this.thread = undefined;
+  }
+}
+
+/** The source a definition runs, where it comes from (for messages), and how it scores. */
+function pluginSource(def: CodeDefinition, where: string): { source: string; filename: string; kind: 'pass_fail' | 'graded' } {
+  if (def.capabilities?.includes('network') || def.builtin === 'url_health') {
+    if (!def.capabilities?.includes('network')) {
+      throw new PanoptesError('invalid_input', `${where}.capabilities: the url_health built-in needs the "network" capability, which the scorer does not ask for`, {
+        where: `${where}.capabilities`,
+      });
+    }
+    // Plugins run with nothing but the record; no way out to the network is built into the sandbox.
+    throw new PanoptesError('invalid_input', `${where}.capabilities: the "network" capability is not granted to any plugin by this version of Panoptes`, {
+      where: `${where}.capabilities`,
+    });
+  }
+  if (def.builtin !== undefined) {
+    const builtin = BUILTIN_SOURCES[def.builtin];
+    if (!builtin) throw new PanoptesError('invalid_input', `${where}.builtin: "${def.builtin}" is not available`, { where: `${where}.builtin` });
+    return { source: builtin.source, filename: `builtin:${def.builtin}.js`, kind: builtin.kind };
+  }
+  if (def.code === undefined) {
+    throw new PanoptesError(
+      'invalid_input',
+      `${where}.file: "${def.file ?? ''}" was not read; a plugin file is read with the scoring file by the CLI, elsewhere send its source as code`,
+      { where: `${where}.file` },
+    );
+  }
+  return { source: def.code, filename: def.file ?? `${def.name}.js`, kind: 'graded' };
+}
+
+/** Compiles the source without running it: a syntax error, named, or nothing. */
+function syntaxError(engine: QuickJSWASMModule, source: string, filename: string): string | null {
+  const runtime = engine.newRuntime();
+  try {
+    runtime.setMemoryLimit(PLUGIN_MEMORY_BYTES);
+    const context = runtime.newContext();
+    try {
+      const compiled = context.evalCode(source, filename, { compileOnly: true });
+      if (!compiled.error) {
+        compiled.value.dispose();
+        return null;
+      }
+      const dumped = context.dump(compiled.error) as { name?: unknown; message?: unknown } | null;
+      compiled.error.dispose();
+      return `${typeof dumped?.name === 'string' ? dumped.name : 'Error'}: ${typeof dumped?.message === 'string' ? dumped.message : 'does not compile'}`;
+    } finally {
+      context.dispose();
+    }
+  } finally {
+    runtime.dispose();
+  }
+}
+
+/** The code layer's builder for the registry, once QuickJS is loaded in this thread (to compile sources at load). */
+export async function codeScorerBuilder(): Promise<ScorerBuilder> {
+  const engine = await newQuickJSWASMModule();
+  // The first compile in an instance compiles much of QuickJS's WebAssembly: pay for it once, here.
+  syntaxError(engine, WARM_UP, 'warm-up.js');
+  return (definition, version, where) => {
+    if (definition.type !== 'code') throw new PanoptesError('invalid_input', `${where}: not a code definition`, { where });
+    const { source, filename, kind } = pluginSource(definition, where);
+    const field = definition.builtin !== undefined ? 'builtin' : definition.file !== undefined ? 'file' : 'code';
+    const error = syntaxError(engine, source, filename);
+    if (error) throw new PanoptesError('invalid_input', `${where}.${field}: the plugin "${definition.name}" does not compile: ${error}`, { where: `${where}.${field}` });
+    // A built-in's source is part of what it is: a change to it in Panoptes makes a new version.
+    const v = definition.builtin !== undefined ? scorerVersion({ ...definition, code: source }) : version;
+    return {
+      scorer: new CodeScorer(definition.name, v, kind, source, filename, definition.severity ?? 'hard'),
+      layer: 'plugin',
+      definition,
+    };
+  };
+}
