@@ -121,7 +121,6 @@ export class ScoreWorker {
   }
 
   private async pass(): Promise<void> {
-    await this.opts.registry.ready();
     for (const rs of this.opts.scores.behind()) {
       if (this.abort.signal.aborted) return;
       const scorer = this.scorerOf(rs);

@@ -22,6 +22,9 @@ export interface BuiltScorer {
 /** Builds a scorer of one type from its definition; `where` names it in errors (`scorers.2`). */
 export type ScorerBuilder = (definition: ScorerDefinition, version: string, where: string) => BuiltScorer;
 
+/** What building cannot show of a definition, checked before a scoring file is accepted; rejects naming the field. */
+export type ScorerCheck = (definition: ScorerDefinition, where: string) => Promise<void>;
+
 class RuleScorer implements Scorer {
   readonly kind = 'pass_fail';
   readonly judges: readonly string[] = [];
@@ -39,38 +42,28 @@ class RuleScorer implements Scorer {
 
 export class ScorerRegistry {
   private readonly builders = new Map<string, ScorerBuilder>();
-  private readonly loading = new Map<string, Promise<void>>();
+  private readonly checks = new Map<string, ScorerCheck>();
 
   /**
-   * Adds the builder of a layer's type (`code`, `judge`); a builder that must load first (the
-   * plugin sandbox) is usable once `ready()` has resolved.
+   * Adds the builder of a layer's type (`code`, `judge`), and the check its definitions need
+   * beyond what building them shows (loading a plugin in its sandbox).
    */
-  register(type: string, builder: ScorerBuilder | Promise<ScorerBuilder>): void {
-    if (!(builder instanceof Promise)) {
-      this.builders.set(type, builder);
-      return;
-    }
-    const loaded = builder.then((b) => {
-      this.builders.set(type, b);
-      this.loading.delete(type);
-    });
-    // A builder that failed to load is reported by ready(), not as an unhandled rejection.
-    loaded.catch(() => undefined);
-    this.loading.set(type, loaded);
+  register(type: string, builder: ScorerBuilder, check?: ScorerCheck): void {
+    this.builders.set(type, builder);
+    if (check) this.checks.set(type, check);
   }
 
-  /** Resolves once every registered builder has loaded (rejects if one could not). */
-  async ready(): Promise<void> {
-    await Promise.all(this.loading.values());
+  /** Runs the layers' checks over a scoring file: the first definition (in file order) that fails them, named. */
+  async check(config: ScoringConfig): Promise<void> {
+    const outcomes = await Promise.allSettled(config.scorers.map((d, i) => this.checks.get(d.type)?.(d, `scorers.${i}`)));
+    const failed = outcomes.find((o) => o.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   build(definition: ScorerDefinition, where: string): BuiltScorer {
     const version = scorerVersion(definition);
     const builder = this.builders.get(definition.type);
     if (builder) return builder(definition, version, where);
-    if (this.loading.has(definition.type)) {
-      throw new PanoptesError('invalid_input', `${where}: ${definition.type} scorers are still loading; try again in a moment`, { where, retryable: true });
-    }
     const check = ruleCheck(definition, where);
     return { scorer: new RuleScorer(definition.name, version, check, definition.severity ?? 'hard'), layer: 'rule', definition };
   }

@@ -157,8 +157,8 @@ export class ControlService implements ControlApi {
     });
     // Scorers are built (so a bad one is refused) before anything is stored.
     if (input.scorers) {
-      await this.scoring.registry.ready();
       this.scoring.registry.buildAll(input.scorers);
+      await this.scoring.registry.check(input.scorers);
     }
     const privacy = effectivePrivacy(input.privacy ?? DEFAULT_RUN_OPTIONS.privacy, this.router.privacyLock);
     if (privacy === 'strict') {
@@ -350,7 +350,8 @@ export class ControlService implements ControlApi {
   async scoreRun(raw: ScoreRunInput): Promise<ScoringStatus> {
     const input = validateInput('scoreRun', raw);
     this.requireRun(input.runId);
-    await this.scoring.registry.ready();
+    this.scoring.registry.buildAll(input.scorers);
+    await this.scoring.registry.check(input.scorers);
     this.attachScorers(input.runId, input.scorers);
     return this.scoringStatusOf(input.runId);
   }

@@ -22,7 +22,7 @@ import { ScoreStore } from '../store/score-store.js';
 import { ScoreWorker } from '../scoring/score-worker.js';
 import { judgeScorerBuilder } from '../scoring/judge/judge-builder.js';
 import { ScorerRegistry } from '../scoring/scorer-registry.js';
-import { codeScorerBuilder } from '../scoring/plugin/code-scorer.js';
+import { buildCodeScorer, checkCodeDefinition } from '../scoring/plugin/code-scorer.js';
 import { logger as rootLogger } from '../telemetry.js';
 import { LocalWorker } from '../workers/local-worker.js';
 import { WorkerPool } from '../workers/worker-pool.js';
@@ -115,7 +115,7 @@ export function openEngine(opts: EngineOptions): Engine {
   const scores = new ScoreStore(store);
   const registry = new ScorerRegistry();
   registry.register('judge', judgeScorerBuilder({ client: modelClient, catalog }));
-  registry.register('code', codeScorerBuilder());
+  registry.register('code', buildCodeScorer, checkCodeDefinition);
   // Pages committed by the worker become `scoring` events through the hub (built next).
   const worker = new ScoreWorker({ store, scores, registry, logger, onProgress: (id) => events.scoringChanged(id) });
   const scoring: ServiceScoring = { registry, scores, worker, judgeUsage: (id) => scores.judgeUsage(id).map((u) => priceUsage(u, catalog)) };

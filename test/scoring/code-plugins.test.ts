@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readScoringFile } from '../../core/cli/scoring-file.js';
 import { answersTarget } from '../../core/models/providers/known-accuracy.js';
-import { codeScorerBuilder } from '../../core/scoring/plugin/code-scorer.js';
+import { buildCodeScorer, checkCodeDefinition } from '../../core/scoring/plugin/code-scorer.js';
 import { ScorerRegistry } from '../../core/scoring/scorer-registry.js';
 import type { Scorer, ScoreInput } from '../../core/scoring/scorer.js';
 import { ScoringConfigSchema } from '../../core/scoring/scoring-config.js';
@@ -17,7 +17,7 @@ import { openEngine, type Engine } from '../../core/service/engine.js';
 import { tempDir, writeTargetManifest } from '../helpers/temp.js';
 
 const registry = new ScorerRegistry();
-registry.register('code', codeScorerBuilder());
+registry.register('code', buildCodeScorer, checkCodeDefinition);
 const opened: Scorer[] = [];
 afterAll(async () => {
   await Promise.all(opened.map((s) => s.close?.()));
@@ -27,10 +27,11 @@ function input(response: string, target?: string, extra: Partial<ScoreInput> = {
   return { runId: 'r', model: 'm', epoch: 1, vignette: { id: 'v1', prompt: 'p', ...(target === undefined ? {} : { target }) }, response, ...extra };
 }
 
+/** A plugin as the service takes one: built, then loaded once in a thread of its own. */
 async function plugin(def: Record<string, unknown>): Promise<Scorer> {
-  await registry.ready();
   const parsed = ScoringConfigSchema.parse({ scorers: [{ name: 'p', type: 'code', ...def }] });
   const scorer = registry.build(parsed.scorers[0]!, 'scorers.0').scorer;
+  await registry.check(parsed);
   opened.push(scorer);
   return scorer;
 }
@@ -103,7 +104,6 @@ describe('a user plugin', () => {
     writeFileSync(pluginPath, 'function score(i) { return Math.min(1, i.response.length / 10); }\n');
     const a = await readScoringFile(scoring);
     expect(a.scorers[0]).toMatchObject({ file: 'plugins/len.js', code: expect.stringContaining('i.response.length / 10') });
-    await registry.ready();
     const sa = registry.build(a.scorers[0]!, 'scorers.0').scorer;
     opened.push(sa);
     expect((await first(sa, input('abcde'))).value).toBe(0.5);
@@ -161,7 +161,9 @@ describe('the sandbox', () => {
     expect((await first(p, input('import'))).value).toBe(1);
     // No job of the plugin's ever runs outside its call, so nothing dynamic import could load reaches it.
     expect((await first(p, input('look'))).explanation).toBe('undefined,undefined,undefined,undefined,undefined,undefined,undefined,never');
-    await expect(plugin({ code: `import fs from 'node:fs';\nfunction score() { return 1; }` })).rejects.toThrow(/scorers\.0\.code: the plugin "p" does not compile: SyntaxError/);
+    await expect(plugin({ code: `import fs from 'node:fs';\nfunction score() { return 1; }` })).rejects.toThrow(
+      `scorers.0.code: the plugin "p" does not load: ReferenceError: could not load module 'node:fs'`,
+    );
   });
 });
 
@@ -201,10 +203,14 @@ describe('built-in plugins', () => {
 });
 
 describe('refusals at load', () => {
-  it('names the field: bad source, two sources, a file nobody read', async () => {
-    await expect(plugin({ code: 'function score(i) { return ' })).rejects.toThrow(/^scorers\.0\.code: the plugin "p" does not compile: SyntaxError/);
+  it('names the field: bad source, two sources, a file nobody read, no score, a top-level loop', async () => {
+    await expect(plugin({ code: 'function score(i) { return ' })).rejects.toThrow(/^scorers\.0\.code: the plugin "p" does not load: SyntaxError/);
     expect(() => ScoringConfigSchema.parse({ scorers: [{ name: 'p', type: 'code', code: 'x', builtin: 'json_parses' }] })).toThrow(/give one of code, file or builtin/);
     await expect(plugin({ file: 'x.js' })).rejects.toThrow('scorers.0.file: "x.js" was not read');
+    await expect(plugin({ code: 'function grade(i) { return 1; }' })).rejects.toThrow(
+      'scorers.0.code: the plugin "p" does not load: TypeError: the plugin defines no function score(input)',
+    );
+    await expect(plugin({ code: 'while (true) {}\nfunction score() { return 1; }' })).rejects.toThrow(/does not load: ran past its time cap/);
   });
 });
 

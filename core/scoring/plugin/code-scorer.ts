@@ -1,20 +1,19 @@
 /**
  * The second layer: code plugins. A `type: "code"` definition becomes a scorer whose `score(input)`
- * runs in the plugin's sandbox thread. The source is compiled (not run) here when the scorer is
- * built, so a plugin that does not compile is refused at load, naming the scorer; the thread starts
- * on the first record. What a plugin returns is checked here: a number in [0, 1], a boolean, or
+ * runs in the plugin's sandbox thread. Before a scoring file is accepted each plugin is loaded once
+ * in a thread of its own, so one that does not compile or load is refused, naming the scorer; the
+ * scorer's own thread starts on its first record. What a plugin returns is checked here: a number in [0, 1], a boolean, or
  * `{value, passed?, explanation?}`; anything else, or a throw, fails that record with the reason.
  * Runs on: Node (core).
  */
-import { newQuickJSWASMModule, type QuickJSWASMModule } from 'quickjs-emscripten';
 import { z } from 'zod';
 import { PanoptesError } from '../../domain.js';
 import { UnscorableRecord, type Scorer, type ScoreInput, type ScoreValue } from '../scorer.js';
-import type { ScorerBuilder } from '../scorer-registry.js';
+import type { ScorerBuilder, ScorerCheck } from '../scorer-registry.js';
 import { scorerVersion } from '../scorer-version.js';
 import { BUILTIN_SOURCES } from './builtin-plugins.js';
 import type { CodeDefinition } from './code-definition.js';
-import { PLUGIN_MEMORY_BYTES, PluginThread, WARM_UP } from './plugin-thread.js';
+import { PluginThread } from './plugin-thread.js';
 
 /** What a plugin's `score` receives. */
 export interface PluginInput {
@@ -145,46 +144,34 @@ function pluginSource(def: CodeDefinition, where: string): { source: string; fil
   return { source: def.code, filename: def.file ?? `${def.name}.js`, kind: 'graded' };
 }
 
-/** Compiles the source without running it: a syntax error, named, or nothing. */
-function syntaxError(engine: QuickJSWASMModule, source: string, filename: string): string | null {
-  const runtime = engine.newRuntime();
-  try {
-    runtime.setMemoryLimit(PLUGIN_MEMORY_BYTES);
-    const context = runtime.newContext();
-    try {
-      const compiled = context.evalCode(source, filename, { compileOnly: true });
-      if (!compiled.error) {
-        compiled.value.dispose();
-        return null;
-      }
-      const dumped = context.dump(compiled.error) as { name?: unknown; message?: unknown } | null;
-      compiled.error.dispose();
-      return `${typeof dumped?.name === 'string' ? dumped.name : 'Error'}: ${typeof dumped?.message === 'string' ? dumped.message : 'does not compile'}`;
-    } finally {
-      context.dispose();
-    }
-  } finally {
-    runtime.dispose();
-  }
+/** The definition's field that gives its source, for errors. */
+function sourceField(def: CodeDefinition): 'builtin' | 'file' | 'code' {
+  return def.builtin !== undefined ? 'builtin' : def.file !== undefined ? 'file' : 'code';
 }
 
-/** The code layer's builder for the registry, once QuickJS is loaded in this thread (to compile sources at load). */
-export async function codeScorerBuilder(): Promise<ScorerBuilder> {
-  const engine = await newQuickJSWASMModule();
-  // The first compile in an instance compiles much of QuickJS's WebAssembly: pay for it once, here.
-  syntaxError(engine, WARM_UP, 'warm-up.js');
-  return (definition, version, where) => {
-    if (definition.type !== 'code') throw new PanoptesError('invalid_input', `${where}: not a code definition`, { where });
-    const { source, filename, kind } = pluginSource(definition, where);
-    const field = definition.builtin !== undefined ? 'builtin' : definition.file !== undefined ? 'file' : 'code';
-    const error = syntaxError(engine, source, filename);
-    if (error) throw new PanoptesError('invalid_input', `${where}.${field}: the plugin "${definition.name}" does not compile: ${error}`, { where: `${where}.${field}` });
-    // A built-in's source is part of what it is: a change to it in Panoptes makes a new version.
-    const v = definition.builtin !== undefined ? scorerVersion({ ...definition, code: source }) : version;
-    return {
-      scorer: new CodeScorer(definition.name, v, kind, source, filename, definition.severity ?? 'hard'),
-      layer: 'plugin',
-      definition,
-    };
-  };
-}
+/**
+ * Loads the plugin in a sandbox thread of its own (its top-level code run, `score` found) and
+ * stops it: a plugin that does not compile or load is refused before anything is stored, naming
+ * the scorer and the field.
+ */
+export const checkCodeDefinition: ScorerCheck = async (definition, where) => {
+  if (definition.type !== 'code') return;
+  const { source, filename } = pluginSource(definition, where);
+  const thread = new PluginThread(source, filename);
+  try {
+    const error = await thread.load();
+    const field = sourceField(definition);
+    if (error) throw new PanoptesError('invalid_input', `${where}.${field}: the plugin "${definition.name}" does not load: ${error}`, { where: `${where}.${field}` });
+  } finally {
+    await thread.close();
+  }
+};
+
+/** The code layer's builder for the registry; the plugin's thread starts on its first record. */
+export const buildCodeScorer: ScorerBuilder = (definition, version, where) => {
+  if (definition.type !== 'code') throw new PanoptesError('invalid_input', `${where}: not a code definition`, { where });
+  const { source, filename, kind } = pluginSource(definition, where);
+  // A built-in's source is part of what it is: a change to it in Panoptes makes a new version.
+  const v = definition.builtin !== undefined ? scorerVersion({ ...definition, code: source }) : version;
+  return { scorer: new CodeScorer(definition.name, v, kind, source, filename, definition.severity ?? 'hard'), layer: 'plugin', definition };
+};

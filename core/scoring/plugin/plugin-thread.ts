@@ -105,16 +105,7 @@ function compile(e) {
   return { context, entry: settle(context, context.evalCode(entry, 'panoptes-entry.js')) };
 }
 async function call(json) {
-  const e = await engine;
-  if (loadError) throw new Error(loadError);
-  if (!plugin) {
-    try {
-      plugin = compile(e);
-    } catch (err) {
-      loadError = 'the plugin did not load: ' + err.message;
-      throw new Error(loadError);
-    }
-  }
+  if (await load()) throw new Error('the plugin did not load: ' + loadError);
   const ctx = plugin.context;
   const arg = ctx.newString(json);
   deadline = Date.now() + callMs;
@@ -127,9 +118,21 @@ async function call(json) {
     h.dispose();
   }
 }
+async function load() {
+  const e = await engine;
+  if (!plugin && !loadError) {
+    try {
+      plugin = compile(e);
+    } catch (err) {
+      loadError = err.message;
+    }
+  }
+  return loadError;
+}
 let queue = Promise.resolve();
-parentPort.on('message', ({ id, inputs }) => {
+parentPort.on('message', ({ id, inputs, loadOnly }) => {
   queue = queue.then(async () => {
+    if (loadOnly) return parentPort.postMessage({ id, results: [], loadError: await load() });
     const results = [];
     for (const json of inputs) {
       try {
@@ -154,12 +157,16 @@ const ReplySchema = z
   .object({
     id: z.number().int(),
     results: z.array(z.union([z.object({ ok: z.string() }).strict(), z.object({ error: z.string() }).strict()])),
+    /** For a load only: why the plugin does not load, or null. */
+    loadError: z.string().nullable().optional(),
   })
   .strict();
 
 interface Pending {
   json: string;
   resolve: (outcome: CallOutcome) => void;
+  /** A load of the plugin, not a record. */
+  loadOnly?: boolean;
 }
 
 interface Batch {
@@ -195,6 +202,15 @@ export class PluginThread {
     });
   }
 
+  /**
+   * Loads the plugin (runs its top-level code and finds `score`) without scoring anything: why it
+   * does not load, or null.
+   */
+  load(): Promise<string | null> {
+    if (this.closed) return Promise.resolve('the plugin is closed');
+    return new Promise((resolve) => this.send([{ json: '', resolve: (o) => resolve('error' in o ? o.error : null), loadOnly: true }]));
+  }
+
   /** Stops the thread (and with it the plugin's QuickJS instance); calls still waiting fail. */
   async close(): Promise<void> {
     this.closed = true;
@@ -215,7 +231,8 @@ export class PluginThread {
     const timer = setTimeout(() => this.stopHung(id), THREAD_GRACE_MS + items.length * PER_RECORD_MS);
     this.inFlight.set(id, { items, timer });
     worker.ref();
-    worker.postMessage({ id, inputs: items.map((p) => p.json) });
+    const loadOnly = items[0]?.loadOnly === true;
+    worker.postMessage({ id, inputs: loadOnly ? [] : items.map((p) => p.json), loadOnly });
   }
 
   private thread(): Worker {
@@ -249,7 +266,8 @@ export class PluginThread {
     if (!batch) return;
     clearTimeout(batch.timer);
     this.inFlight.delete(reply.data.id);
-    batch.items.forEach((p, i) => p.resolve(reply.data.results[i] ?? { error: 'the plugin thread gave no answer for this record' }));
+    if (batch.items[0]?.loadOnly) batch.items[0].resolve(reply.data.loadError ? { error: reply.data.loadError } : { ok: '' });
+    else batch.items.forEach((p, i) => p.resolve(reply.data.results[i] ?? { error: 'the plugin thread gave no answer for this record' }));
     if (this.inFlight.size === 0) this.worker?.unref();
   }
 
