@@ -5,8 +5,8 @@
  * goes in as one JSON string and the result comes back as one. The thread keeps the event loop
  * that lands records and serves requests free whatever a plugin does, and it is the backstop of
  * the time cap: QuickJS interrupts the plugin's own code at the cap, but a single call into one of
- * its native built-ins (filling a sparse array of a million slots) cannot be interrupted, so a
- * thread that does not answer in time is stopped and started again.
+ * its native built-ins (indexOf over an array-like of 2^40 items, filling a huge sparse array)
+ * cannot be interrupted, so a thread that does not answer in time is stopped and started again.
  * Runs on: Node (core).
  */
 import { createRequire } from 'node:module';
