@@ -29,6 +29,8 @@ const MAX_BATCH = 64;
  */
 const THREAD_GRACE_MS = 5000;
 const PER_RECORD_MS = PLUGIN_CALL_MS + PLUGIN_LOAD_MS;
+/** A thread with nothing to do for this long is stopped (a server may score many versions over its life); the next record starts it again. */
+const IDLE_MS = 60_000;
 /** Characters of a plugin's explanation that are kept. */
 const MAX_EXPLANATION = 2000;
 
@@ -182,6 +184,7 @@ export class PluginThread {
   private flushScheduled = false;
   private readonly inFlight = new Map<number, Batch>();
   private closed = false;
+  private idle: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly source: string,
@@ -214,6 +217,7 @@ export class PluginThread {
   /** Stops the thread (and with it the plugin's QuickJS instance); calls still waiting fail. */
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.idle);
     const worker = this.worker;
     this.worker = undefined;
     for (const [id, batch] of this.inFlight) {
@@ -226,6 +230,7 @@ export class PluginThread {
   }
 
   private send(items: Pending[]): void {
+    clearTimeout(this.idle);
     const worker = this.thread();
     const id = this.nextId++;
     const timer = setTimeout(() => this.stopHung(id), THREAD_GRACE_MS + items.length * PER_RECORD_MS);
@@ -268,7 +273,21 @@ export class PluginThread {
     this.inFlight.delete(reply.data.id);
     if (batch.items[0]?.loadOnly) batch.items[0].resolve(reply.data.loadError ? { error: reply.data.loadError } : { ok: '' });
     else batch.items.forEach((p, i) => p.resolve(reply.data.results[i] ?? { error: 'the plugin thread gave no answer for this record' }));
-    if (this.inFlight.size === 0) this.worker?.unref();
+    if (this.inFlight.size === 0) this.stopWhenIdle();
+  }
+
+  /** Lets the process exit while the thread waits, and stops the thread if it stays idle. */
+  private stopWhenIdle(): void {
+    const worker = this.worker;
+    if (!worker) return;
+    worker.unref();
+    clearTimeout(this.idle);
+    this.idle = setTimeout(() => {
+      if (this.worker !== worker || this.inFlight.size > 0) return;
+      this.worker = undefined;
+      void worker.terminate();
+    }, IDLE_MS);
+    this.idle.unref();
   }
 
   /** A batch ran past its time: a native call the interrupt cannot reach. Stop the thread and find the record. */
