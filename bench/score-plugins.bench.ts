@@ -6,7 +6,7 @@
  * durable score queue, in a process of its own (see stored-run-scoring.ts for what is reported).
  * Runs on: Node.
  */
-import { buildCodeScorer } from '../core/scoring/plugin/code-scorer.js';
+import { codeScorerBuilder } from '../core/scoring/plugin/code-scorer.js';
 import { ScorerRegistry } from '../core/scoring/scorer-registry.js';
 import type { ScoringConfig } from '../core/scoring/scoring-config.js';
 import { scoringBench } from './stored-run-scoring.js';
@@ -19,7 +19,7 @@ const TRIVIAL: ScoringConfig = { scorers: [{ name: 'nonempty', type: 'code', cod
 /** Plugin calls a second, straight to the scorer (the first call, which starts the thread, not counted). */
 async function callsPerSecond(): Promise<Record<string, unknown>> {
   const registry = new ScorerRegistry();
-  registry.register('code', buildCodeScorer);
+  registry.register('code', codeScorerBuilder({ network: false }));
   const scorer = registry.build(TRIVIAL.scorers[0]!, 'scorers.0').scorer;
   const input = (i: number) => ({ runId: 'b', model: 'mock-strong', epoch: 1, vignette: { id: `v${i}`, prompt: `Question ${i}?`, target: 'B' }, response: `Answer: ${'ABCDE'[i % 5]}` });
   await scorer.score(input(0));

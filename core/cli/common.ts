@@ -12,6 +12,8 @@ import { alignColumns } from '../text-table.js';
 export interface CommonOptions {
   dataDir?: string;
   catalog?: string[];
+  /** Scorers asking for the `network` capability may reach the network (commands that score). */
+  allowNetwork?: boolean;
 }
 
 export interface CallingOptions extends CommonOptions {
@@ -22,6 +24,11 @@ export function addCommonOptions(cmd: Command): Command {
   return cmd
     .option('--data-dir <dir>', 'where runs are kept (default: $PANOPTES_DATA_DIR or the user data folder)')
     .option('--catalog <file...>', 'catalog files layered over the embedded default');
+}
+
+/** The option of the commands that score: let scorers that ask for the network (url_health) have it. */
+export function addScoringOptions(cmd: Command): Command {
+  return cmd.option('--allow-network', 'let scorers that ask for the "network" capability (the url_health plugin) reach the network');
 }
 
 /** Options of the commands that make model calls. */
@@ -42,7 +49,14 @@ export function openCliEngine(opts: CallingOptions, extra: Partial<EngineOptions
   initTelemetry({ defaultLevel: 'warn' });
   const leaseMs = leaseFromEnv();
   const router = { ...(opts.hostPatience === undefined ? {} : { hostPatienceMs: opts.hostPatience * 1000 }), ...extra.router };
-  return openEngine({ dataDir: dataDirOf(opts), catalogPaths: opts.catalog ?? [], ...(leaseMs === undefined ? {} : { leaseMs }), ...extra, router });
+  return openEngine({
+    dataDir: dataDirOf(opts),
+    catalogPaths: opts.catalog ?? [],
+    ...(leaseMs === undefined ? {} : { leaseMs }),
+    allowPluginNetwork: opts.allowNetwork === true,
+    ...extra,
+    router,
+  });
 }
 
 /** `PANOPTES_LEASE_MS`: how long a run's claim outlives a stalled owner (default 30 s; tests shorten it). */

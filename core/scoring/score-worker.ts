@@ -91,8 +91,9 @@ export class ScoreWorker {
   }
 
   /**
-   * Scores until the run has ended and every scorer attached to it has caught up with its
-   * records; while another process holds a scorer's lease, waits for it (or for the lease to lapse).
+   * Scores until the run has ended and every scorer attached to it that this process can build has
+   * caught up with its records; while another process holds a scorer's lease, waits for it (or for
+   * the lease to lapse).
    */
   async finish(runId: RunId): Promise<void> {
     while (!this.abort.signal.aborted) {
@@ -100,7 +101,8 @@ export class ScoreWorker {
       const run = this.opts.store.getRun(runId);
       const last = this.opts.scores.lastSeq(runId);
       const ended = !run || TERMINAL_RUN_STATUSES.includes(run.status);
-      if (ended && this.opts.scores.runScorers(runId).every((s) => s.scoredSeq >= last)) return;
+      // A scorer this process cannot build (url_health without --allow-network) is left to one that can.
+      if (ended && this.opts.scores.runScorers(runId).every((s) => s.scoredSeq >= last || this.built.get(s.scorerId) === null)) return;
       await sleep(Math.min(this.tickMs, 100));
     }
   }

@@ -22,7 +22,7 @@ import { ScoreStore } from '../store/score-store.js';
 import { ScoreWorker } from '../scoring/score-worker.js';
 import { judgeScorerBuilder } from '../scoring/judge/judge-builder.js';
 import { ScorerRegistry } from '../scoring/scorer-registry.js';
-import { buildCodeScorer, checkCodeDefinition } from '../scoring/plugin/code-scorer.js';
+import { checkCodeDefinition, codeScorerBuilder } from '../scoring/plugin/code-scorer.js';
 import { logger as rootLogger } from '../telemetry.js';
 import { LocalWorker } from '../workers/local-worker.js';
 import { WorkerPool } from '../workers/worker-pool.js';
@@ -60,6 +60,8 @@ export interface EngineOptions {
   workerTokenKeeper?: WorkerTokenKeeper;
   /** Listener settings for the app's worker listener other than address and token (tests shorten heartbeats). */
   workerListener?: WorkerListenerControlOptions['listener'];
+  /** Lets scorers that ask for the `network` capability (the url_health plugin) reach the network (default false). */
+  allowPluginNetwork?: boolean;
   /** better-sqlite3 addon to load instead of node_modules' Node build (Electron passes its own ABI's). */
   nativeBinding?: string;
   logger?: Logger;
@@ -115,7 +117,8 @@ export function openEngine(opts: EngineOptions): Engine {
   const scores = new ScoreStore(store);
   const registry = new ScorerRegistry();
   registry.register('judge', judgeScorerBuilder({ client: modelClient, catalog }));
-  registry.register('code', buildCodeScorer, checkCodeDefinition);
+  const grants = { network: opts.allowPluginNetwork ?? false };
+  registry.register('code', codeScorerBuilder(grants), checkCodeDefinition(grants));
   // Pages committed by the worker become `scoring` events through the hub (built next).
   const worker = new ScoreWorker({ store, scores, registry, logger, onProgress: (id) => events.scoringChanged(id) });
   const scoring: ServiceScoring = { registry, scores, worker, judgeUsage: (id) => scores.judgeUsage(id).map((u) => priceUsage(u, catalog)) };

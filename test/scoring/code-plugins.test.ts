@@ -4,20 +4,26 @@
  * failing one record and not the next, nothing of the host inside, the built-ins, refusals at load
  * naming the field, and a stored run re-scored with a plugin through the real score worker.
  */
+import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readScoringFile } from '../../core/cli/scoring-file.js';
 import { answersTarget } from '../../core/models/providers/known-accuracy.js';
-import { buildCodeScorer, checkCodeDefinition } from '../../core/scoring/plugin/code-scorer.js';
+import { checkCodeDefinition, codeScorerBuilder } from '../../core/scoring/plugin/code-scorer.js';
 import { ScorerRegistry } from '../../core/scoring/scorer-registry.js';
 import type { Scorer, ScoreInput } from '../../core/scoring/scorer.js';
 import { ScoringConfigSchema } from '../../core/scoring/scoring-config.js';
 import { openEngine, type Engine } from '../../core/service/engine.js';
 import { tempDir, writeTargetManifest } from '../helpers/temp.js';
 
+/** A process started without --allow-network, and one started with it. */
 const registry = new ScorerRegistry();
-registry.register('code', buildCodeScorer, checkCodeDefinition);
+registry.register('code', codeScorerBuilder({ network: false }), checkCodeDefinition({ network: false }));
+const networked = new ScorerRegistry();
+networked.register('code', codeScorerBuilder({ network: true }), checkCodeDefinition({ network: true }));
 const opened: Scorer[] = [];
 afterAll(async () => {
   await Promise.all(opened.map((s) => s.close?.()));
@@ -28,10 +34,10 @@ function input(response: string, target?: string, extra: Partial<ScoreInput> = {
 }
 
 /** A plugin as the service takes one: built, then loaded once in a thread of its own. */
-async function plugin(def: Record<string, unknown>): Promise<Scorer> {
+async function plugin(def: Record<string, unknown>, on = registry): Promise<Scorer> {
   const parsed = ScoringConfigSchema.parse({ scorers: [{ name: 'p', type: 'code', ...def }] });
-  const scorer = registry.build(parsed.scorers[0]!, 'scorers.0').scorer;
-  await registry.check(parsed);
+  const scorer = on.build(parsed.scorers[0]!, 'scorers.0').scorer;
+  await on.check(parsed);
   opened.push(scorer);
   return scorer;
 }
@@ -194,11 +200,34 @@ describe('built-in plugins', () => {
     expect(await first(p, input('It is known [1].'))).toMatchObject({ value: 0, explanation: 'cited with no source listed: [1]' });
   });
 
-  it('url_health is refused: it needs the network capability, which no plugin is granted', async () => {
-    await expect(plugin({ builtin: 'url_health' })).rejects.toThrow('scorers.0.capabilities: the url_health built-in needs the "network" capability');
+  it('url_health: refused without the network capability and the process allowing it; with both, HEADs each URL', async () => {
+    await expect(plugin({ builtin: 'url_health' }, networked)).rejects.toThrow('scorers.0.capabilities: the url_health built-in needs the "network" capability');
     await expect(plugin({ builtin: 'url_health', capabilities: ['network'] })).rejects.toThrow(
-      'scorers.0.capabilities: the "network" capability is not granted to any plugin',
+      'scorers.0.capabilities: the scorer asks for the "network" capability, and this process was not started allowing it (--allow-network)',
     );
+    await expect(plugin({ code: 'function score() { return 1; }', capabilities: ['network'] }, networked)).rejects.toThrow(
+      'scorers.0.capabilities: only the url_health built-in can use the "network" capability',
+    );
+
+    const methods: string[] = [];
+    const server = createServer((req, res) => {
+      methods.push(req.method ?? '');
+      res.writeHead(req.url === '/gone' ? 404 : req.url === '/moved' ? 301 : 200, req.url === '/moved' ? { location: '/ok' } : {});
+      res.end();
+    });
+    server.listen(0, '127.0.0.1');
+    await once(server, 'listening');
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const p = await plugin({ builtin: 'url_health', capabilities: ['network'], severity: 'soft' }, networked);
+      expect(p.kind).toBe('graded');
+      const v = await first(p, input(`See ${base}/ok, ${base}/moved and (${base}/gone). Again: ${base}/ok.`));
+      expect(v).toEqual({ value: 2 / 3, passed: false, severity: 'soft', explanation: `broken: ${base}/gone (HTTP 404)`, judge: null });
+      expect(methods).toEqual(['HEAD', 'HEAD', 'HEAD']);
+      expect(await first(p, input('no links'))).toMatchObject({ value: 1, passed: true, explanation: 'no URLs' });
+    } finally {
+      server.close();
+    }
   });
 });
 
@@ -250,5 +279,17 @@ describe('through the score worker', () => {
       where: 'scorers.0.code',
     });
     expect((await e.service.scoringStatus({ runId: run.id })).scorers).toHaveLength(1);
+  });
+  it('a url_health scorer attached where the network is allowed is left pending, not waited for, where it is not', async () => {
+    const dataDir = join(tmp.dir, 'data');
+    let e = (engine = openEngine({ dataDir, tickMs: 20, allowPluginNetwork: true }));
+    const links = { name: 'links', type: 'code' as const, builtin: 'url_health' as const, capabilities: ['network' as const] };
+    const run = await e.service.createRun({ manifestPath: writeTargetManifest(tmp.dir, 5), models: ['mock-strong'], epochs: 1, scorers: { scorers: [links] } });
+    await e.close();
+    e = engine = openEngine({ dataDir, tickMs: 20 });
+    e.scoring.start();
+    await e.scheduler.runToCompletion(run.id);
+    await e.scoring.finish(run.id);
+    expect((await e.service.scoringStatus({ runId: run.id })).scorers.map((s) => [s.name, s.done, s.pending])).toEqual([['links', 0, 5]]);
   });
 });

@@ -7,7 +7,7 @@
 import type { Command } from 'commander';
 import type { Run } from '../../domain.js';
 import type { Engine } from '../../service/engine.js';
-import { EXIT, addCallingOptions, handedOverLine, openCliEngine, reportError, type CallingOptions } from '../common.js';
+import { EXIT, addCallingOptions, handedOverLine, openCliEngine, reportError, type CallingOptions, addScoringOptions } from '../common.js';
 import { driveRun, printFailures, runSummaryJson } from './run.js';
 
 interface ResumeOptions extends CallingOptions {
@@ -16,13 +16,13 @@ interface ResumeOptions extends CallingOptions {
 }
 
 export function registerResumeCommand(program: Command): void {
-  addCallingOptions(
+  addScoringOptions(addCallingOptions(
     program
       .command('resume [runId]')
       .description('finish every queued or interrupted run (or the one named), then exit')
       .option('--retry-failed', "pose the named run's failed vignettes and its failed and cancelled jobs again")
       .option('--json', 'print one JSON summary line per run'),
-  ).action(async (runId: string | undefined, opts: ResumeOptions, cmd: Command) => {
+  )).action(async (runId: string | undefined, opts: ResumeOptions, cmd: Command) => {
     let engine: Engine | undefined;
     try {
       engine = openCliEngine(opts);

@@ -12,7 +12,7 @@ import type { ModelCost, RunSummary } from '../../service/contract.js';
 import type { Engine } from '../../service/engine.js';
 import { usageTotals } from '../../service/summaries.js';
 import { toCacheStats, toModelStats } from '../../http/stats-shapes.js';
-import { EXIT, addCallingOptions, formatInt, formatUsd, handedOverLine, openCliEngine, parsePositiveInt, printTable, reportError, type CallingOptions } from '../common.js';
+import { EXIT, addCallingOptions, formatInt, formatUsd, handedOverLine, openCliEngine, parsePositiveInt, printTable, reportError, type CallingOptions, addScoringOptions } from '../common.js';
 import { createProgressReporter } from '../progress.js';
 import { readScoringFile } from '../scoring-file.js';
 import { formatScoreReport } from '../../scoring/format-report.js';
@@ -113,7 +113,7 @@ export async function printRunResult(engine: Engine, run: Run): Promise<void> {
 }
 
 export function registerRunCommand(program: Command): void {
-  addCallingOptions(
+  addScoringOptions(addCallingOptions(
     program
       .command('run')
       .description('create a run and drive it to the end in this process')
@@ -140,7 +140,7 @@ export function registerRunCommand(program: Command): void {
       .option('--tls-key <file>', 'and this private key (PEM)')
       .option('--no-local', 'run no jobs in this process: only remote workers do (needs --listen)')
       .option('--wait-for-workers <seconds>', 'how long a job waits for a worker serving its model (default 30 with --no-local)', parsePositiveInt('--wait-for-workers')),
-  ).action(async (opts: RunCliOptions, cmd: Command) => {
+  )).action(async (opts: RunCliOptions, cmd: Command) => {
     cmd.setOptionValue('exit', await runCommand(opts));
   });
 }

@@ -14,6 +14,7 @@ import { scorerVersion } from '../scorer-version.js';
 import { BUILTIN_SOURCES } from './builtin-plugins.js';
 import type { CodeDefinition } from './code-definition.js';
 import { PluginThread } from './plugin-thread.js';
+import { UrlHealthScorer } from './url-health.js';
 
 /** What a plugin's `score` receives. */
 export interface PluginInput {
@@ -116,19 +117,34 @@ class CodeScorer implements Scorer {
   }
 }
 
-/** The source a definition runs, where it comes from (for messages), and how it scores. */
-function pluginSource(def: CodeDefinition, where: string): { source: string; filename: string; kind: 'pass_fail' | 'graded' } {
-  if (def.capabilities?.includes('network') || def.builtin === 'url_health') {
-    if (!def.capabilities?.includes('network')) {
-      throw new PanoptesError('invalid_input', `${where}.capabilities: the url_health built-in needs the "network" capability, which the scorer does not ask for`, {
-        where: `${where}.capabilities`,
-      });
-    }
-    // Plugins run with nothing but the record; no way out to the network is built into the sandbox.
-    throw new PanoptesError('invalid_input', `${where}.capabilities: the "network" capability is not granted to any plugin by this version of Panoptes`, {
-      where: `${where}.capabilities`,
+/** What a process grants plugins beyond their record. */
+export interface PluginGrants {
+  /** Started allowing network access (`--allow-network`): the `url_health` built-in may run. */
+  network: boolean;
+}
+
+/** Refuses a definition asking for what it may not have; true when it is the network's url_health. */
+function usesNetwork(def: CodeDefinition, where: string, grants: PluginGrants): boolean {
+  const asks = def.capabilities?.includes('network') === true;
+  const field = `${where}.capabilities`;
+  if (def.builtin === 'url_health' && !asks) {
+    throw new PanoptesError('invalid_input', `${field}: the url_health built-in needs the "network" capability, which the scorer does not ask for`, { where: field });
+  }
+  if (!asks) return false;
+  if (def.builtin !== 'url_health') {
+    // A plugin's own code runs in the sandbox, which has no way out to the network.
+    throw new PanoptesError('invalid_input', `${field}: only the url_health built-in can use the "network" capability`, { where: field });
+  }
+  if (!grants.network) {
+    throw new PanoptesError('invalid_input', `${field}: the scorer asks for the "network" capability, and this process was not started allowing it (--allow-network)`, {
+      where: field,
     });
   }
+  return true;
+}
+
+/** The source a sandboxed definition runs, where it comes from (for messages), and how it scores. */
+function pluginSource(def: CodeDefinition, where: string): { source: string; filename: string; kind: 'pass_fail' | 'graded' } {
   if (def.builtin !== undefined) {
     const builtin = BUILTIN_SOURCES[def.builtin];
     if (!builtin) throw new PanoptesError('invalid_input', `${where}.builtin: "${def.builtin}" is not available`, { where: `${where}.builtin` });
@@ -154,24 +170,30 @@ function sourceField(def: CodeDefinition): 'builtin' | 'file' | 'code' {
  * stops it: a plugin that does not compile or load is refused before anything is stored, naming
  * the scorer and the field.
  */
-export const checkCodeDefinition: ScorerCheck = async (definition, where) => {
-  if (definition.type !== 'code') return;
-  const { source, filename } = pluginSource(definition, where);
-  const thread = new PluginThread(source, filename);
-  try {
-    const error = await thread.load();
-    const field = sourceField(definition);
-    if (error) throw new PanoptesError('invalid_input', `${where}.${field}: the plugin "${definition.name}" does not load: ${error}`, { where: `${where}.${field}` });
-  } finally {
-    await thread.close();
-  }
-};
+export function checkCodeDefinition(grants: PluginGrants): ScorerCheck {
+  return async (definition, where) => {
+    if (definition.type !== 'code' || usesNetwork(definition, where, grants)) return;
+    const { source, filename } = pluginSource(definition, where);
+    const thread = new PluginThread(source, filename);
+    try {
+      const error = await thread.load();
+      const field = sourceField(definition);
+      if (error) throw new PanoptesError('invalid_input', `${where}.${field}: the plugin "${definition.name}" does not load: ${error}`, { where: `${where}.${field}` });
+    } finally {
+      await thread.close();
+    }
+  };
+}
 
-/** The code layer's builder for the registry; the plugin's thread starts on its first record. */
-export const buildCodeScorer: ScorerBuilder = (definition, version, where) => {
-  if (definition.type !== 'code') throw new PanoptesError('invalid_input', `${where}: not a code definition`, { where });
-  const { source, filename, kind } = pluginSource(definition, where);
-  // A built-in's source is part of what it is: a change to it in Panoptes makes a new version.
-  const v = definition.builtin !== undefined ? scorerVersion({ ...definition, code: source }) : version;
-  return { scorer: new CodeScorer(definition.name, v, kind, source, filename, definition.severity ?? 'hard'), layer: 'plugin', definition };
-};
+/** The code layer's builder for the registry; a plugin's thread starts on its first record. */
+export function codeScorerBuilder(grants: PluginGrants): ScorerBuilder {
+  return (definition, version, where) => {
+    if (definition.type !== 'code') throw new PanoptesError('invalid_input', `${where}: not a code definition`, { where });
+    const severity = definition.severity ?? 'hard';
+    if (usesNetwork(definition, where, grants)) return { scorer: new UrlHealthScorer(definition.name, version, severity), layer: 'plugin', definition };
+    const { source, filename, kind } = pluginSource(definition, where);
+    // A built-in's source is part of what it is: a change to it in Panoptes makes a new version.
+    const v = definition.builtin !== undefined ? scorerVersion({ ...definition, code: source }) : version;
+    return { scorer: new CodeScorer(definition.name, v, kind, source, filename, severity), layer: 'plugin', definition };
+  };
+}
