@@ -17,7 +17,7 @@ import { PluginThread } from './plugin-thread.js';
 import { UrlHealthScorer } from './url-health.js';
 
 /** What a plugin's `score` receives. */
-export interface PluginInput {
+interface PluginInput {
   response: string;
   target: string | null;
   metadata: Record<string, unknown>;
@@ -45,7 +45,7 @@ function shown(v: Field): string {
 }
 
 /** What the plugin returned, as a score; an UnscorableRecord saying what was wrong with it. */
-export function pluginValue(returned: string, severity: 'hard' | 'soft'): ScoreValue {
+function pluginValue(returned: string, severity: 'hard' | 'soft'): ScoreValue {
   let raw: unknown;
   try {
     raw = JSON.parse(returned);

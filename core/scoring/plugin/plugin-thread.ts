@@ -14,11 +14,11 @@ import { Worker } from 'node:worker_threads';
 import { z } from 'zod';
 
 /** Memory one plugin's runtime may allocate (heap, objects, strings). */
-export const PLUGIN_MEMORY_BYTES = 32 * 1024 * 1024;
+const PLUGIN_MEMORY_BYTES = 32 * 1024 * 1024;
 /** How long one call may run before QuickJS interrupts it. */
-export const PLUGIN_CALL_MS = 100;
+const PLUGIN_CALL_MS = 100;
 /** How long the plugin's top-level code may run when it is compiled (once per thread, and after a cap was hit). */
-export const PLUGIN_LOAD_MS = 1000;
+const PLUGIN_LOAD_MS = 1000;
 /** Native stack a plugin may use: deep recursion is a stack-overflow error, not a crash. */
 const PLUGIN_STACK_BYTES = 512 * 1024;
 /** Records sent to the thread at once. */
@@ -51,7 +51,7 @@ const ENTRY = `(function (score, parse, stringify) {
 })(typeof score === 'undefined' ? undefined : score, JSON.parse, JSON.stringify)`;
 
 /** Code that goes through what most plugins use: the parser, closures, JSON, strings and regular expressions. */
-export const WARM_UP = `JSON.stringify(JSON.parse('[1,{"a":"b c"}]').map(function (x) {
+const WARM_UP = `JSON.stringify(JSON.parse('[1,{"a":"b c"}]').map(function (x) {
   const s = String(typeof x === 'object' ? x.a : x);
   return [s.replace(/b/g, 'd').split(' ').length, s.trim().toLowerCase(), /\\d+/.test(s), Math.min(1, s.length / 10)];
 }))`;

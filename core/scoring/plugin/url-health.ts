@@ -9,14 +9,14 @@
 import type { Scorer, ScoreInput, ScoreValue } from '../scorer.js';
 
 /** How long one URL may take to answer. */
-export const URL_TIMEOUT_MS = 5000;
+const URL_TIMEOUT_MS = 5000;
 /** URLs checked per response, at most (the rest are not checked, and the explanation says so). */
 const MAX_URLS = 20;
 /** HEAD requests in flight at once for one response. */
 const IN_FLIGHT = 4;
 
 /** The http(s) URLs in a text, without trailing punctuation, each once, in order. */
-export function urlsIn(text: string): string[] {
+function urlsIn(text: string): string[] {
   const found = text.match(/\bhttps?:\/\/[^\s<>"'`)\]}]+/gi) ?? [];
   return [...new Set(found.map((u) => u.replace(/[.,;:!?]+$/, '')))];
 }
