@@ -51,6 +51,7 @@ async function main(): Promise<void> {
               epoch: 1,
               vignette: { id: `v${i}`, prompt: `Round ${r}, vignette ${i}: which option is right?`, target: 'ABCDE'[i % 5]! },
               response: 'ABCDE'[(i * 7) % 5]!,
+              calls: { privacy: 'strict', skipPromptCache: false },
             });
             for (const v of verdicts) calls += v.judgeCall!.usage.calls - v.judgeCall!.usage.cachedCalls;
           }

@@ -19,6 +19,7 @@ import { chromium, type Page } from 'playwright-core';
 import type { IndexedVignette, Job, ResponseRecord } from '../core/domain.js';
 import { createHttpServer } from '../core/http/api.js';
 import { browserBridge, type BridgeService } from '../core/http/bridge.js';
+import { ManifestRoots } from '../core/http/manifest-roots.js';
 import type { ControlEvent, RunSummary } from '../core/service/contract.js';
 import { DEFAULT_RUN_OPTIONS } from '../core/service/control-service.js';
 import type { Store } from '../core/store/store.js';
@@ -216,7 +217,7 @@ async function main(): Promise<void> {
     // The real service, but with the synthetic feed as its event stream.
     const service = Object.assign(Object.create(engine.service) as BridgeService, { subscribe: feed.subscribe });
     const app = createHttpServer(engine, { token: TOKEN });
-    await app.register(browserBridge, { service, token: TOKEN, bindHost: '127.0.0.1' });
+    await app.register(browserBridge, { service, token: TOKEN, bindHost: '127.0.0.1', manifestRoots: ManifestRoots.of(engine.dataDir) });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
     const origin = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;

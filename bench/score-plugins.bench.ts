@@ -21,7 +21,7 @@ async function callsPerSecond(): Promise<Record<string, unknown>> {
   const registry = new ScorerRegistry();
   registry.register('code', codeScorerBuilder({ network: false }));
   const scorer = registry.build(TRIVIAL.scorers[0]!, 'scorers.0').scorer;
-  const input = (i: number) => ({ runId: 'b', model: 'mock-strong', epoch: 1, vignette: { id: `v${i}`, prompt: `Question ${i}?`, target: 'B' }, response: `Answer: ${'ABCDE'[i % 5]}` });
+  const input = (i: number) => ({ runId: 'b', model: 'mock-strong', epoch: 1, vignette: { id: `v${i}`, prompt: `Question ${i}?`, target: 'B' }, response: `Answer: ${'ABCDE'[i % 5]}`, calls: { privacy: 'strict' as const, skipPromptCache: false } });
   await scorer.score(input(0));
   const t0 = performance.now();
   let passed = 0;

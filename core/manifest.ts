@@ -5,7 +5,6 @@
  */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { PanoptesError, type IndexedVignette, type Vignette } from './domain.js';
 
@@ -52,10 +51,15 @@ export function parseManifestLine(text: string, line: number): Vignette | Manife
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     return { line, message: 'expected a JSON object with "id" and "prompt"' };
   }
+  const obj = raw as Record<string, unknown>;
   for (const required of ['id', 'prompt'] as const) {
-    if ((raw as Record<string, unknown>)[required] === undefined) return { line, message: `missing "${required}"` };
+    if (obj[required] === undefined) return { line, message: `missing "${required}"` };
   }
-  const parsed = VignetteLineSchema.safeParse(raw);
+  // An optional field given as null is a field not given.
+  for (const optional of ['system', 'target', 'metadata']) if (obj[optional] === null) delete obj[optional];
+  const problem = structureProblem(obj);
+  if (problem !== null) return { line, message: problem };
+  const parsed = VignetteLineSchema.safeParse(obj);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
     const field = issue.path.length > 0 ? `"${issue.path.map(String).join('.')}"` : 'line';
@@ -73,11 +77,48 @@ export function parseManifestLine(text: string, line: number): Vignette | Manife
   return v;
 }
 
+/** How deep a line's values may nest: deep enough for any real metadata, shallow enough for every recursive step after. */
+export const MAX_NESTING = 64;
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * What JSON.parse accepts but the rest of the way cannot carry: nesting deeper than MAX_NESTING
+ * (stringifying or cloning it overflows the stack), and a string or key holding an escaped lone
+ * surrogate such as "\ud83d" (it cannot be written as UTF-8). Walked without recursion.
+ */
+function structureProblem(root: Record<string, unknown>): string | null {
+  const stack: Array<{ value: unknown; path: string[] }> = [{ value: root, path: [] }];
+  while (stack.length > 0) {
+    const { value, path } = stack.pop()!;
+    const field = () => `"${path.length > 6 ? `${path.slice(0, 6).join('.')}...` : path.join('.')}"`;
+    if (typeof value === 'string') {
+      if (LONE_SURROGATE.test(value)) return `${field()} holds a lone UTF-16 surrogate (an escape like "\\ud83d" without its pair), which is not text`;
+      continue;
+    }
+    if (typeof value !== 'object' || value === null) continue;
+    if (path.length >= MAX_NESTING) return `${field()} nests deeper than ${MAX_NESTING} levels`;
+    for (const [key, child] of Object.entries(value)) {
+      if (LONE_SURROGATE.test(key)) return `a key in ${path.length > 0 ? field() : 'the line'} holds a lone UTF-16 surrogate (an escape like "\\ud83d" without its pair), which is not text`;
+      stack.push({ value: child, path: [...path, key] });
+    }
+  }
+  return null;
+}
+
 function isIssue(x: Vignette | ManifestIssue): x is ManifestIssue {
   return (x as ManifestIssue).message !== undefined && (x as Vignette).prompt === undefined;
 }
 
-async function* lines(path: string): AsyncGenerator<{ text: string; line: number }> {
+const NEWLINE = 0x0a;
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+/**
+ * The file's non-blank lines, decoded strictly: a byte sequence that is not UTF-8 is an error on
+ * its line, not a U+FFFD quietly stored. A UTF-8 byte order mark at the start is skipped, and a
+ * line may end in CRLF.
+ */
+async function* lines(path: string): AsyncGenerator<{ text: string; line: number } | ManifestIssue> {
   try {
     const s = await stat(path);
     if (!s.isFile()) throw new Error('not a file');
@@ -86,23 +127,73 @@ async function* lines(path: string): AsyncGenerator<{ text: string; line: number
       where: path,
     });
   }
-  const input = createReadStream(path, { encoding: 'utf8', highWaterMark: 1 << 20 });
-  const rl = createInterface({ input, crlfDelay: Infinity });
+  const input = createReadStream(path, { highWaterMark: 1 << 20 });
+  const decoder = new TextDecoder('utf-8', { fatal: true });
   let line = 0;
+  let pending: Buffer[] = [];
+  let first = true;
+  const decode = (bytes: Buffer): { text: string; line: number } | ManifestIssue | null => {
+    line += 1;
+    let body = first && bytes.subarray(0, 3).equals(BOM) ? bytes.subarray(3) : bytes;
+    first = false;
+    if (body.length > 0 && body[body.length - 1] === 0x0d) body = body.subarray(0, body.length - 1);
+    let text: string;
+    try {
+      text = decoder.decode(body);
+    } catch {
+      return { line, message: `not valid UTF-8 (first bad byte at byte ${firstInvalidUtf8(body) + 1} of the line); save the file as UTF-8` };
+    }
+    return text.trim() === '' ? null : { text, line };
+  };
   try {
-    for await (const text of rl) {
-      line += 1;
-      if (text.trim() === '') continue;
-      yield { text, line };
+    for await (const chunk of input as AsyncIterable<Buffer>) {
+      let start = 0;
+      for (let nl = chunk.indexOf(NEWLINE); nl !== -1; nl = chunk.indexOf(NEWLINE, start)) {
+        pending.push(chunk.subarray(start, nl));
+        const out = decode(pending.length === 1 ? pending[0]! : Buffer.concat(pending));
+        pending = [];
+        start = nl + 1;
+        if (out) yield out;
+      }
+      if (start < chunk.length) pending.push(chunk.subarray(start));
+    }
+    if (pending.length > 0) {
+      const out = decode(Buffer.concat(pending));
+      if (out) yield out;
     }
   } catch (err) {
     throw new PanoptesError('manifest_invalid', `cannot read manifest ${path}: ${(err as Error).message}`, {
       where: path,
     });
   } finally {
-    rl.close();
     input.destroy();
   }
+}
+
+/** The offset of the first byte that does not begin or continue a valid UTF-8 sequence. */
+function firstInvalidUtf8(bytes: Buffer): number {
+  const valid = (n: number, stream: boolean) => {
+    try {
+      new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, n), { stream });
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  // Halving finds the longest prefix with no bad byte in O(n log n) without hand-decoding UTF-8
+  // (streaming, so a prefix that ends inside a character is not counted against it).
+  let lo = 0;
+  let hi = bytes.length;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (valid(mid, true)) lo = mid;
+    else hi = mid - 1;
+  }
+  if (valid(lo, false)) return lo;
+  // The prefix ends in a character that never completes: the bad sequence starts at its lead byte.
+  let start = lo - 1;
+  while (start > 0 && lo - start < 4 && (bytes[start]! & 0xc0) === 0x80) start -= 1;
+  return start;
 }
 
 /**
@@ -125,8 +216,9 @@ export async function checkManifest(
     issueCount += 1;
     if (issues.length < maxIssues) issues.push(issue);
   };
-  for await (const { text, line } of lines(path)) {
-    const v = parseManifestLine(text, line);
+  for await (const item of lines(path)) {
+    const v = 'text' in item ? parseManifestLine(item.text, item.line) : item;
+    const line = item.line;
     if (isIssue(v)) {
       note(v);
       continue;
@@ -169,8 +261,9 @@ export function manifestError(check: ManifestCheck): PanoptesError {
 export async function* readManifest(path: string): AsyncGenerator<IndexedVignette> {
   const seen = new Set<string>();
   let index = 0;
-  for await (const { text, line } of lines(path)) {
-    const v = parseManifestLine(text, line);
+  for await (const item of lines(path)) {
+    const v = 'text' in item ? parseManifestLine(item.text, item.line) : item;
+    const line = item.line;
     if (isIssue(v) || seen.has(v.id)) {
       const message = isIssue(v) ? v.message : `duplicate id "${v.id}"`;
       throw new PanoptesError('manifest_invalid', `${path}:${line}: ${message}`, { where: `${path}:${line}` });

@@ -2,6 +2,7 @@
  * Where Panoptes keeps its data: PANOPTES_DATA_DIR, else the platform's user data folder.
  * Runs on: Node (core).
  */
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,4 +28,9 @@ export function examplesDir(): string {
 
 export function databasePath(dataDir: string): string {
   return join(dataDir, 'panoptes.db');
+}
+
+/** The version in the package's package.json. */
+export function packageVersion(): string {
+  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
 }

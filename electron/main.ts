@@ -29,7 +29,8 @@ import {
 import type { Logger } from 'pino';
 import { toPanoptesError } from '../core/domain.js';
 import { defaultDataDir } from '../core/paths.js';
-import { loadCatalog, openEngine, type Engine } from '../core/service/engine.js';
+import { openEngine, type Engine } from '../core/service/engine.js';
+import { loadCatalog } from '../core/service/load-catalog.js';
 import { initTelemetry } from '../core/telemetry.js';
 import { createAppProtocolHandler } from './app-protocol.js';
 import { forwardEvents, ipcLayoutArgument, registerIpc } from './ipc.js';

@@ -3,7 +3,7 @@
  * Runs on: Node (core).
  */
 import { Command, CommanderError } from 'commander';
-import { packageVersion } from '../service/engine.js';
+import { packageVersion } from '../paths.js';
 import { EXIT, reportError } from './common.js';
 import { registerDesktopCommand } from './commands/desktop.js';
 import { registerExportCommand } from './commands/export.js';

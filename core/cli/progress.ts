@@ -1,11 +1,17 @@
 /**
  * Live progress for a run on the terminal: a bar on a TTY, a plain line every few seconds
- * otherwise (logs, CI). Fed by the same run events the UI gets.
+ * otherwise (logs, CI), each saying which host the run waits for while one is down. Fed by the
+ * same run events the UI gets.
  * Runs on: Node (core).
  */
 import cliProgress from 'cli-progress';
 import type { RunSummary } from '../service/contract.js';
 import { formatInt, formatUsd } from './common.js';
+
+/** `<sep> waiting for host X` while the run's calls wait for a down host, else nothing. */
+function waitingText(run: RunSummary, sep: string): string {
+  return run.waitingForHost ? `${sep} waiting for host ${run.waitingForHost.host}` : '';
+}
 
 export interface ProgressReporter {
   update(run: RunSummary): void;
@@ -19,7 +25,7 @@ export function createProgressReporter(stream: NodeJS.WriteStream = process.stde
     const bar = new cliProgress.SingleBar(
       {
         stream,
-        format: ' {bar} {percentage}% | {value}/{total} calls | {rate}/s | {tokens} tokens | {cost} | ETA {eta_formatted}',
+        format: ' {bar} {percentage}% | {value}/{total} calls | {rate}/s | {tokens} tokens | {cost} | ETA {eta_formatted}{waiting}',
         hideCursor: true,
         etaBuffer: 50,
         fps: 10,
@@ -30,7 +36,7 @@ export function createProgressReporter(stream: NodeJS.WriteStream = process.stde
     return {
       update(run) {
         const total = run.vignetteCount * run.jobCount;
-        const payload = { rate: rate(run.calls), tokens: formatInt(run.inputTokens + run.outputTokens), cost: formatUsd(run.estCostUsd) };
+        const payload = { rate: rate(run.calls), tokens: formatInt(run.inputTokens + run.outputTokens), cost: formatUsd(run.estCostUsd), waiting: waitingText(run, ' |') };
         if (!begun) {
           bar.start(total, run.calls, payload);
           begun = true;
@@ -50,7 +56,7 @@ export function createProgressReporter(stream: NodeJS.WriteStream = process.stde
       if (now - lastLine < 2000 && !finished) return;
       lastLine = now;
       const pct = total === 0 ? 100 : Math.floor((run.calls / total) * 100);
-      stream.write(`progress: ${run.calls}/${total} calls (${pct}%), ${rate(run.calls)}/s, ${formatInt(run.inputTokens + run.outputTokens)} tokens, ${formatUsd(run.estCostUsd)}\n`);
+      stream.write(`progress: ${run.calls}/${total} calls (${pct}%), ${rate(run.calls)}/s, ${formatInt(run.inputTokens + run.outputTokens)} tokens, ${formatUsd(run.estCostUsd)}${waitingText(run, ',')}\n`);
     },
     stop() {},
   };

@@ -5,7 +5,8 @@
  *             waiting is closed past it), header timeout (slowloris), request and keep-alive timeouts
  *   onRequest Host/Origin guard (403) -> concurrent-request cap (503) -> bearer token (401, API routes)
  *   body      size cap (413), then the route's zod schema (400 naming the field)
- *   handler   one ControlService call; engine errors map to 400/404/409
+ *   handler   one ControlService call; engine errors map to 400/404/409. A manifest is read only
+ *             from the folders ManifestRoots allows (manifest-roots.ts)
  *   done      one log line per request: method, path, status, latency (and run_id on run routes)
  * The instance is returned before it listens, so a host (`panoptes serve`, the desktop app) can
  * register more plugins on it first — the browser bridge reuses `hostOriginGuard` (applied to
@@ -15,13 +16,16 @@
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { GuestSockets, connectionCaps } from '../concurrency/guest-sockets.js';
-import { packageVersion, type Engine } from '../service/engine.js';
+import { GuestSockets } from '../concurrency/guest-sockets.js';
+import { packageVersion } from '../paths.js';
+import type { Engine } from '../service/engine.js';
 import { componentLogger, logger as rootLogger } from '../telemetry.js';
 import { createTokenCheck } from './auth.js';
 import { QueuedRunGate, concurrentRequestLimit } from './backpressure.js';
 import { handleError, handleNotFound } from './errors.js';
+import { HTTP_DEFAULTS } from './defaults.js';
 import { hostOriginGuard } from './host-guard.js';
+import { ManifestRoots } from './manifest-roots.js';
 import { RequestLog } from './request-log.js';
 import { apiRoutes, healthRoutes } from './routes.js';
 import { zodValidatorCompiler } from './zod-validation.js';
@@ -54,21 +58,10 @@ export interface HttpServerOptions {
    * open-file limit is low); past it the one that has waited longest is closed.
    */
   maxGuestConnections?: number;
+  /** Folders besides the data folder's `manifests/` that `POST /runs` may read manifests from (`serve --manifest-root`). */
+  manifestRoots?: readonly string[];
   logger?: Logger;
 }
-
-export const HTTP_DEFAULTS = {
-  host: '127.0.0.1',
-  bodyLimit: 1024 * 1024,
-  maxConcurrent: 64,
-  maxQueuedRuns: 100,
-  requestTimeoutMs: 30_000,
-  headersTimeoutMs: 10_000,
-  timeoutCheckIntervalMs: 1_000,
-  keepAliveTimeoutMs: 5_000,
-  maxConnections: connectionCaps().total,
-  maxGuestConnections: connectionCaps().guests,
-} as const;
 
 /** Builds the API over `engine` (not yet listening). The engine's scheduler is the caller's to start. */
 export function createHttpServer(engine: Engine, opts: HttpServerOptions): FastifyInstance {
@@ -101,7 +94,8 @@ export function createHttpServer(engine: Engine, opts: HttpServerOptions): Fasti
     return queued.length;
   });
   void app.register(healthRoutes(service, packageVersion(), Date.now()));
-  void app.register(apiRoutes, { service, tokenCheck: createTokenCheck(opts.token), queuedRunGate });
+  const manifestRoots = ManifestRoots.of(engine.dataDir, opts.manifestRoots);
+  void app.register(apiRoutes, { service, manifestRoots, tokenCheck: createTokenCheck(opts.token), queuedRunGate });
   return app;
 }
 

@@ -5,7 +5,8 @@
  * Host/Origin guard (a root hook of createHttpServer); everything but the static files needs the
  * per-launch token.
  *   POST /bridge/call/:method   a contract call; the body is the method's input, checked against
- *                               CONTRACT_INPUTS (the allowlist); the answer is an Envelope
+ *                               CONTRACT_INPUTS (the allowlist); the answer is an Envelope. A
+ *                               manifest named by path is read only from ManifestRoots' folders
  *   POST /bridge/manifest       a manifest upload (the file's text as the body) -> checkManifest
  *   POST /bridge/export-link    a one-time download link for a run's export
  *   GET  /bridge/export/:runId.jsonl|.csv   the export, streamed (link or bearer token)
@@ -27,7 +28,9 @@ import {
   RunIdInputSchema,
   type ControlApi,
   type ControlEvent,
+  type CheckManifestInput,
   type ControlMethod,
+  type CreateRunInput,
   type Envelope,
 } from '../service/contract.js';
 import { validateInput } from '../service/control-service.js';
@@ -36,6 +39,7 @@ import { attachEventStream } from './bridge-events.js';
 import { EXPORT_CONTENT_TYPES, ExportLinks, exportFileName, exportStream, type ExportFormat } from './bridge-export.js';
 import { statusOf } from './errors.js';
 import { allowedHostNames } from './host-guard.js';
+import type { ManifestRoots } from './manifest-roots.js';
 
 /** What the bridge needs of the engine: the contract, its events, and the export's lines. ControlService is one. */
 export interface BridgeService extends ControlApi {
@@ -50,6 +54,8 @@ export interface BridgeOptions {
   /** The address the server binds, and more Host names it answers to (as given to createHttpServer). */
   bindHost: string;
   allowedHosts?: readonly string[];
+  /** Where `createRun` and `checkManifest` may read a manifest named by path. */
+  manifestRoots: ManifestRoots;
   /** The built renderer (default: dist/renderer in the package). */
   rendererDir?: string;
 }
@@ -105,6 +111,19 @@ async function ok<T>(reply: FastifyReply, work: () => Promise<T>): Promise<Fasti
   }
 }
 
+/** A call that names a manifest on the server's disk, with that path replaced by its real path once ManifestRoots allows it. */
+async function confineManifest(method: ControlMethod, input: unknown, roots: ManifestRoots): Promise<unknown> {
+  if (method === 'createRun') {
+    const i = input as CreateRunInput;
+    return { ...i, manifestPath: await roots.resolve(i.manifestPath, 'manifestPath') };
+  }
+  if (method === 'checkManifest') {
+    const i = input as CheckManifestInput;
+    return i.path === undefined ? i : { ...i, path: await roots.resolve(i.path, 'path') };
+  }
+  return input;
+}
+
 function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
   const parsed = schema.safeParse(value);
   if (!parsed.success) throw new PanoptesError('invalid_input', `${what}: ${parsed.error.issues.map((i) => i.message).join('; ')}`, { where: what });
@@ -132,7 +151,7 @@ export const browserBridge: FastifyPluginAsync<BridgeOptions> = async (app, opts
         return sendFailure(reply, new PanoptesError('not_found', `no method "${method}" on the browser bridge`, { where: 'method' }));
       }
       return ok(reply, async () => {
-        const input = validateInput(method, request.body);
+        const input = await confineManifest(method, validateInput(method, request.body), opts.manifestRoots);
         return (service[method] as (input: unknown) => Promise<unknown>).call(service, input);
       });
     });

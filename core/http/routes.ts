@@ -10,6 +10,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { z } from 'zod';
 import { PanoptesError } from '../domain.js';
 import {
+  CompareRunsInputSchema,
   CreateRunInputSchema,
   ListRunsInputSchema,
   MetricsInputSchema,
@@ -18,12 +19,15 @@ import {
   ResponsesInputSchema,
   RetryRunInputSchema,
   RunIdInputSchema,
+  ScoreDetailInputSchema,
+  ScoreMatrixInputSchema,
   ScoreRunInputSchema,
 } from '../service/contract.js';
 import type { ControlService } from '../service/control-service.js';
 import { bearerAuth } from './auth.js';
 import type { QueuedRunGate } from './backpressure.js';
 import { sendError } from './errors.js';
+import type { ManifestRoots } from './manifest-roots.js';
 import { STATS_JSON_SCHEMA, toRunStats, toStatsShape } from './stats-shapes.js';
 import { fromQueryString, type ZodTypeProvider } from './zod-validation.js';
 
@@ -38,12 +42,19 @@ const ResponsesQuerySchema = fromQueryString(ResponsesInputSchema.omit({ runId: 
 const MetricsQuerySchema = fromQueryString(MetricsInputSchema);
 const ScoreBodySchema = ScoreRunInputSchema.omit({ runId: true });
 const ReportQuerySchema = fromQueryString(ReportInputSchema.omit({ runId: true }));
+const MatrixQuerySchema = fromQueryString(ScoreMatrixInputSchema.omit({ runId: true }));
+const VignetteParamsSchema = z.object({ id: RunIdInputSchema.shape.runId, vignetteId: ScoreDetailInputSchema.shape.vignetteId }).strict();
+/** `/runs/:id/compare/:other`: run A is the path's run, run B the other (diff = B − A). */
+const CompareParamsSchema = z.object({ id: CompareRunsInputSchema.shape.runA, other: CompareRunsInputSchema.shape.runB }).strict();
+const CompareQuerySchema = fromQueryString(CompareRunsInputSchema.omit({ runA: true, runB: true }));
 
 /** How long a client turned away by the queued-run cap should wait, in seconds. */
 const QUEUE_FULL_RETRY_AFTER_S = 5;
 
 export interface ApiRoutesOptions {
   service: ControlService;
+  /** Where `POST /runs` may read a manifest. */
+  manifestRoots: ManifestRoots;
   tokenCheck: (presented: string | undefined) => boolean;
   queuedRunGate: QueuedRunGate;
 }
@@ -55,7 +66,8 @@ export const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (instance, 
 
   app.post('/runs', { schema: { body: CreateRunBodySchema } }, async (request, reply) => {
     const { manifest, ...rest } = request.body;
-    const run = await queuedRunGate.admit(() => service.createRun({ manifestPath: manifest, ...rest }));
+    const manifestPath = await opts.manifestRoots.resolve(manifest, 'manifest');
+    const run = await queuedRunGate.admit(() => service.createRun({ manifestPath, ...rest }));
     if (run === null) {
       return sendError(reply, 429, 'too_many_queued_runs', `${queuedRunGate.maxQueued} runs are queued already; retry later`, {
         retryAfterS: QUEUE_FULL_RETRY_AFTER_S,
@@ -114,6 +126,19 @@ export const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (instance, 
 
   app.get('/runs/:id/report', { schema: { params: RunParamsSchema, querystring: ReportQuerySchema } }, async (request) => {
     return service.report({ runId: request.params.id, ...request.query });
+  });
+
+  // Two runs of one manifest, paired by vignette id, model by model: what the app's Compare runs shows.
+  app.get('/runs/:id/compare/:other', { schema: { params: CompareParamsSchema, querystring: CompareQuerySchema } }, async (request) => {
+    return service.compareRuns({ runA: request.params.id, runB: request.params.other, ...request.query });
+  });
+
+  app.get('/runs/:id/scores/matrix', { schema: { params: RunParamsSchema, querystring: MatrixQuerySchema } }, async (request) => {
+    return service.scoreMatrix({ runId: request.params.id, ...request.query });
+  });
+
+  app.get('/runs/:id/scores/vignettes/:vignetteId', { schema: { params: VignetteParamsSchema } }, async (request) => {
+    return service.scoreDetail({ runId: request.params.id, vignetteId: request.params.vignetteId });
   });
 
   app.get('/stats', { schema: { response: { 200: STATS_JSON_SCHEMA } } }, async () => {

@@ -54,12 +54,18 @@ export interface ModelResponse {
   finishReason?: string;
 }
 
+/**
+ * Why a client cannot call a model: it is not in the client's catalog, or none of its hosts has its
+ * key (the environment variables any one of which would do).
+ */
+export type Unavailable = { kind: 'not_in_catalog' } | { kind: 'no_key'; keyEnvs: string[] };
+
 export interface ModelClient {
   /** Whether this client can answer calls for the logical model. */
   serves(model: string): boolean;
   generate(request: ModelRequest): Promise<ModelResponse>;
-  /** Why `serves(model)` is false (e.g. "OPENAI_API_KEY is not set"), for errors people read. */
-  unavailableReason?(model: string): string | undefined;
+  /** Why `serves(model)` is false, for errors people read. */
+  unavailableReason?(model: string): Unavailable | undefined;
   /** Releases sockets, native models and timers. */
   close?(): Promise<void>;
 }

@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import { GuestSockets, connectionCaps } from '../concurrency/guest-sockets.js';
 import { PanoptesError, type ErrorCode } from '../domain.js';
 import { componentLogger, logger as rootLogger } from '../telemetry.js';
+import { maxResponseBytes } from '../workers/answer-bounds.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 import { TokenCheck } from './auth.js';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_MISSED_HEARTBEATS } from './heartbeat.js';
@@ -46,6 +47,8 @@ export interface WorkerListenerOptions {
   registerTimeoutMs?: number;
   /** Largest frame once registered (default 8 MiB). */
   maxFrameBytes?: number;
+  /** Response text a record may carry, in bytes (default: PANOPTES_MAX_RESPONSE_BYTES, else 4 MiB). */
+  maxResponseBytes?: number;
   /** Open connections at most (default 5,120, less when the open-file limit is low). */
   maxConnections?: number;
   /**
@@ -76,6 +79,7 @@ export async function startWorkerListener(engine: { pool: WorkerPool }, opts: Wo
   const missedHeartbeats = opts.missedHeartbeats ?? DEFAULT_MISSED_HEARTBEATS;
   const registerTimeoutMs = opts.registerTimeoutMs ?? 5000;
   const maxFrameBytes = opts.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+  const responseLimit = opts.maxResponseBytes ?? maxResponseBytes();
   const sockets = new Set<Socket>();
   const caps = connectionCaps();
   const guests = new GuestSockets(opts.maxGuestConnections ?? caps.guests);
@@ -120,6 +124,7 @@ export async function startWorkerListener(engine: { pool: WorkerPool }, opts: Wo
         address,
         heartbeatMs,
         missedHeartbeats,
+        maxResponseBytes: responseLimit,
         logger,
         onGone: (w) => {
           if (pool.handles().includes(w)) pool.remove(w.id);

@@ -8,8 +8,13 @@
 import { z } from 'zod';
 import type { ErrorCode } from '../domain.js';
 import { SamplingSchema } from '../models/sampling.js';
+import { LatencySchema, RecordUsageSchema } from '../workers/answer-bounds.js';
 
-/** Bumped when a frame changes shape; a coordinator refuses a worker that speaks another one. */
+/**
+ * Bumped when a frame changes shape or a frame type is added; a coordinator refuses a worker that
+ * speaks another one. 2: `gave_up` and `waiting`, and the job
+ * options' cache flag named `skipPromptCache`.
+ */
 export const PROTOCOL_VERSION = 2;
 /** Largest frame either end accepts once registered (configurable on the listener). */
 export const DEFAULT_MAX_FRAME_BYTES = 8 * 1024 * 1024;
@@ -51,13 +56,17 @@ export const WireVignetteSchema = z
   .strict();
 export type WireVignette = z.infer<typeof WireVignetteSchema>;
 
-/** A record as a worker sends it; the coordinator fills in the rest from the job it assigned. */
+/**
+ * A record as a worker sends it; the coordinator fills in the rest from the job it assigned. Its
+ * fixed bounds (tokens, latency) are checked here; those that depend on the attempt and on settings
+ * (finish time, response size) by the RemoteWorker, before anything of the frame lands.
+ */
 export const WireRecordSchema = z
   .object({
     vignetteIndex: z.number().int().nonnegative(),
     response: z.string(),
-    usage: UsageSchema,
-    latencyMs: z.number().nonnegative(),
+    usage: RecordUsageSchema.strict(),
+    latencyMs: LatencySchema,
     host: z.string().min(1).max(400),
     cached: z.boolean(),
     finishedAt: z.number().int().nonnegative(),
@@ -120,12 +129,35 @@ export const ResultSchema = z
   .strict()
   .refine((m) => (m.outcome === undefined) !== (m.error === undefined), 'a result carries either outcome or error');
 
+/** A vignette the worker gave up on after its attempts, with its last error (the job goes on with the rest). */
+export const GaveUpSchema = z
+  .object({
+    type: z.literal('gave_up'),
+    job_id: JobIdSchema,
+    attempt: AttemptSchema,
+    vignette_index: z.number().int().nonnegative(),
+    attempts: z.number().int().positive().max(1000),
+    code: z.enum(ERROR_CODES),
+    message: z.string().max(4000),
+  })
+  .strict();
+
+/** The host a job's calls wait for because it is down (`wait`), or that none waits any more (null). */
+export const WaitingSchema = z
+  .object({
+    type: z.literal('waiting'),
+    job_id: JobIdSchema,
+    attempt: AttemptSchema,
+    wait: z.object({ host: z.string().min(1).max(400), since: z.number().int().nonnegative() }).strict().nullable(),
+  })
+  .strict();
+
 export const WorkerHeartbeatSchema = z
   .object({ type: z.literal('heartbeat'), jobs: z.array(JobProgressSchema).max(1024).optional() })
   .strict();
 
 /** Everything a registered worker may send. */
-export const WorkerMessageSchema = z.discriminatedUnion('type', [RecordsSchema, ResultSchema, WorkerHeartbeatSchema]);
+export const WorkerMessageSchema = z.discriminatedUnion('type', [RecordsSchema, ResultSchema, GaveUpSchema, WaitingSchema, WorkerHeartbeatSchema]);
 
 // ---- Coordinator -> worker ----------------------------------------------------------------------
 
@@ -199,6 +231,8 @@ export type AssignMoreMessage = z.infer<typeof AssignMoreSchema>;
 export type CancelMessage = z.infer<typeof CancelSchema>;
 export type RecordsMessage = z.infer<typeof RecordsSchema>;
 export type ResultMessage = z.infer<typeof ResultSchema>;
+export type GaveUpMessage = z.infer<typeof GaveUpSchema>;
+export type WaitingMessage = z.infer<typeof WaitingSchema>;
 export type WorkerMessage = z.infer<typeof WorkerMessageSchema>;
 export type CoordinatorMessage = z.infer<typeof CoordinatorMessageSchema>;
 /** Any frame, for the sending side (validation happens on the receiving side). */

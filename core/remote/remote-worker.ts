@@ -2,7 +2,8 @@
  * RemoteWorker: the coordinator's actor for one registered worker connection. It implements the
  * same WorkerHandle as LocalWorker, so the scheduler cannot tell them apart: `dispatch` sends an
  * `assign` (split over frames when large), streams the worker's `records` into the job's sink as
- * they arrive, and settles on the matching `result` — matched by job id AND attempt. Never more
+ * they arrive, passes on the vignettes it gave up on and the down host it waits for (`gave_up`,
+ * `waiting`), and settles on the matching `result` — matched by job id AND attempt. Never more
  * than the declared capacity is assigned (a cancelled job holds its slot until the worker says it
  * stopped). A closed socket, a protocol error or a silent peer fails every job in flight with a
  * retryable `worker_lost`, and the scheduler redelivers each elsewhere.
@@ -16,6 +17,7 @@ import {
   type JobOutcome,
   type Usage,
 } from '../domain.js';
+import { answerViolation } from '../workers/answer-bounds.js';
 import { responseRecord } from '../workers/response-record.js';
 import { Semaphore } from '../concurrency/semaphore.js';
 import type { JobSink, WorkerHandle, WorkerInfo, WorkerJobProgress } from '../workers/worker-handle.js';
@@ -24,9 +26,11 @@ import { Heartbeat } from './heartbeat.js';
 import type { FrameChannel } from './message-stream.js';
 import type {
   AssignMessage,
+  GaveUpMessage,
   RecordsMessage,
   RegisterMessage,
   ResultMessage,
+  WaitingMessage,
   WireVignette,
   WorkerMessage,
 } from './messages.js';
@@ -38,6 +42,8 @@ export interface RemoteWorkerOptions {
   address: string;
   heartbeatMs: number;
   missedHeartbeats: number;
+  /** Response text a record may carry, in bytes (PANOPTES_MAX_RESPONSE_BYTES). */
+  maxResponseBytes: number;
   logger: Logger;
   /** Called once when the connection is gone (the listener takes the worker out of the pool). */
   onGone(worker: RemoteWorker, reason: string): void;
@@ -48,9 +54,13 @@ export interface RemoteWorkerOptions {
 interface InFlight {
   job: EvalJob;
   attempt: number;
+  /** When the attempt was handed to this worker: its records cannot have finished much before. */
+  startedAt: number;
   sink: JobSink;
   vignettes: Map<number, IndexedVignette>;
   progress: { vignettesDone: number; usage: Usage };
+  /** Whether the worker said the job waits for a down host (and has not said it stopped). */
+  waiting: boolean;
   resolve(outcome: JobOutcome): void;
   reject(err: PanoptesError): void;
   detach(): void;
@@ -154,12 +164,19 @@ export class RemoteWorker implements WorkerHandle {
       const entry: InFlight = {
         job,
         attempt,
+        startedAt: Date.now(),
         sink,
         vignettes,
         progress: { vignettesDone: 0, usage: { inputTokens: 0, outputTokens: 0 } },
+        waiting: false,
         resolve,
         reject,
-        detach: () => signal.removeEventListener('abort', onAbort),
+        // A job that ends, on this worker, waits for nothing here any more: the worker may never say so.
+        detach: () => {
+          signal.removeEventListener('abort', onAbort);
+          if (entry.waiting) sink.waiting?.(null);
+          entry.waiting = false;
+        },
       };
       this.inFlight.set(key, entry);
       signal.addEventListener('abort', onAbort, { once: true });
@@ -176,6 +193,10 @@ export class RemoteWorker implements WorkerHandle {
         return this.onRecords(message);
       case 'result':
         return this.onResult(message);
+      case 'gave_up':
+        return this.onGaveUp(message);
+      case 'waiting':
+        return this.onWaiting(message);
       case 'heartbeat': {
         let changed = false;
         for (const p of message.jobs ?? []) {
@@ -261,14 +282,37 @@ export class RemoteWorker implements WorkerHandle {
     throw new Error(`${what} for job ${jobId} attempt ${attempt}, which this worker does not hold`);
   }
 
+  /** Every record of the frame is checked before any lands: a frame with one bad record lands nothing. */
   private onRecords(message: RecordsMessage): void {
     const entry = this.entryFor(message.job_id, message.attempt, 'records');
     if (!entry) return;
-    for (const r of message.records) {
+    const window = { startedAt: entry.startedAt, now: Date.now(), maxResponseBytes: this.opts.maxResponseBytes };
+    const records = message.records.map((r, i) => {
       const v = entry.vignettes.get(r.vignetteIndex);
       if (!v) throw new Error(`record for vignette index ${r.vignetteIndex}, which job ${message.job_id} does not contain`);
-      entry.sink.record(responseRecord(entry.job, v, r));
+      const violation = answerViolation(r, window);
+      if (violation !== null) {
+        throw new Error(`"records" frame for job ${message.job_id} attempt ${message.attempt}: records.${i}.${violation}`);
+      }
+      return responseRecord(entry.job, v, r);
+    });
+    for (const record of records) entry.sink.record(record);
+  }
+
+  private onGaveUp(message: GaveUpMessage): void {
+    const entry = this.entryFor(message.job_id, message.attempt, 'gave_up');
+    if (!entry) return;
+    if (!entry.vignettes.has(message.vignette_index)) {
+      throw new Error(`gave_up for vignette index ${message.vignette_index}, which job ${message.job_id} does not contain`);
     }
+    entry.sink.gaveUp?.({ vignetteIndex: message.vignette_index, attempts: message.attempts, code: message.code, message: message.message });
+  }
+
+  private onWaiting(message: WaitingMessage): void {
+    const entry = this.entryFor(message.job_id, message.attempt, 'waiting');
+    if (!entry) return;
+    entry.waiting = message.wait !== null;
+    entry.sink.waiting?.(message.wait);
   }
 
   private onResult(message: ResultMessage): void {
@@ -306,6 +350,7 @@ export class RemoteWorker implements WorkerHandle {
     if (!entry) return;
     this.inFlight.delete(key);
     this.cancelled.add(key);
+    entry.detach();
     this.stream.send({ type: 'cancel', job_id: entry.job.jobId, attempt: entry.attempt });
     entry.reject(new PanoptesError('cancelled', `job ${entry.job.jobId} was cancelled`));
   }

@@ -2,7 +2,8 @@
  * WorkerAgent: the `panoptes worker` side of the protocol. It connects to a coordinator,
  * registers (token, capacity, the models it serves), runs each assigned job with its own model
  * clients (its own catalog and keys: keys never travel), streams records back in frame-sized
- * batches as they are produced, reports per-job progress with every heartbeat, and answers each
+ * batches as they are produced, says at once which vignettes it gave up on and which down host a
+ * job waits for, reports per-job progress with every heartbeat, and answers each
  * assignment with exactly one `result`. When the connection drops it abandons its jobs (the
  * coordinator has already failed them over) and reconnects with backoff, for as long as it runs.
  * Runs on: Node (core).
@@ -16,6 +17,7 @@ import {
   emptyUsage,
   toPanoptesError,
   type EvalJob,
+  type HostWait,
   type IndexedVignette,
   type ResponseRecord,
   type Usage,
@@ -23,6 +25,7 @@ import {
 import type { ModelClient } from '../models/model-client.js';
 import { formatZodIssues } from '../validation.js';
 import { LocalWorker } from '../workers/local-worker.js';
+import type { GaveUp, JobSink } from '../workers/worker-handle.js';
 import { FrameBatcher, budgetFor, jsonBytes } from './frame-batcher.js';
 import { Heartbeat } from './heartbeat.js';
 import { MessageStream } from './message-stream.js';
@@ -283,7 +286,7 @@ class Session {
       flushTimer = null;
       batcher.flush();
     };
-    const sink = {
+    const sink: JobSink = {
       record: (r: ResponseRecord) => {
         batcher.push({
           vignetteIndex: r.vignetteIndex,
@@ -297,6 +300,20 @@ class Session {
         state.vignettesDone += 1;
         addUsage(state.usage, r.usage);
         flushTimer ??= setTimeout(flush, RECORD_FLUSH_MS);
+      },
+      gaveUp: (f: GaveUp) => {
+        this.stream.send({
+          type: 'gave_up',
+          job_id: jobId,
+          attempt,
+          vignette_index: f.vignetteIndex,
+          attempts: f.attempts,
+          code: f.code,
+          message: f.message.slice(0, 4000),
+        });
+      },
+      waiting: (wait: HostWait | null) => {
+        this.stream.send({ type: 'waiting', job_id: jobId, attempt, wait: wait && { host: wait.host.slice(0, 400), since: wait.since } });
       },
     };
     this.executor.dispatch(job, attempt, sink, state.controller.signal).then(

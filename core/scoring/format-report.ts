@@ -7,7 +7,7 @@
  * Runs on: Node (core); pure.
  */
 import { alignColumns } from '../text-table.js';
-import type { ModelScore, PairComparison, ScoreReport } from './report-shape.js';
+import type { ModelScore, PairComparison, RunComparison, ScoreReport } from './report-shape.js';
 
 /** What "not distinguishable" means, said once under the pair table. */
 const VERDICT_NOTE = 'not distinguishable: the 95 % interval of the difference spans 0 (or there are too few shared vignettes).';
@@ -109,5 +109,43 @@ export function formatScoreReport(report: ScoreReport): string[] {
   for (const slice of report.slices ?? []) {
     lines.push('', `${report.by} = ${slice.value}:`, ...leaderboard(slice.models, report).map((l) => `  ${l}`));
   }
+  return lines;
+}
+
+/** Two runs' means side by side, model by model (a model one run lacks shows n/a there). */
+function sideBySide(c: RunComparison): string[] {
+  const rows = [['model', 'n (A)', 'mean (A)', '95 % CI (A)', 'n (B)', 'mean (B)', '95 % CI (B)']];
+  const models = [...c.models_a.map((m) => m.model), ...c.models_b.map((m) => m.model).filter((m) => !c.models_a.some((a) => a.model === m))];
+  for (const model of models) {
+    const row = [model];
+    for (const side of [c.models_a, c.models_b]) {
+      const m = side.find((x) => x.model === model);
+      row.push(m ? String(m.n) : 'n/a', m ? fixed(m.mean) : 'n/a', m ? interval(m.ci95) : 'n/a');
+    }
+    rows.push(row);
+  }
+  return alignColumns(rows);
+}
+
+/** A comparison of two runs (`panoptes report A --against B`) as lines of text, no trailing newlines. */
+export function formatRunComparison(c: RunComparison): string[] {
+  const versions = c.scorer_version_a === c.scorer_version_b ? `version ${c.scorer_version_a}` : `versions ${c.scorer_version_a} (A) and ${c.scorer_version_b} (B)`;
+  const lines = [`Run B ${c.run_b} against run A ${c.run_a}: scorer ${c.scorer} (${versions}), epochs reduced by ${c.reducer}, paired by vignette id.`];
+  if (c.scorer_version_a !== c.scorer_version_b) lines.push('The runs were scored with different versions of the scorer: a difference may come from the scorer, not the models.');
+  if (c.models_a.length === 0 && c.models_b.length === 0) {
+    lines.push('No scores yet.');
+    return lines;
+  }
+  lines.push('', ...sideBySide(c));
+  if (c.pairs.length === 0) {
+    lines.push('', 'No model has scores in both runs: nothing to pair.');
+    return lines;
+  }
+  lines.push(
+    '',
+    `B − A for each model both ran, on the vignettes both scored (Holm-adjusted across ${c.pairs.length} pair${c.pairs.length === 1 ? '' : 's'}):`,
+    ...pairTable(c.pairs),
+    VERDICT_NOTE,
+  );
   return lines;
 }

@@ -7,12 +7,12 @@
  * only judges call models.
  * Runs on: Node (core).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { TERMINAL_RUN_STATUSES, toPanoptesError, type RunId } from '../domain.js';
 import type { NewScore, RecordToScore, RunScorer, ScoreStore } from '../store/score-store.js';
 import { processOwnerId, type Store } from '../store/store.js';
-import { UnscorableRecord, type Scorer, type ScoreInput, type ScoreValue } from './scorer.js';
+import { UnscorableRecord, type RunCallPolicy, type Scorer, type ScoreInput, type ScoreValue } from './scorer.js';
 import type { ScorerRegistry } from './scorer-registry.js';
 import { ScorerDefinitionSchema } from './scoring-config.js';
 
@@ -140,13 +140,19 @@ export class ScoreWorker {
   private async catchUp(rs: RunScorer, scorer: Scorer): Promise<void> {
     const current = this.opts.scores.runScorer(rs.runId, rs.scorerId);
     if (!current) return;
+    const run = this.opts.store.getRun(rs.runId);
+    if (!run) return;
+    const calls: RunCallPolicy = { privacy: run.options.privacy, skipPromptCache: run.options.skipPromptCache };
     let cursor = current.scoredSeq;
     const through = this.opts.scores.lastSeq(rs.runId);
     while (cursor < through && !this.abort.signal.aborted) {
       const records = this.opts.scores.recordsToScore(rs.runId, cursor, through, this.pageSize);
       if (records.length === 0) break;
-      const page = await this.scorePage(rs, scorer, records);
+      // Reading, scoring and committing a page each take milliseconds: other work runs between them.
+      await yieldToLoop();
+      const page = await this.scorePage(rs, scorer, calls, records);
       if (this.abort.signal.aborted) return;
+      await yieldToLoop();
       const last = records[records.length - 1]!.seq;
       const committed = this.opts.scores.commitScores(rs.runId, rs.scorerId, this.owner, {
         scores: page.scores,
@@ -159,20 +165,19 @@ export class ScoreWorker {
       cursor = last;
       this.opts.onProgress?.(rs.runId);
       // Let the sweep, the UI and the transports have the event loop between pages.
-      await new Promise<void>((r) => setImmediate(r));
+      await yieldToLoop();
     }
   }
 
-  private async scorePage(rs: RunScorer, scorer: Scorer, records: readonly RecordToScore[]) {
+  private async scorePage(rs: RunScorer, scorer: Scorer, calls: RunCallPolicy, records: readonly RecordToScore[]) {
     const results: NewScore[][] = new Array<NewScore[]>(records.length);
-    const vignettes = this.opts.scores.vignettesOf(rs.runId, records.map((r) => r.vignetteIdx));
     let failed = 0;
     let next = 0;
     const lane = async () => {
       while (next < records.length && !this.abort.signal.aborted) {
         const i = next++;
         const r = records[i]!;
-        const outcome = await this.scoreOne(rs, scorer, r, vignettes.get(r.vignetteIdx) ?? { id: `#${r.vignetteIdx}`, prompt: '' });
+        const outcome = await this.scoreOne(rs, scorer, calls, r);
         if (outcome.failed) failed += 1;
         results[i] = outcome.scores;
       }
@@ -181,8 +186,8 @@ export class ScoreWorker {
     return { scores: results.flat(), done: records.length - failed, failed };
   }
 
-  private async scoreOne(rs: RunScorer, scorer: Scorer, r: RecordToScore, vignette: ScoreInput['vignette']): Promise<{ scores: NewScore[]; failed: boolean }> {
-    const input: ScoreInput = { runId: rs.runId, model: r.model, epoch: r.epoch, vignette, response: r.response };
+  private async scoreOne(rs: RunScorer, scorer: Scorer, calls: RunCallPolicy, r: RecordToScore): Promise<{ scores: NewScore[]; failed: boolean }> {
+    const input: ScoreInput = { runId: rs.runId, model: r.model, epoch: r.epoch, vignette: r.vignette, response: r.response, calls };
     let lastError = '';
     for (let t = 1; t <= this.tries; t++) {
       try {

@@ -4,6 +4,16 @@
  * scoring as records land never learn which layer a scorer belongs to.
  * Runs on: Node (core).
  */
+import type { PrivacyMode } from '../domain.js';
+
+/**
+ * The run's rules for model calls, which a scorer that calls models (an LLM judge) obeys as the
+ * sweep does: the run's privacy mode (the router still applies an instance's lock), and whether to skip the prompt cache.
+ */
+export interface RunCallPolicy {
+  privacy: PrivacyMode;
+  skipPromptCache: boolean;
+}
 
 /** What a scorer sees of one record: the vignette as the manifest gave it, and the answer. */
 export interface ScoreInput {
@@ -18,6 +28,8 @@ export interface ScoreInput {
     metadata?: Record<string, unknown>;
   };
   response: string;
+  /** How the run's own calls were made; a judge's calls for this record are made the same way. */
+  calls: RunCallPolicy;
   /** For a pairwise judge: the baseline model's answer to the same vignette at the same epoch. */
   baseline?: { response: string };
 }

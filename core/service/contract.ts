@@ -37,16 +37,17 @@ import type {
 } from '../models/router/router-report.js';
 import type { ManifestIssue } from '../manifest.js';
 import { SamplingSchema } from '../models/sampling.js';
-import type { ResponsesPage } from '../store/store.js';
 import type { WorkerListenerStatus } from '../remote/listener-control.js';
 import type { WorkerInfo } from '../workers/worker-handle.js';
 import type { Severity } from '../scoring/scorer.js';
 import type { EpochReducer, ModelScore, PairComparison, RunComparison, ScoreReport } from '../scoring/report-shape.js';
 import { ScoringConfigSchema, type ScorerDefinition, type ScoringConfig } from '../scoring/scoring-config.js';
+import type { MatrixSort, ScoreMatrixCell, ScoreMatrixPage, ScoreMatrixRow } from '../scoring/score-matrix.js';
 
 export type { HostWait, Job, VignetteFailure, JobStatus, ModelUsage, PrivacyMode, Run, RunStatus, SerializedError, StoredResponse, Vignette, WorkerInfo };
-export type { ManifestIssue, ResponsesPage };
+export type { ManifestIssue };
 export type { EpochReducer, ModelScore, PairComparison, RunComparison, ScoreReport, ScorerDefinition, ScoringConfig, Severity };
+export type { MatrixSort, ScoreMatrixCell, ScoreMatrixPage, ScoreMatrixRow };
 export { ScoringConfigSchema };
 export type { CallAggregate, CallMetric, HostPosture, HostState, MetricsReport, ModelPosture, PostureReport };
 export type { ProbeOutcome, ProbeReport, ProbeResult, ProfileAggregate, RosterHost, RosterModel, RosterReport };
@@ -209,6 +210,30 @@ export const CompareRunsInputSchema = z
   .strict();
 export type CompareRunsInput = z.infer<typeof CompareRunsInputSchema>;
 
+export const ScoreMatrixInputSchema = z
+  .object({
+    runId: z.string().min(1).max(100),
+    /** The scorer (default: the first attached); its newest version. */
+    scorer: ScorerNameInput.optional(),
+    reducer: ReducerInput.optional(),
+    /** Manifest order (default), largest flip rate first, or largest judge disagreement first. */
+    sort: z.enum(['vignette', 'flip_rate', 'judge_disagreement']).optional(),
+    /** Rows per page (default 50). */
+    limit: z.number().int().min(1).max(1000).optional(),
+    /** Where the page starts in the order (a page's `nextCursor`). */
+    cursor: z.number().int().min(0).optional(),
+  })
+  .strict();
+export type ScoreMatrixInput = z.infer<typeof ScoreMatrixInputSchema>;
+
+export const ScoreDetailInputSchema = z
+  .object({
+    runId: z.string().min(1).max(100),
+    vignetteId: z.string().min(1).max(1000),
+  })
+  .strict();
+export type ScoreDetailInput = z.infer<typeof ScoreDetailInputSchema>;
+
 export const EmptyInputSchema = z.object({}).strict().optional();
 
 // ---- Outputs ---------------------------------------------------------------------------------
@@ -218,6 +243,22 @@ export interface ModelCost extends ModelUsage {
   estCostUsd: number;
   /** What the cached answers' tokens would have cost: the prompt cache's saving. */
   savedCostUsd: number;
+}
+
+/**
+ * A stored response with what its call cost at the run's kept prices. A call the prompt cache
+ * answered cost nothing; `savedCostUsd` is what its tokens would have cost (the cache's saving).
+ * Over a run, these sum to its `estCostUsd` and `savedCostUsd`.
+ */
+export interface PricedResponse extends StoredResponse {
+  estCostUsd: number;
+  savedCostUsd: number;
+}
+
+export interface ResponsesPage {
+  items: PricedResponse[];
+  /** Pass back as `cursor` for the next page; null at the end. */
+  nextCursor: number | null;
 }
 
 export interface StatsReport {
@@ -329,48 +370,27 @@ export interface ScoringStatus {
   judgeUsage: ModelCost[];
 }
 
-export interface ScoreMatrixCell {
-  model: string;
-  reduced: number | null;
-  /** One value per epoch, index = epoch - 1; null where that epoch has no score (yet). */
-  epochs: (number | null)[];
-  flipRate: number | null;
-  /** Spread of the judges' values (max - min), mean over epochs; null without 2+ judges. */
-  judgeDisagreement: number | null;
-}
-
-export interface ScoreMatrixRow {
-  vignetteId: string;
-  metadata?: Record<string, unknown>;
-  cells: ScoreMatrixCell[];
-}
-
-export interface ScoreMatrixPage {
-  scorer: string;
-  scorerVersion: string;
-  models: string[];
-  epochs: number;
-  rows: ScoreMatrixRow[];
-  total: number;
-  nextCursor: number | null;
-}
-
+/** One vignette of a run: every model's response at every epoch, each with every score it got. */
 export interface ScoreDetail {
+  runId: string;
   vignette: Vignette;
+  /** By model (the run's order), then epoch. */
   responses: {
     model: string;
     epoch: number;
     seq: number;
     response: string;
+    /** One per (scorer version, judge) attached to the run, in the order the scorers were attached; empty until scored. */
     scores: {
       scorer: string;
       version: string;
       value: number;
       passed: boolean | null;
       severity: Severity;
+      /** A failed check's reason, or the judge's rationale; empty when a rule passed. */
       explanation: string;
+      /** The judge's model for an LLM judge; null for rules. */
       judge: string | null;
-      attempt: number;
     }[];
   }[];
 }
@@ -414,6 +434,10 @@ export interface ControlApi {
   report(input: ReportInput): Promise<ScoreReport>;
   /** Two runs of one manifest, paired by vignette id, model by model (diff = B - A). */
   compareRuns(input: CompareRunsInput): Promise<RunComparison>;
+  /** A page of the vignette x model matrix of one scorer: per cell the reduced score, each epoch's, the flip rate and the judges' disagreement. */
+  scoreMatrix(input: ScoreMatrixInput): Promise<ScoreMatrixPage>;
+  /** One vignette's responses, every model and epoch, each with every score it got and the judges' rationale. */
+  scoreDetail(input: ScoreDetailInput): Promise<ScoreDetail>;
 }
 
 export type ControlMethod = keyof ControlApi;
@@ -443,6 +467,8 @@ export const CONTRACT_INPUTS = {
   stopWorkerListener: EmptyInputSchema,
   report: ReportInputSchema,
   compareRuns: CompareRunsInputSchema,
+  scoreMatrix: ScoreMatrixInputSchema,
+  scoreDetail: ScoreDetailInputSchema,
 } as const satisfies Record<ControlMethod, z.ZodType>;
 
 export const CONTRACT_METHODS = Object.keys(CONTRACT_INPUTS) as ControlMethod[];

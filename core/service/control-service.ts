@@ -21,8 +21,10 @@ import { responsesPath } from '../scheduler/response-log.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import type { Store } from '../store/store.js';
 import type { ScoringConfig } from '../scoring/scoring-config.js';
+import type { BuiltScorer } from '../scoring/scorer-registry.js';
 import { toScoreJsonlLine } from '../scoring/score-export.js';
 import { buildRunComparison, buildScoreReport, type ScoreCell } from '../scoring/report.js';
+import { buildScoreMatrix } from '../scoring/score-matrix.js';
 import type { RunScorer } from '../store/score-store.js';
 import { firstIssuePath, formatZodIssues } from '../validation.js';
 import type { WorkerInfo } from '../workers/worker-handle.js';
@@ -59,12 +61,16 @@ import {
   type RunComparison,
   type ScoreReport,
   type ScoreRunInput,
+  type ScoreDetail,
+  type ScoreDetailInput,
+  type ScoreMatrixInput,
+  type ScoreMatrixPage,
   type ScoringStatus,
   type StatsInput,
   type StatsReport,
 } from './contract.js';
 import type { EventHub, EventListener } from './event-hub.js';
-import { modelCosts, pricesForRun, summarizeRun, usageTotals } from './summaries.js';
+import { modelCosts, priceResponses, pricesForRun, statsReport, summarizeRun } from './summaries.js';
 import { scoringStatus, type ServiceScoring } from './scoring-status.js';
 
 export interface ControlServiceOptions {
@@ -91,6 +97,9 @@ export const DEFAULT_RUN_OPTIONS: RunOptions = {
   skipPromptCache: false,
   shareCacheAcrossEpochs: false,
 };
+
+/** Rows of the vignette x model matrix a page holds unless asked otherwise. */
+const MATRIX_PAGE = 50;
 
 /** A run id: creation time in base 36 (so ids sort by age) and random bits. */
 export function newRunId(): RunId {
@@ -157,7 +166,7 @@ export class ControlService implements ControlApi {
     });
     // Scorers are built (so a bad one is refused) before anything is stored.
     if (input.scorers) {
-      this.scoring.registry.buildAll(input.scorers);
+      this.refuseUnsafeJudges(input.privacy ?? DEFAULT_RUN_OPTIONS.privacy, this.scoring.registry.buildAll(input.scorers), 'the run');
       await this.scoring.registry.check(input.scorers);
     }
     const privacy = effectivePrivacy(input.privacy ?? DEFAULT_RUN_OPTIONS.privacy, this.router.privacyLock);
@@ -221,7 +230,7 @@ export class ControlService implements ControlApi {
       options,
       prices: pricesForRun(this.catalogData, input.models),
     });
-    if (input.scorers) this.attachScorers(run.id, input.scorers);
+    if (input.scorers) this.attachScorers(run, input.scorers);
     this.events.runChanged(run.id);
     this.scheduler.wake();
     return run;
@@ -279,28 +288,17 @@ export class ControlService implements ControlApi {
   async responses(raw: ResponsesInput): Promise<ResponsesPage> {
     const { runId, limit, cursor, ...filter } = validateInput('responses', raw);
     this.requireRun(runId);
-    return this.store.responses(runId, filter, {
+    const page = this.store.responses(runId, filter, {
       ...(limit === undefined ? {} : { limit }),
       ...(cursor === undefined ? {} : { cursor }),
     });
+    return { items: priceResponses(this.store, this.catalogData, runId, page.items), nextCursor: page.nextCursor };
   }
 
   async stats(raw?: StatsInput): Promise<StatsReport> {
     const input = validateInput('stats', raw) ?? {};
     if (input.runId !== undefined) this.requireRun(input.runId);
-    const models = this.costs(input.runId);
-    const t = usageTotals(models);
-    return {
-      models,
-      totalEstCostUsd: t.estCostUsd,
-      totalInputTokens: t.inputTokens,
-      totalOutputTokens: t.outputTokens,
-      totalCalls: t.calls,
-      totalCachedCalls: t.cachedCalls,
-      totalCachedInputTokens: t.cachedInputTokens,
-      totalCachedOutputTokens: t.cachedOutputTokens,
-      totalSavedCostUsd: t.savedCostUsd,
-    };
+    return statsReport(this.store, this.catalogData, input.runId);
   }
 
   /** Writes a run's records to a file, one line per (model, epoch, vignette); atomic via rename. */
@@ -349,10 +347,10 @@ export class ControlService implements ControlApi {
 
   async scoreRun(raw: ScoreRunInput): Promise<ScoringStatus> {
     const input = validateInput('scoreRun', raw);
-    this.requireRun(input.runId);
+    const run = this.requireRun(input.runId);
     this.scoring.registry.buildAll(input.scorers);
     await this.scoring.registry.check(input.scorers);
-    this.attachScorers(input.runId, input.scorers);
+    this.attachScorers(run, input.scorers);
     return this.scoringStatusOf(input.runId);
   }
 
@@ -410,6 +408,58 @@ export class ControlService implements ControlApi {
     );
   }
 
+  async scoreMatrix(raw: ScoreMatrixInput): Promise<ScoreMatrixPage> {
+    const input = validateInput('scoreMatrix', raw);
+    const run = this.requireRun(input.runId);
+    const rs = this.scorerOf(run.id, input.scorer);
+    const scores = this.scoring.scores;
+    return buildScoreMatrix(
+      {
+        runId: run.id,
+        scorer: rs.name,
+        scorerVersion: rs.version,
+        kind: rs.kind,
+        models: run.models,
+        epochs: run.epochs,
+        vignettes: run.vignetteCount,
+        judges: rs.judges.length,
+        reducer: input.reducer ?? 'mean',
+        sort: input.sort ?? 'vignette',
+        cursor: input.cursor ?? 0,
+        limit: input.limit ?? MATRIX_PAGE,
+      },
+      { scores: (lo, hi) => scores.matrixScores(run.id, rs.scorerId, lo, hi), heads: (lo, hi) => scores.vignetteHeads(run.id, lo, hi) },
+    );
+  }
+
+  async scoreDetail(raw: ScoreDetailInput): Promise<ScoreDetail> {
+    const input = validateInput('scoreDetail', raw);
+    const run = this.requireRun(input.runId);
+    const vignette = this.scoring.scores.vignetteById(run.id, input.vignetteId);
+    if (!vignette) throw new PanoptesError('not_found', `run ${run.id} has no vignette "${input.vignetteId}"`, { where: 'vignetteId' });
+    const responses: ScoreDetail['responses'] = [];
+    // One record per (model, epoch): a page of 1,000 holds them all unless the run is very wide.
+    for (let cursor: number | null = 0; cursor !== null; ) {
+      const page = this.store.responses(run.id, { vignetteId: input.vignetteId }, { limit: 1000, cursor });
+      for (const r of page.items) {
+        const scores = this.scoring.scores.recordScores(run.id, r.seq).map((sc) => ({
+          scorer: sc.scorerName,
+          version: sc.version,
+          value: sc.value,
+          passed: sc.passed,
+          severity: sc.severity,
+          explanation: sc.explanation,
+          judge: sc.judge,
+        }));
+        responses.push({ model: r.model, epoch: r.epoch, seq: r.seq, response: r.response, scores });
+      }
+      cursor = page.nextCursor;
+    }
+    const order = new Map(run.models.map((m, i) => [m, i]));
+    responses.sort((a, b) => (order.get(a.model) ?? 0) - (order.get(b.model) ?? 0) || a.epoch - b.epoch);
+    return { runId: run.id, vignette, responses };
+  }
+
   /** The scorer a report is asked for: by name its newest version, else the run's first scorer. */
   private scorerOf(runId: RunId, name: string | undefined, where = 'runId'): RunScorer {
     const attached = this.scoring.scores.runScorers(runId);
@@ -439,8 +489,10 @@ export class ControlService implements ControlApi {
   }
 
   /** Builds each scorer (refusing a bad one, naming it), attaches its version to the run, and starts scoring. */
-  private attachScorers(runId: RunId, config: ScoringConfig): void {
+  private attachScorers(run: Run, config: ScoringConfig): void {
     const built = this.scoring.registry.buildAll(config);
+    this.refuseUnsafeJudges(run.options.privacy, built, `run ${run.id}`);
+    const runId = run.id;
     this.scoring.scores.attach(
       runId,
       built.map((b) => ({
@@ -454,6 +506,26 @@ export class ControlService implements ControlApi {
     );
     this.events.scoringChanged(runId);
     void this.scoring.worker.wake();
+  }
+
+  /**
+   * A judge's calls run under its run's privacy mode, like the run's own calls: in a strict run a
+   * judge with no privacy-safe host could never answer, so it is refused here, naming it, rather
+   * than attached to fail every record.
+   */
+  private refuseUnsafeJudges(privacy: PrivacyMode, built: readonly BuiltScorer[], whose: string): void {
+    if (effectivePrivacy(privacy, this.router.privacyLock) !== 'strict') return;
+    built.forEach(({ scorer }, i) =>
+      scorer.judges.forEach((judge, j) => {
+        if (this.catalogData.hosts(judge).some((h) => h.privacySafe)) return;
+        const where = `scorers.${i}.judges.${j}`;
+        throw new PanoptesError(
+          'invalid_input',
+          `${where}: judge "${judge}" has no privacy-safe host, and ${whose} is strict (its judges obey its privacy mode)${this.router.privacyLock === 'strict' ? ' (this instance is locked to strict)' : ''}`,
+          { where },
+        );
+      }),
+    );
   }
 
   // ---- Catalog, manifests, workers ---------------------------------------------------------------

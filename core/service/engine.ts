@@ -3,13 +3,14 @@
  * ControlService over them. Every host (CLI, HTTP server, Electron main) opens it the same way.
  * Runs on: Node (core).
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { PanoptesError } from '../domain.js';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { Catalog } from '../models/catalog.js';
+import type { Catalog } from '../models/catalog.js';
 import type { ModelClient } from '../models/model-client.js';
 import { Router, type RouterOptions } from '../models/router/router.js';
-import { databasePath, examplesDir, packageRoot } from '../paths.js';
+import { databasePath, examplesDir, packageVersion } from '../paths.js';
 import {
   FileTokenKeeper,
   WorkerListenerControl,
@@ -29,6 +30,7 @@ import { WorkerPool } from '../workers/worker-pool.js';
 import { ControlService } from './control-service.js';
 import { EventHub } from './event-hub.js';
 import { ForeignWriteWatcher } from './foreign-writes.js';
+import { loadCatalog } from './load-catalog.js';
 import { modelCosts, priceUsage, summarizeRun } from './summaries.js';
 import { scoringStatus, type ServiceScoring } from './scoring-status.js';
 
@@ -62,6 +64,11 @@ export interface EngineOptions {
   workerListener?: WorkerListenerControlOptions['listener'];
   /** Lets scorers that ask for the `network` capability (the url_health plugin) reach the network (default false). */
   allowPluginNetwork?: boolean;
+  /**
+   * Open the database read-only, for commands that only read (runs, stats, export, report): they
+   * work in a read-only data folder. Nothing is cleaned, started or written; no local worker.
+   */
+  readonly?: boolean;
   /** better-sqlite3 addon to load instead of node_modules' Node build (Electron passes its own ABI's). */
   nativeBinding?: string;
   logger?: Logger;
@@ -83,31 +90,37 @@ export interface Engine {
   close(): Promise<void>;
 }
 
-/**
- * The embedded defaults (the common hosted models, then the mock models), then
- * `<dataDir>/catalog.json` if present, then `extra`.
- */
-export function loadCatalog(dataDir: string, extra: string[] = []): Catalog {
-  const layers = [Catalog.load(join(examplesDir(), 'hosted-catalog.json')), Catalog.load(join(examplesDir(), 'catalog.json'))];
-  const user = join(dataDir, 'catalog.json');
-  if (existsSync(user)) layers.push(Catalog.load(user));
-  for (const p of extra) layers.push(Catalog.load(p));
-  return layers.length === 1 ? layers[0]! : Catalog.merge(layers);
-}
-
-export function packageVersion(): string {
-  return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+/** A folder this process cannot write is said in one line naming it, before anything is opened. */
+function assertWritableDataDir(dataDir: string): void {
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    accessSync(dataDir, constants.W_OK);
+    const db = databasePath(dataDir);
+    if (existsSync(db)) accessSync(db, constants.W_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    throw new PanoptesError(
+      'invalid_input',
+      `the data folder ${dataDir} is read-only (${code}); this command writes to it (runs, stats, export and report only read, and still work)`,
+      { where: dataDir, cause: err },
+    );
+  }
 }
 
 export function openEngine(opts: EngineOptions): Engine {
-  mkdirSync(opts.dataDir, { recursive: true });
+  const readonly = opts.readonly ?? false;
+  if (!readonly) assertWritableDataDir(opts.dataDir);
   const logger = opts.logger ?? rootLogger();
   const catalog = loadCatalog(opts.dataDir, opts.catalogPaths);
-  const store = new Store(databasePath(opts.dataDir), opts.nativeBinding === undefined ? {} : { nativeBinding: opts.nativeBinding });
-  store.discardAbandonedStaging();
-  const local = opts.local ?? true;
+  const store = new Store(databasePath(opts.dataDir), {
+    readonly,
+    ...(opts.nativeBinding === undefined ? {} : { nativeBinding: opts.nativeBinding }),
+  });
+  if (!readonly) store.discardAbandonedStaging();
+  const local = !readonly && (opts.local ?? true);
   const pool = new WorkerPool({ waitForWorkerMs: opts.waitForWorkerMs ?? (local ? 0 : 30_000) });
-  const router = new Router({ catalog, store, logger, ...opts.router });
+  // Read-only, the router keeps its advisory rows (metrics, cache, budget) in memory: it prunes the store's on start.
+  const router = new Router({ catalog, ...(readonly ? {} : { store }), logger, ...opts.router });
   const modelClient = opts.modelClient ?? router;
   if (local) {
     pool.add(

@@ -5,10 +5,10 @@
  * Runs on: Node (core).
  */
 import { estCostUsd } from '../models/cost.js';
-import type { ModelUsage, Run, RunId, RunPrices } from '../domain.js';
+import type { ModelUsage, Run, RunId, RunPrices, StoredResponse } from '../domain.js';
 import type { Catalog, Price } from '../models/catalog.js';
 import type { Store } from '../store/store.js';
-import type { ModelCost, RunSummary } from './contract.js';
+import type { ModelCost, PricedResponse, RunSummary, StatsReport } from './contract.js';
 
 /** The prices a new run of `models` is costed at, for good. */
 export function pricesForRun(catalog: Catalog, models: readonly string[]): RunPrices {
@@ -46,6 +46,20 @@ export function modelCosts(store: Store, catalog: Catalog, runId?: RunId): Model
   return [...byModel.values()].sort((a, b) => (a.model < b.model ? -1 : a.model > b.model ? 1 : 0));
 }
 
+/**
+ * Each record's call priced as the run's accounting prices it: a billed call at its tokens, a
+ * cached one at nothing, with its tokens as the saving. The run's kept prices, so the catalog of
+ * the day (or none) does not change them.
+ */
+export function priceResponses(store: Store, catalog: Catalog, runId: RunId, records: StoredResponse[]): PricedResponse[] {
+  const prices = store.runPrices(runId);
+  // The page's records are its own: priced in place, not copied (copying 1,000 cost ~8 ms).
+  return records.map((r) => {
+    const cost = estCostUsd(r.usage, prices?.[r.model] ?? catalog.priceOf(r.model));
+    return Object.assign(r, { estCostUsd: r.cached ? 0 : cost, savedCostUsd: r.cached ? cost : 0 });
+  });
+}
+
 /** One model's usage priced at the catalog's prices (the sweep's, or a judge's). */
 export function priceUsage(u: ModelUsage, catalog: Catalog): ModelCost {
   return priced(u, catalog.priceOf(u.model));
@@ -63,6 +77,23 @@ export function usageTotals(usage: readonly ModelCost[]) {
     cachedInputTokens: sum((u) => u.cachedInputTokens),
     cachedOutputTokens: sum((u) => u.cachedOutputTokens),
     savedCostUsd: sum((u) => u.savedCostUsd),
+  };
+}
+
+/** Tokens, calls and cost per model with their totals, for one run or over every run. */
+export function statsReport(store: Store, catalog: Catalog, runId?: RunId): StatsReport {
+  const models = modelCosts(store, catalog, runId);
+  const t = usageTotals(models);
+  return {
+    models,
+    totalEstCostUsd: t.estCostUsd,
+    totalInputTokens: t.inputTokens,
+    totalOutputTokens: t.outputTokens,
+    totalCalls: t.calls,
+    totalCachedCalls: t.cachedCalls,
+    totalCachedInputTokens: t.cachedInputTokens,
+    totalCachedOutputTokens: t.cachedOutputTokens,
+    totalSavedCostUsd: t.savedCostUsd,
   };
 }
 

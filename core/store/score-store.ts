@@ -48,8 +48,24 @@ export interface RecordToScore {
   vignetteIdx: number;
   model: string;
   epoch: number;
+  vignette: StoredVignetteForScoring;
 }
 
+/** A record with its vignette, as the page query returns it: an array, which better-sqlite3 builds a third faster than an object. */
+type RecordRow = [
+  seq: number,
+  response: string,
+  vignetteIdx: number,
+  model: string,
+  epoch: number,
+  vignetteId: string,
+  prompt: string,
+  system: string | null,
+  target: string | null,
+  metadata: string | null,
+];
+
+/** A vignette as scorers see it; `metadata` may be shared by the records of a page: read it, never change it. */
 export interface StoredVignetteForScoring {
   id: string;
   prompt: string;
@@ -105,6 +121,35 @@ export interface ScoreLine extends Omit<StoredScoreCell, 'group'> {
   scorerName: string;
   version: string;
   judges: string[];
+  severity: StoredSeverity;
+  explanation: string;
+}
+
+/** One verdict as the vignette x model matrix reads it: where it belongs, and its value. */
+export interface MatrixScore {
+  model: string;
+  epoch: number;
+  vignetteIdx: number;
+  judge: number;
+  value: number;
+  passed: boolean | null;
+}
+
+/** A vignette's id and metadata, without its prompt: what a row of the matrix is headed by. */
+export interface VignetteHead {
+  idx: number;
+  id: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** One score of one record, for every scorer version attached to its run (in the order attached). */
+export interface RecordScore {
+  scorerName: string;
+  version: string;
+  /** The judge's logical model (LLM judges); null for rules and plugins. */
+  judge: string | null;
+  value: number;
+  passed: boolean | null;
   severity: StoredSeverity;
   explanation: string;
 }
@@ -237,14 +282,15 @@ export class ScoreStore {
       ),
       release: db.prepare(`UPDATE run_scorers SET owner = NULL, lease_until = NULL WHERE run_id = ? AND scorer_id = ? AND owner = ?`),
       guard: db.prepare<[string, number], { owner: string | null }>(`SELECT owner FROM run_scorers WHERE run_id = ? AND scorer_id = ?`),
-      recordsPage: db.prepare<[string, number, number, number], { seq: number; response: string; vignette_idx: number; model: string; epoch: number }>(
-        `SELECT s.seq, s.response, s.vignette_idx, j.model, j.epoch
-         FROM responses s CROSS JOIN jobs j ON j.id = s.job_id
-         WHERE j.run_id = ? AND s.seq > ? AND s.seq <= ? ORDER BY s.seq LIMIT ?`,
-      ),
-      vignettes: db.prepare<[string, number, number], { idx: number; vignette_id: string; prompt: string; system: string | null; target: string | null; metadata: string | null }>(
-        `SELECT idx, vignette_id, prompt, system, target, metadata FROM vignettes WHERE run_id = ? AND idx BETWEEN ? AND ?`,
-      ),
+      // Each record with its vignette, in one query: a page reads no other table row by row.
+      recordsPage: db
+        .prepare<[string, number, number, number], RecordRow>(
+          `SELECT s.seq, s.response, s.vignette_idx, j.model, j.epoch, v.vignette_id, v.prompt, v.system, v.target, v.metadata
+           FROM responses s CROSS JOIN jobs j ON j.id = s.job_id
+           JOIN vignettes v ON v.run_id = j.run_id AND v.idx = s.vignette_idx
+           WHERE j.run_id = ? AND s.seq > ? AND s.seq <= ? ORDER BY s.seq LIMIT ?`,
+        )
+        .raw(true),
       insertScore: db.prepare(
         `INSERT INTO scores (scorer_id, seq, judge, value, passed, severity, explanation, failed)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (scorer_id, seq, judge) DO NOTHING`,
@@ -299,6 +345,32 @@ export class ScoreStore {
            JOIN vignettes v ON v.run_id = j.run_id AND v.idx = s.vignette_idx
          WHERE j.run_id = ? AND sc.seq > ? AND sc.seq <= ? AND sc.failed = 0
          ORDER BY sc.seq, rs.position, sc.judge LIMIT ?`,
+      ),
+      // Through the run's jobs and the unique (job, vignette) key, then the scores' primary key:
+      // a range of vignettes costs what its own records hold, whatever the run's size.
+      matrixPage: db.prepare<
+        [{ runId: string; scorerId: number; lo: number; hi: number }],
+        { model: string; epoch: number; vignette_idx: number; judge: number; value: number; passed: number | null }
+      >(
+        `SELECT j.model, j.epoch, s.vignette_idx, sc.judge, sc.value, sc.passed
+         FROM jobs j CROSS JOIN responses s ON s.job_id = j.id AND s.vignette_idx BETWEEN @lo AND @hi
+           CROSS JOIN scores sc ON sc.scorer_id = @scorerId AND sc.seq = s.seq
+         WHERE j.run_id = @runId AND sc.failed = 0`,
+      ),
+      vignetteHeads: db.prepare<[string, number, number], { idx: number; vignette_id: string; metadata: string | null }>(
+        `SELECT idx, vignette_id, metadata FROM vignettes WHERE run_id = ? AND idx BETWEEN ? AND ? ORDER BY idx`,
+      ),
+      vignetteById: db.prepare<[string, string], { vignette_id: string; prompt: string; system: string | null; target: string | null; metadata: string | null }>(
+        `SELECT vignette_id, prompt, system, target, metadata FROM vignettes WHERE run_id = ? AND vignette_id = ?`,
+      ),
+      recordScores: db.prepare<
+        [{ runId: string; seq: number }],
+        { name: string; version: string; judges: string; judge: number; value: number; passed: number | null; severity: number; explanation: string | null }
+      >(
+        `SELECT scr.name, scr.version, scr.judges, sc.judge, sc.value, sc.passed, sc.severity, sc.explanation
+         FROM run_scorers rs JOIN scorers scr ON scr.id = rs.scorer_id
+           CROSS JOIN scores sc ON sc.scorer_id = rs.scorer_id AND sc.seq = @seq
+         WHERE rs.run_id = @runId AND sc.failed = 0 ORDER BY rs.position, sc.judge`,
       ),
     };
   }
@@ -376,36 +448,19 @@ export class ScoreStore {
 
   /** Up to `limit` of the run's records with afterSeq < seq <= throughSeq, in seq order. */
   recordsToScore(runId: RunId, afterSeq: number, throughSeq: number, limit: number): RecordToScore[] {
-    return this.stmt.recordsPage.all(runId, afterSeq, throughSeq, limit).map((r) => ({
-      seq: r.seq,
-      response: r.response,
-      vignetteIdx: r.vignette_idx,
-      model: r.model,
-      epoch: r.epoch,
-    }));
-  }
-
-  /**
-   * The vignettes a page of records answers, by index. A page of one job's records covers a
-   * contiguous range of indexes, so they are read as ranges (split where indexes are far apart),
-   * one query each instead of one per record.
-   */
-  vignettesOf(runId: RunId, indexes: readonly number[]): Map<number, StoredVignetteForScoring> {
-    const sorted = [...new Set(indexes)].sort((a, b) => a - b);
-    const out = new Map<number, StoredVignetteForScoring>();
-    for (let i = 0; i < sorted.length; ) {
-      let j = i;
-      while (j + 1 < sorted.length && sorted[j + 1]! - sorted[j]! <= 64) j++;
-      for (const r of this.stmt.vignettes.iterate(runId, sorted[i]!, sorted[j]!)) {
-        const v: StoredVignetteForScoring = { id: r.vignette_id, prompt: r.prompt };
-        if (r.system !== null) v.system = r.system;
-        if (r.target !== null) v.target = r.target;
-        if (r.metadata !== null) v.metadata = JSON.parse(r.metadata) as Record<string, unknown>;
-        out.set(r.idx, v);
+    // Many vignettes share one metadata text (a topic, a split): parse each distinct text once a page.
+    const metadata = new Map<string, Record<string, unknown>>();
+    return this.stmt.recordsPage.all(runId, afterSeq, throughSeq, limit).map(([seq, response, vignetteIdx, model, epoch, id, prompt, system, target, meta]) => {
+      const vignette: StoredVignetteForScoring = { id, prompt };
+      if (system !== null) vignette.system = system;
+      if (target !== null) vignette.target = target;
+      if (meta !== null) {
+        let parsed = metadata.get(meta);
+        if (!parsed) metadata.set(meta, (parsed = JSON.parse(meta) as Record<string, unknown>));
+        vignette.metadata = parsed;
       }
-      i = j + 1;
-    }
-    return out;
+      return { seq, response, vignetteIdx, model, epoch, vignette };
+    });
   }
 
   /**
@@ -469,6 +524,51 @@ export class ScoreStore {
       if (!more) return;
       cursor = rows[rows.length - 1]!.seq;
     }
+  }
+
+  /** Every verdict of a scorer on the vignettes with index lo..hi, in no particular order. Failed attempts are left out. */
+  matrixScores(runId: RunId, scorerId: number, lo: number, hi: number): MatrixScore[] {
+    return this.stmt.matrixPage.all({ runId, scorerId, lo, hi }).map((r) => ({
+      model: r.model,
+      epoch: r.epoch,
+      vignetteIdx: r.vignette_idx,
+      judge: r.judge,
+      value: r.value,
+      passed: r.passed === null ? null : r.passed === 1,
+    }));
+  }
+
+  /** The ids and metadata of the vignettes with index lo..hi, in index order. */
+  vignetteHeads(runId: RunId, lo: number, hi: number): VignetteHead[] {
+    return this.stmt.vignetteHeads.all(runId, lo, hi).map((r) => ({
+      idx: r.idx,
+      id: r.vignette_id,
+      ...(r.metadata === null ? {} : { metadata: JSON.parse(r.metadata) as Record<string, unknown> }),
+    }));
+  }
+
+  /** A vignette of the run, by id, as scorers see it; null when the run has no such vignette. */
+  vignetteById(runId: RunId, vignetteId: string): StoredVignetteForScoring | null {
+    const r = this.stmt.vignetteById.get(runId, vignetteId);
+    if (!r) return null;
+    const v: StoredVignetteForScoring = { id: r.vignette_id, prompt: r.prompt };
+    if (r.system !== null) v.system = r.system;
+    if (r.target !== null) v.target = r.target;
+    if (r.metadata !== null) v.metadata = JSON.parse(r.metadata) as Record<string, unknown>;
+    return v;
+  }
+
+  /** Every score one record got, from every scorer version attached to its run; failed attempts left out. */
+  recordScores(runId: RunId, seq: number): RecordScore[] {
+    return this.stmt.recordScores.all({ runId, seq }).map((r) => ({
+      scorerName: r.name,
+      version: r.version,
+      judge: (JSON.parse(r.judges) as string[])[r.judge] ?? null,
+      value: r.value,
+      passed: r.passed === null ? null : r.passed === 1,
+      severity: SEVERITY_NAME[r.severity] ?? 'none',
+      explanation: r.explanation ?? '',
+    }));
   }
 
   /** Every score of a run, every scorer, in seq order: what `export --scores` writes. */

@@ -12,7 +12,8 @@
  * commit it ends.
  * Runs on: Node (core).
  */
-import { closeSync, fdatasyncSync, openSync } from 'node:fs';
+import { closeSync, fdatasyncSync, openSync, readSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
@@ -199,6 +200,58 @@ const RESPONSE_JOINS = `FROM responses s
   JOIN runs r ON r.id = j.run_id
   JOIN vignettes v ON v.run_id = j.run_id AND v.idx = s.vignette_idx`;
 
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+/**
+ * A database file is opened only when it is one: a missing file is created (read-write) or
+ * reported (read-only); an empty file or one that is not SQLite is refused with its path, never
+ * taken for a new database and written over.
+ */
+function checkDatabaseFile(path: string, readonly: boolean): void {
+  let size: number;
+  try {
+    size = statSync(path).size;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw openError(err, path);
+    if (readonly) throw new PanoptesError('not_found', `no database at ${path}: nothing has been run with this data folder yet`, { where: path });
+    return;
+  }
+  const refuse = (what: string) =>
+    new PanoptesError('invalid_input', `${path} ${what}, not a Panoptes database: move it away (a missing database is created afresh) or choose another --data-dir`, { where: path });
+  if (size === 0) throw refuse('is an empty file (0 bytes)');
+  const head = Buffer.alloc(SQLITE_HEADER.length);
+  const fd = openSync(path, 'r');
+  try {
+    readSync(fd, head, 0, head.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  if (!head.equals(SQLITE_HEADER)) throw refuse('is not a SQLite file');
+}
+
+/** Another program's SQLite database: tables, but none of the schema's versions. */
+function refuseForeignSchema(db: Database.Database, path: string): void {
+  const version = db.pragma('user_version', { simple: true }) as number;
+  const tables = (db.prepare(`SELECT COUNT(*) AS n FROM sqlite_master`).get() as { n: number }).n;
+  if (version === 0 && tables > 0) {
+    throw new PanoptesError('invalid_input', `${path} is another program's SQLite database, not a Panoptes database: choose another --data-dir`, { where: path });
+  }
+}
+
+/** What went wrong opening the database, in one line naming the file or its folder. */
+function openError(err: unknown, path: string): unknown {
+  if (err instanceof PanoptesError) return err;
+  const code = (err as { code?: string }).code ?? '';
+  const message = err instanceof Error ? err.message : String(err);
+  if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') {
+    return new PanoptesError('invalid_input', `${path} is corrupt (${message}): restore it from a backup or move it away`, { where: path, cause: err });
+  }
+  if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN' || code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
+    return new PanoptesError('invalid_input', `cannot open ${path} for writing: the data folder ${dirname(path)} is read-only (${message})`, { where: dirname(path), cause: err });
+  }
+  return err;
+}
+
 /** This process, as an owner of runs: host and pid tell a crashed owner from a live one. */
 export function processOwnerId(): string {
   return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
@@ -229,24 +282,45 @@ export class Store {
 
   constructor(path: string, opts: StoreOptions = {}) {
     this.path = path;
+    if (path !== ':memory:') checkDatabaseFile(path, opts.readonly ?? false);
     this.db = new Database(path, {
       readonly: opts.readonly ?? false,
       ...(opts.nativeBinding === undefined ? {} : { nativeBinding: opts.nativeBinding }),
     });
-    this.db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 10_000}`);
-    if (!opts.readonly) {
-      this.db.pragma('journal_mode = WAL');
-      this.db.pragma('synchronous = FULL');
-      this.db.pragma('foreign_keys = ON');
-      this.migrate();
+    try {
+      this.db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 10_000}`);
+      if (path !== ':memory:') refuseForeignSchema(this.db, path);
+      if (!opts.readonly) {
+        this.db.pragma('journal_mode = WAL');
+        this.db.pragma('synchronous = FULL');
+        this.db.pragma('foreign_keys = ON');
+        this.migrate();
+      }
+      this.stmt = this.prepareStatements();
+    } catch (err) {
+      this.db.close();
+      throw openError(err, path);
     }
-    this.stmt = this.prepareStatements();
   }
 
+  /**
+   * Closes the database. The last connection to close returns it to rollback-journal mode: SQLite
+   * cannot open a WAL database read-only where it may not create the `-shm` file, so a data folder
+   * made read-only afterwards could not be read at all. The next read-write open turns WAL on again.
+   */
   close(): void {
     if (this.walFd !== undefined) closeSync(this.walFd);
     this.walFd = undefined;
-    if (this.db.open) this.db.close();
+    if (!this.db.open) return;
+    if (!this.db.readonly && !this.db.memory) {
+      try {
+        this.db.pragma('busy_timeout = 0');
+        this.db.pragma('journal_mode = DELETE');
+      } catch {
+        // Another connection is open: it stays in WAL mode, and the last one to close switches.
+      }
+    }
+    this.db.close();
   }
 
   /**

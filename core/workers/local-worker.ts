@@ -4,7 +4,7 @@
  * Runs on: Node (core).
  */
 import type { EvalJob, JobOutcome } from '../domain.js';
-import type { ModelClient } from '../models/model-client.js';
+import type { ModelClient, Unavailable } from '../models/model-client.js';
 import { runEval } from './run-eval.js';
 import { Semaphore } from '../concurrency/semaphore.js';
 import type { JobSink, WorkerHandle, WorkerInfo } from './worker-handle.js';
@@ -42,7 +42,7 @@ export class LocalWorker implements WorkerHandle {
     return this.client.serves(model);
   }
 
-  unavailableReason(model: string): string | undefined {
+  unavailableReason(model: string): Unavailable | undefined {
     return this.client.unavailableReason?.(model);
   }
 

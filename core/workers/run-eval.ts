@@ -5,7 +5,8 @@
  * still without an answer after `callAttempts` tries is given up on: the sink hears of it with its
  * last error, the job goes on with the rest, and then fails, not to be redelivered (its vignettes'
  * attempts are spent; `retryRun` brings them back). While calls wait for a host that is down, the
- * sink hears which one, so the job shows "waiting for host".
+ * sink hears which one, so the job shows "waiting for host". An answer out of bounds (answer-bounds.ts)
+ * fails its vignette with an error naming the field, and lands nothing.
  * Runs on: Node (core).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -20,6 +21,7 @@ import {
   type JobOutcome,
 } from '../domain.js';
 import type { ChatMessage, ModelClient, ModelResponse } from '../models/model-client.js';
+import { assertAnswerBounds, maxResponseBytes } from './answer-bounds.js';
 import { responseRecord } from './response-record.js';
 import type { Semaphore } from '../concurrency/semaphore.js';
 import type { JobSink } from './worker-handle.js';
@@ -38,6 +40,8 @@ export interface RunEvalContext {
   backoffMs?: number;
   /** Longest single wait, even if a host asks for more (default 30 s). */
   maxBackoffMs?: number;
+  /** Response text a record may hold, in bytes (default: PANOPTES_MAX_RESPONSE_BYTES, else 4 MiB). */
+  maxResponseBytes?: number;
 }
 
 /**
@@ -59,6 +63,8 @@ export async function runEval(job: EvalJob, ctx: RunEvalContext): Promise<JobOut
   const callAttempts = ctx.callAttempts ?? 6;
   const backoffMs = ctx.backoffMs ?? 100;
   const maxBackoffMs = ctx.maxBackoffMs ?? 30_000;
+  const responseLimit = ctx.maxResponseBytes ?? maxResponseBytes();
+  const startedAt = Date.now();
 
   // Calls waiting for a down host, by call; the job shows the first of them while any waits.
   const waits = new Map<symbol, HostWait>();
@@ -113,14 +119,10 @@ export async function runEval(job: EvalJob, ctx: RunEvalContext): Promise<JobOut
     const tries = { n: 0 };
     try {
       const res = await call(v, tries);
-      const record = responseRecord(job, v, {
-        response: res.text,
-        usage: res.usage,
-        latencyMs: res.latencyMs,
-        host: res.host,
-        cached: res.cached,
-        finishedAt: Date.now(),
-      });
+      const answer = { response: res.text, usage: res.usage, latencyMs: res.latencyMs, host: res.host, cached: res.cached, finishedAt: Date.now() };
+      // An answer out of bounds fails its call (not retried: the host would say the same again).
+      assertAnswerBounds(answer, { startedAt, now: answer.finishedAt, maxResponseBytes: responseLimit }, res.host);
+      const record = responseRecord(job, v, answer);
       addUsage(usage, res.usage);
       done += 1;
       ctx.sink.record(record);

@@ -3,13 +3,22 @@
  * jobs in-process; a RemoteWorker fronts a TCP connection to a `panoptes worker` process.
  * Runs on: Node (core).
  */
-import type { EvalJob, HostWait, JobOutcome, ResponseRecord, Usage } from '../domain.js';
+import type { ErrorCode, EvalJob, HostWait, JobOutcome, ResponseRecord, Usage } from '../domain.js';
+import type { Unavailable } from '../models/model-client.js';
+
+/** A vignette given up on: where it sits in the manifest, the tries spent and the last error. */
+export interface GaveUp {
+  vignetteIndex: number;
+  attempts: number;
+  code: ErrorCode;
+  message: string;
+}
 
 /** Where a worker delivers records as they come; the scheduler lands them in batches. */
 export interface JobSink {
   record(record: ResponseRecord): void;
   /** A vignette given up on after its attempts, with its last error (the job goes on with the rest). */
-  gaveUp?(failure: { vignetteIndex: number; attempts: number; code: string; message: string }): void;
+  gaveUp?(failure: GaveUp): void;
   /** The host the job's calls are waiting for (down), or null when none waits any more. */
   waiting?(wait: HostWait | null): void;
 }
@@ -45,7 +54,7 @@ export interface WorkerHandle {
   readonly capacity: number;
   serves(model: string): boolean;
   /** Why `serves(model)` is false, when the worker can tell. */
-  unavailableReason?(model: string): string | undefined;
+  unavailableReason?(model: string): Unavailable | undefined;
   isAlive(): boolean;
   info(): WorkerInfo;
   /**

@@ -103,19 +103,29 @@ export class WorkerPool extends EventEmitter<{ changed: [] }> {
         };
       }
       if (got === 'none' && Date.now() >= deadline) {
-        throw new PanoptesError('no_host', `no live worker serves model "${model}"${this.reasons(model)}`, { retryable: false, where: 'models' });
+        throw new PanoptesError('no_host', this.noWorkerMessage(model), { retryable: false, where: 'models' });
       }
       await this.changedOrTimeout(got === 'none' ? Math.max(1, deadline - Date.now()) : 1000, signal);
     }
   }
 
-  /** What the workers say about a model none of them serves: ` (local: no API key: set X)`. */
-  private reasons(model: string): string {
-    const said = [...this.workers.values()]
-      .map((w) => [w.handle.id, w.handle.isAlive() ? w.handle.unavailableReason?.(model) : undefined] as const)
-      .filter((r): r is readonly [string, string] => r[1] !== undefined)
-      .map(([id, why]) => `${id}: ${why}`);
-    return said.length > 0 ? ` (${said.join('; ')})` : '';
+  /**
+   * Why no worker serves a model, the remedy first: a missing key is what people can fix, so
+   * `model "X" needs an API key: set K (no live worker serves it either)`; otherwise
+   * `no live worker serves model "X"`, with what each worker said.
+   */
+  private noWorkerMessage(model: string): string {
+    const keyEnvs = new Set<string>();
+    const said: string[] = [];
+    for (const { handle } of this.workers.values()) {
+      const why = handle.isAlive() ? handle.unavailableReason?.(model) : undefined;
+      if (why?.kind === 'no_key') for (const k of why.keyEnvs) keyEnvs.add(k);
+      else if (why?.kind === 'not_in_catalog') said.push(`${handle.id}: not in its catalog`);
+    }
+    if (keyEnvs.size > 0) {
+      return `model "${model}" needs an API key: set ${[...keyEnvs].join(' or ')} (no live worker serves it either${said.map((s) => `; ${s}`).join('')})`;
+    }
+    return `no live worker serves model "${model}"${said.length > 0 ? ` (${said.join('; ')})` : ''}`;
   }
 
   private changedOrTimeout(ms: number, signal: AbortSignal): Promise<void> {

@@ -21,6 +21,11 @@ export function formatUsd(n: number): string {
   return `$${n.toFixed(2)}`;
 }
 
+/** One call's cost: what it was billed, or for a cached answer $0.00 and what the cache saved. */
+export function formatCallCost(r: { cached: boolean; estCostUsd: number; savedCostUsd: number }): string {
+  return r.cached ? `${formatUsd(0)} · saved ${formatUsd(r.savedCostUsd)}` : formatUsd(r.estCostUsd);
+}
+
 const USD_SMALL = new Intl.NumberFormat('en-US', { style: 'currency', currency: 'USD', maximumSignificantDigits: 2 });
 
 /** Dollars on a chart axis: two significant digits below $1000 (so $0.002 and $0.004 differ), compact above. */

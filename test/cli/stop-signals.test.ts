@@ -46,7 +46,7 @@ for (const signal of ['SIGTERM', 'SIGHUP'] as const) {
 
   it(`${signal} stops \`panoptes serve\`, handing its running run back to the queue`, async () => {
     const dataDir = join(tmp.dir, `serve-${signal}`);
-    const s = await serve(['--data-dir', dataDir, '--catalog', catalog], { PANOPTES_TOKEN: '' });
+    const s = await serve(['--data-dir', dataDir, '--manifest-root', tmp.dir, '--catalog', catalog], { PANOPTES_TOKEN: '' });
     const headers = { host: `127.0.0.1:${s.port}`, authorization: `Bearer ${s.tokenLine}` };
     const created = await send(s.port, 'POST', '/runs', { headers, body: JSON.stringify({ manifest, models: ['slow'], epochs: 1 }) });
     expect(created.status, created.text).toBe(201);

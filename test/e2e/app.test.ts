@@ -1,7 +1,7 @@
 /**
  * The app end to end, as a person uses it: real Chromium against the real `panoptes serve --ui`
  * over a fresh data dir. A newcomer runs the example in three clicks and watches it finish; the
- * charts and tables show the numbers `stats` gives; the responses table filters and shows a
+ * charts and tables show the numbers `stats` gives; the responses table filters, prices each call, and shows a
  * vignette's epochs side by side; both exports match the database byte for byte; a manifest with
  * errors is explained line by line and creates nothing. No console error (a CSP violation would
  * be one), exception or failed request is allowed anywhere. Screenshots of every view go to
@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csvHeader, toCsvLine, toJsonlLine } from '../../core/export.js';
 import { databasePath } from '../../core/paths.js';
 import { Store } from '../../core/store/store.js';
-import { formatInt, formatUsd } from '../../renderer/src/format.js';
+import { formatCallCost, formatInt, formatUsd } from '../../renderer/src/format.js';
 import { tempDir } from '../helpers/temp.js';
 import { bridgeCall, launchChromium, serveUi, shotPath, watchPage, type ServedUi } from './harness.js';
 
@@ -167,6 +167,8 @@ describe('the app in a browser (panoptes serve --ui)', () => {
     expect(expected.items.length).toBeGreaterThan(0);
     await expect.poll(() => text('[data-testid=records-status]'), WAIT).toBe(`${expected.items.length} loaded (all matches)`);
     expect(await texts('[data-testid=record-row] > span:nth-child(1)')).toEqual(expected.items.map((r) => r.vignetteId));
+    // Each call's cost, as the engine priced it at the run's kept prices.
+    expect(await texts('[data-testid=record-cost]')).toEqual(expected.items.map(formatCallCost));
     await page.screenshot({ path: shotPath('06-responses-filtered') });
 
     // One vignette, every model and epoch side by side, as stored.

@@ -6,11 +6,12 @@
  * Runs on: Node (tests).
  */
 import { existsSync, mkdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createHttpServer } from '../../core/http/api.js';
 import { browserBridge, type BridgeService } from '../../core/http/bridge.js';
+import { ManifestRoots } from '../../core/http/manifest-roots.js';
 import type { ControlMethod, Envelope, MethodInput, MethodResult } from '../../core/service/contract.js';
 import { openEngine, type Engine, type EngineOptions } from '../../core/service/engine.js';
 import { initTelemetry } from '../../core/telemetry.js';
@@ -67,7 +68,8 @@ export interface ServedUi {
 
 /** Starts `panoptes serve --ui --port 0` and waits for the app's address. */
 export async function serveUi(dataDir: string, extraArgs: string[] = []): Promise<ServedUi> {
-  const cli = startCli(['serve', '--ui', '--port', '0', '--data-dir', dataDir, ...extraArgs], { PANOPTES_TOKEN: '' });
+  // The tests keep their manifests beside the data folder.
+  const cli = startCli(['serve', '--ui', '--port', '0', '--data-dir', dataDir, '--manifest-root', dirname(dataDir), ...extraArgs], { PANOPTES_TOKEN: '' });
   let stdout = '';
   cli.child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
   const deadline = Date.now() + 20_000;
@@ -108,7 +110,9 @@ export async function startInProcessUi(
   initTelemetry({ defaultLevel: 'warn' }); // refusals the tests provoke are logged as warnings; requests are not
   const engine = openEngine({ dataDir, ...opts.engine });
   const app = createHttpServer(engine, { token });
-  await app.register(browserBridge, { service: opts.service?.(engine) ?? engine.service, token, bindHost: '127.0.0.1' });
+  // The tests keep their manifests beside the data folder.
+  const manifestRoots = ManifestRoots.of(dataDir, [dirname(dataDir)]);
+  await app.register(browserBridge, { service: opts.service?.(engine) ?? engine.service, token, bindHost: '127.0.0.1', manifestRoots });
   await app.listen({ host: '127.0.0.1', port: opts.port ?? 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;

@@ -2,9 +2,9 @@
  * The scoring views end to end, in real Chromium against a real engine: a run of mock-strong
  * (right 80 % of the time) against mock-weak (60 %) over a manifest with targets and a metadata
  * key, created from New run with an example `match` scoring file. The Results view fills in live
- * while the run is scored; its leaderboard, pair matrix and slices show what the engine's report
- * says, to the digit; Compare runs shows the paired difference of two runs of the manifest; a
- * stored run is scored again from the Results view without calling a model. Each view is checked at 900 and
+ * while the run is scored; its leaderboard, pair matrix, slices and vignette matrix show what the
+ * engine's report says, to the digit; a matrix cell opens the responses with their scores; Compare
+ * runs shows the paired difference of two runs of the manifest. Each view is checked at 900 and
  * 1280 px wide (no sideways scrolling of the page) and screenshotted to test-results/e2e/.
  * Runs on: Node (tests), driving Chromium.
  */
@@ -181,6 +181,45 @@ describe('Results and Compare runs in a browser', () => {
     expect(await page.locator(cell).textContent()).toContain(stored.distinguishable ? '' : 'not distinguishable');
     // The mirror cell says the same from the other side.
     expect(await text('[data-testid=pair-matrix] [data-pair="mock-weak|mock-strong"] [data-col=diff]')).toBe(formatDiff(-diff));
+  });
+
+  it('opens a vignette side by side with every score from the matrix, and sorts by flip rate', async () => {
+    const page1 = await call('scoreMatrix', { runId: runA, scorer: 'exact', sort: 'vignette', limit: 50 });
+    await expect.poll(() => texts('[data-testid=matrix-table] tbody th .mono'), WAIT).toEqual(page1.rows.map((r) => r.vignetteId));
+    const row = page1.rows[0]!;
+    const cell = row.cells.find((c) => c.model === 'mock-weak')!;
+    const button = page.locator(`[data-testid=matrix-table] tr[data-vignette="${row.vignetteId}"] button[data-model=mock-weak]`);
+    expect(await button.locator('[data-col=reduced]').textContent()).toBe(formatScore(cell.reduced));
+    expect(await button.locator('.mark').count()).toBe(EPOCHS);
+    expect(await button.locator('.mark-pass').count()).toBe(cell.epochs.filter((v) => v === 1).length);
+
+    await button.focus();
+    await page.keyboard.press('Enter');
+    const dialog = page.getByTestId('score-detail');
+    await dialog.waitFor();
+    // Focus moved into what opened.
+    expect(await page.evaluate<string>('document.activeElement?.id')).toBe('score-detail-title');
+    const detail = await call('scoreDetail', { runId: runA, vignetteId: row.vignetteId });
+    await expect.poll(() => dialog.locator('.sbs-response').count(), WAIT).toBe(MODELS.length * EPOCHS);
+    expect(await dialog.getByTestId('detail-target').textContent()).toBe(`target: ${detail.vignette.target}`);
+    for (const r of detail.responses) {
+      const td = dialog.locator(`tr[data-model="${r.model}"] td[data-epoch="${r.epoch}"]`);
+      expect(await td.locator('.sbs-text').textContent()).toBe(r.response);
+      const score = r.scores.find((s) => s.scorer === 'exact')!;
+      expect(await td.locator('[data-scorer=exact] [data-col=value]').textContent()).toBe(formatScore(score.value));
+      expect(await td.locator('[data-scorer=exact]').textContent()).toContain(score.passed ? 'pass' : 'fail');
+    }
+    await page.screenshot({ path: shotPath('results-02-side-by-side') });
+    expect(await accessibilityProblems()).toEqual([]);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+    // Focus went back to the cell that opened it.
+    expect(await page.evaluate<string>('document.activeElement?.getAttribute("aria-label")')).toBe(await button.getAttribute('aria-label'));
+
+    await page.getByTestId('matrix-sort').selectOption('flip_rate');
+    const byFlip = await call('scoreMatrix', { runId: runA, scorer: 'exact', sort: 'flip_rate', limit: 50 });
+    await expect.poll(() => texts('[data-testid=matrix-table] tbody th .mono'), WAIT).toEqual(byFlip.rows.map((r) => r.vignetteId));
+    expect(byFlip.rows.map((r) => r.vignetteId)).not.toEqual(page1.rows.map((r) => r.vignetteId));
   });
 
   it('slices the leaderboard by a metadata key', async () => {

@@ -133,12 +133,17 @@ describe('the app as people use it (panoptes serve --ui)', () => {
     await expect.poll(() => page.getByTestId('records-status').textContent(), WAIT).toBe('48 loaded of 48 records');
     await page.getByTestId('filter-text').focus();
     await tabTo(page, '[data-testid=record-row]');
+    const focused = () => page.evaluate<string | null>(`document.activeElement?.getAttribute('data-testid') ?? null`);
+    const vignette = await page.locator('[data-testid=record-row][aria-rowindex="2"] span').first().textContent();
+    // Down, then Enter at once, as a quick hand types them: the panel opens on the second row's vignette.
     await page.keyboard.press('ArrowDown');
-    const vignette = await page.evaluate<string | undefined>(`document.activeElement?.querySelector('span')?.textContent`);
     await page.keyboard.press('Enter');
     const panel = page.getByTestId('side-by-side');
     await panel.waitFor(WAIT);
-    await expect.poll(() => page.evaluate<string | null>(`document.activeElement?.getAttribute('data-testid') ?? null`), WAIT).toBe('side-by-side');
+    await expect.poll(focused, WAIT).toBe('side-by-side');
+    // Once its records have come (two models, one epoch), the panel still holds the focus: nothing took it back meanwhile.
+    await expect.poll(() => panel.locator('.sbs-text').count(), WAIT).toBe(2);
+    expect(await focused()).toBe('side-by-side');
     const box = (await panel.boundingBox())!;
     expect(box.y).toBeGreaterThanOrEqual(0);
     expect(box.y).toBeLessThan(860);

@@ -48,7 +48,8 @@ export async function startApi(
   const dataDir = join(tmp.dir, 'data');
   const catalog = writeMockCatalog(tmp.dir, MOCK_MODELS);
   const engine = openEngine({ dataDir, catalogPaths: [catalog], tickMs: 20, ...opts.engine });
-  const app = createHttpServer(engine, { token: TOKEN, ...opts.http });
+  // Tests keep their manifests beside the data folder.
+  const app = createHttpServer(engine, { token: TOKEN, manifestRoots: [tmp.dir], ...opts.http });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;

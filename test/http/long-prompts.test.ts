@@ -35,7 +35,7 @@ it('serves /health within a second while a run poses 200,000-character CJK and `
   writeFileSync(catalog, readFileSync(catalog, 'utf8').replace('"contextWindow": 100000', '"contextWindow": 590000'));
   const manifest = join(tmp.dir, 'long.jsonl');
   writeFileSync(manifest, [JSON.stringify({ id: 'cjk', prompt: cjk(200_000) }), JSON.stringify({ id: 'xs', prompt: 'x'.repeat(200_000) })].join('\n') + '\n');
-  const s = await serve(['--data-dir', join(tmp.dir, 'data'), '--catalog', catalog], { PANOPTES_TOKEN: '' });
+  const s = await serve(['--data-dir', join(tmp.dir, 'data'), '--manifest-root', tmp.dir, '--catalog', catalog], { PANOPTES_TOKEN: '' });
   const host = `127.0.0.1:${s.port}`;
   const headers = { host, authorization: `Bearer ${s.tokenLine}` };
 

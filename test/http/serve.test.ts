@@ -25,7 +25,7 @@ describe('panoptes serve', () => {
   it('generates and prints a token when given none, serves the API, runs what is posted, and stops on SIGTERM', async () => {
     const dataDir = join(tmp.dir, 'gen');
     const env = { PANOPTES_TOKEN: '' };
-    const s = await serve(['--data-dir', dataDir, '--catalog', catalog], env);
+    const s = await serve(['--data-dir', dataDir, '--manifest-root', tmp.dir, '--catalog', catalog], env);
     const token = s.tokenLine;
     expect(token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     const headers = { host: `127.0.0.1:${s.port}`, authorization: `Bearer ${token}` };
@@ -51,10 +51,32 @@ describe('panoptes serve', () => {
     expect(res.stderr).toMatch(/SIGTERM: stopping/);
   });
 
+  it('with --ui prints the app address without a token the user gave (--token or PANOPTES_TOKEN), and with a generated one', async () => {
+    const given = 'a-token-the-user-chose-for-the-ui';
+    const waitForApp = async (s: Awaited<ReturnType<typeof serve>>) => {
+      while (!/the app is at /.test(s.stdout())) await new Promise((r) => setTimeout(r, 20));
+      return /the app is at (\S+)/.exec(s.stdout())![1]!;
+    };
+    const flag = await serve(['--ui', '--data-dir', join(tmp.dir, 'ui-flag'), '--catalog', catalog, '--token', given], { PANOPTES_TOKEN: '' });
+    expect(await waitForApp(flag)).toBe(`${flag.url}/#token=<the`);
+    expect(flag.stdout()).toContain(`${flag.url}/#token=<the token from --token>`);
+    expect(flag.stdout()).not.toContain(given);
+    const env = await serve(['--ui', '--data-dir', join(tmp.dir, 'ui-env'), '--catalog', catalog], { PANOPTES_TOKEN: given });
+    await waitForApp(env);
+    expect(env.stdout()).toContain(`${env.url}/#token=<the token from PANOPTES_TOKEN>`);
+    expect(env.stdout()).not.toContain(given);
+    const generated = await serve(['--ui', '--data-dir', join(tmp.dir, 'ui-gen'), '--catalog', catalog], { PANOPTES_TOKEN: '' });
+    expect(await waitForApp(generated)).toBe(`${generated.url}/#token=${generated.tokenLine}`);
+    for (const s of [flag, env, generated]) {
+      s.cli.child.kill('SIGTERM');
+      expect((await s.cli.done).code).toBe(0);
+    }
+  });
+
   it('takes the token from PANOPTES_TOKEN without echoing it, and refuses a short one', async () => {
     const dataDir = join(tmp.dir, 'env');
     const token = 'an-environment-token-of-decent-length';
-    const s = await serve(['--data-dir', dataDir, '--catalog', catalog], { PANOPTES_TOKEN: token });
+    const s = await serve(['--data-dir', dataDir, '--manifest-root', tmp.dir, '--catalog', catalog], { PANOPTES_TOKEN: token });
     expect(s.tokenLine).toBe('(from PANOPTES_TOKEN)');
     expect(s.stdout()).not.toContain(token);
     const ok = await send(s.port, 'GET', '/stats', { headers: { host: `127.0.0.1:${s.port}`, authorization: `Bearer ${token}` } });
@@ -70,7 +92,7 @@ describe('panoptes serve', () => {
   it('hands a run in progress back to the queue on SIGINT, so the next start finishes it', async () => {
     const dataDir = join(tmp.dir, 'interrupt');
     const token = 'interrupt-test-token-0123456789';
-    const s = await serve(['--data-dir', dataDir, '--catalog', catalog, '--token', token]);
+    const s = await serve(['--data-dir', dataDir, '--manifest-root', tmp.dir, '--catalog', catalog, '--token', token]);
     const headers = { host: `127.0.0.1:${s.port}`, authorization: `Bearer ${token}` };
     const manifest = writeManifest(tmp.dir, 40, 'slow.jsonl');
     const created = await send(s.port, 'POST', '/runs', { headers, body: JSON.stringify({ manifest, models: ['slow'], epochs: 1 }) });
@@ -90,7 +112,7 @@ describe('panoptes serve', () => {
       store.close();
     }
 
-    const again = await serve(['--data-dir', dataDir, '--catalog', catalog, '--token', token]);
+    const again = await serve(['--data-dir', dataDir, '--manifest-root', tmp.dir, '--catalog', catalog, '--token', token]);
     const againHeaders = { host: `127.0.0.1:${again.port}`, authorization: `Bearer ${token}` };
     for (let i = 0; i < 400 && run.status !== 'done'; i++) {
       await new Promise((r) => setTimeout(r, 25));
@@ -112,7 +134,7 @@ describe('panoptes serve', () => {
       }),
     );
     const workerCatalog = writeMockCatalog(tmp.dir, { far: { latencyMs: 1 } }, 'worker.json');
-    const s = await serve(['--data-dir', dataDir, '--catalog', coordinatorCatalog, '--worker-port', '0', '--worker-token', 'worker-secret-0123456789'], { PANOPTES_TOKEN: '' });
+    const s = await serve(['--data-dir', dataDir, '--manifest-root', tmp.dir, '--catalog', coordinatorCatalog, '--worker-port', '0', '--worker-token', 'worker-secret-0123456789'], { PANOPTES_TOKEN: '' });
     let listening: RegExpExecArray | null = null;
     for (let i = 0; i < 200 && !listening; i++) {
       listening = /listening for workers on 127\.0\.0\.1:(\d+)/.exec(s.stdout());

@@ -119,4 +119,46 @@ describe('manifests', () => {
     // ~23 MB of text; streaming keeps the heap growth far below holding it all as objects.
     expect(peak).toBeLessThan(60 * 1024 * 1024);
   });
+  it('accepts a UTF-8 byte order mark at the start of the file', async () => {
+    const p = join(tmp.dir, 'bom.jsonl');
+    writeFileSync(p, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"id":"a","prompt":"A?"}\n{"id":"b","prompt":"B?"}\n')]));
+    const run = await engine.service.createRun({ manifestPath: p, models: ['mock-fast'], epochs: 1 });
+    expect(run.vignetteCount).toBe(2);
+    const got = [];
+    for await (const v of readManifest(p)) got.push(v.id);
+    expect(got).toEqual(['a', 'b']);
+  });
+
+  it('refuses invalid UTF-8 with its line, instead of storing replacement characters', async () => {
+    const p = join(tmp.dir, 'latin1.jsonl');
+    writeFileSync(p, Buffer.concat([Buffer.from('{"id":"a","prompt":"ok"}\n{"id":"b","prompt":"caf'), Buffer.from([0xe9]), Buffer.from('"}\n')]));
+    const err = await expectRejected(p, /latin1\.jsonl:2: not valid UTF-8 \(first bad byte at byte 24 of the line\)/);
+    expect(err.where).toBe(`${p}:2`);
+  });
+
+  it('refuses metadata nested deeper than 64 levels with its line (20,000 deep overflows nothing)', async () => {
+    const deep = `{"id":"d","prompt":"p","metadata":${'{"a":'.repeat(20_000)}1${'}'.repeat(20_000)}}`;
+    const p = write('deep.jsonl', `{"id":"a","prompt":"A?"}\n${deep}\n`);
+    await expectRejected(p, /deep\.jsonl:2: "metadata\.a\.a\.a\.a\.a\.\.\." nests deeper than 64 levels/);
+    const ok = write('shallow.jsonl', `{"id":"d","prompt":"p","metadata":${'{"a":'.repeat(60)}1${'}'.repeat(60)}}\n`);
+    expect((await checkManifest(ok)).issues).toEqual([]);
+  });
+
+  it('refuses an escaped lone surrogate in any string or key with its line', async () => {
+    await expectRejected(write('s1.jsonl', '{"id":"a","prompt":"A?"}\n{"id":"b","prompt":"half \\ud83d of a face"}\n'), /s1\.jsonl:2: "prompt" holds a lone UTF-16 surrogate/);
+    await expectRejected(write('s2.jsonl', '{"id":"a","prompt":"A?","metadata":{"tags":["x","\\udc00"]}}\n'), /s2\.jsonl:1: "metadata\.tags\.1" holds a lone UTF-16 surrogate/);
+    await expectRejected(write('s3.jsonl', '{"id":"a","prompt":"A?","\\ud800k":1}\n'), /s3\.jsonl:1: a key in the line holds a lone UTF-16 surrogate/);
+    // A pair written as two escapes is one character, and fine.
+    expect((await checkManifest(write('pair.jsonl', '{"id":"a","prompt":"\\ud83d\\ude00"}\n'))).issues).toEqual([]);
+  });
+
+  it('treats "target", "system" and "metadata" given as null as not given', async () => {
+    const p = write('nulls.jsonl', '{"id":"a","prompt":"A?","target":null,"system":null,"metadata":null}\n{"id":"b","prompt":"B?","target":"B"}\n');
+    const got = [];
+    for await (const v of readManifest(p)) got.push(v);
+    expect(got).toEqual([
+      { index: 0, id: 'a', prompt: 'A?' },
+      { index: 1, id: 'b', prompt: 'B?', target: 'B' },
+    ]);
+  });
 });

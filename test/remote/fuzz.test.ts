@@ -10,8 +10,8 @@ import net from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectExactlyOnce } from '../helpers/verify.js';
 import { PROTOCOL_VERSION } from '../../core/remote/messages.js';
+import { expectExactlyOnce } from '../helpers/verify.js';
 import {
   RawPeer,
   assertBuilt,
@@ -88,6 +88,8 @@ function postRegisterFrame(rnd: () => number): Buffer {
     { type: 'heartbeat', jobs: [{ job_id: jobId, attempt: 1, vignettes_done: 1, usage }] },
     { type: 'records', job_id: jobId, attempt: 1, records: [{ vignetteIndex: 0, response: 'x', usage, latencyMs: 1, host: 'h', cached: false, finishedAt: 1 }] },
     { type: 'result', job_id: jobId, attempt: 1, outcome: { vignettes_done: 1, usage } },
+    { type: 'gave_up', job_id: jobId, attempt: 1, vignette_index: 0, attempts: 6, code: 'server_error', message: '500' },
+    { type: 'waiting', job_id: jobId, attempt: 1, wait: { host: 'p/m', since: 1 } },
     { type: 'register', protocol: PROTOCOL_VERSION },
   ];
   const f = frame(bodies[Math.floor(rnd() * bodies.length)]!);

@@ -6,10 +6,11 @@
  * Runs on: Node (tests).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { join, resolve } from 'node:path';
 import { pino, type Logger } from 'pino';
+import type { CatalogData } from '../../core/models/catalog.js';
 import { startWorkerListener, type WorkerListener, type WorkerListenerOptions } from '../../core/remote/listener.js';
 import { PROTOCOL_VERSION } from '../../core/remote/messages.js';
 import { openEngine, type Engine } from '../../core/service/engine.js';
@@ -40,7 +41,7 @@ export function tallyLogger(level = 'info'): { logger: Logger; tally: Map<string
     {
       write(line: string) {
         const o = JSON.parse(line) as { msg?: string; reason?: string };
-        const key = `${o.msg ?? ''}${o.reason ? ` | ${o.reason.replace(/\d+/g, 'N').slice(0, 80)}` : ''}`;
+        const key = `${o.msg ?? ''}${o.reason ? ` | ${o.reason.replace(/\d+/g, 'N').slice(0, 300)}` : ''}`;
         tally.set(key, (tally.get(key) ?? 0) + 1);
       },
     },
@@ -62,6 +63,8 @@ export interface Coordinator {
 export interface CoordinatorOptions {
   /** Mock models: id -> mock options (latencyMs, jitterMs, ...). */
   models: Record<string, Record<string, unknown>>;
+  /** A whole catalog instead (e.g. hosts on a local HTTP server); `models` is then ignored. */
+  catalog?: CatalogData;
   maxAttempts?: number;
   waitForWorkerMs?: number;
   listener?: Partial<WorkerListenerOptions>;
@@ -74,7 +77,8 @@ export interface CoordinatorOptions {
 export async function startCoordinator(opts: CoordinatorOptions): Promise<Coordinator> {
   const temp = opts.dir === undefined ? tempDir('panoptes-remote-') : { dir: opts.dir, cleanup: () => {} };
   const dataDir = join(temp.dir, 'data');
-  const catalogPath = writeMockCatalog(temp.dir, opts.models);
+  const catalogPath = opts.catalog ? join(temp.dir, 'catalog.json') : writeMockCatalog(temp.dir, opts.models);
+  if (opts.catalog) writeFileSync(catalogPath, JSON.stringify(opts.catalog));
   const logger = opts.logger ?? tallyLogger('warn').logger;
   const engine = openEngine({
     dataDir,

@@ -3,7 +3,9 @@
  * arrives as assign + assign_more frames, each under the limit; records and the result are matched
  * by job id AND attempt (a result for another attempt, records for an unknown job or a vignette the
  * job lacks close the connection, and the job goes to the next worker); capacity holds; heartbeat
- * progress reaches WorkerInfo; after a cancel the peer's late records and result are ignored,
+ * progress reaches WorkerInfo; a job's wait for a down host shows while its worker says so and
+ * clears when the worker is gone; a give-up for a vignette the job lacks, or an oversized wait,
+ * closes the connection; after a cancel the peer's late records and result are ignored,
  * not treated as a protocol error.
  * Runs on: Node (tests).
  */
@@ -80,6 +82,8 @@ describe('the RemoteWorker actor', () => {
     ['a result for another attempt', (a: AssignFrame) => ({ type: 'result', job_id: a.job_id, attempt: a.attempt + 1, outcome: { vignettes_done: 0, usage: { inputTokens: 0, outputTokens: 0 } } }), /result for job N attempt N, which this worker does not hold/],
     ['records for an unknown job', (a: AssignFrame) => ({ type: 'records', job_id: a.job_id + 1000, attempt: a.attempt, records: [record(0)] }), /records for job N attempt N, which this worker does not hold/],
     ['a record for a vignette the job lacks', (a: AssignFrame) => ({ type: 'records', job_id: a.job_id, attempt: a.attempt, records: [record(999)] }), /record for vignette index N, which job N does not contain/],
+    ['a give-up for a vignette the job lacks', (a: AssignFrame) => ({ type: 'gave_up', job_id: a.job_id, attempt: a.attempt, vignette_index: 999, attempts: 6, code: 'server_error', message: '500' }), /gave_up for vignette index N, which job N does not contain/],
+    ['a wait for a host name over 400 characters', (a: AssignFrame) => ({ type: 'waiting', job_id: a.job_id, attempt: a.attempt, wait: { host: 'h'.repeat(401), since: 1 } }), /invalid "waiting" frame/],
   ])('closes the connection on %s, and the job goes to the next worker', async (_name, bad, reason) => {
     const log = tallyLogger('info');
     const coord = await startCoordinator({ models: { m: {} }, logger: log.logger });
@@ -99,6 +103,27 @@ describe('the RemoteWorker actor', () => {
     answer(honest, b.job_id, b.attempt, b.job.vignettes.map((v) => v.index));
     expect((await done).status).toBe('done');
     expectExactlyOnce(coord.engine.store, coord.dataDir, run.id);
+  });
+
+  it('shows a job waiting for host while its worker says so, and not once the worker is gone', async () => {
+    const coord = await startCoordinator({ models: { m: {} } });
+    coordinators.push(coord);
+    const gone = await peer(coord.listener.port, { worker_id: 'waits-then-goes', models: ['m'] });
+    const run = await coord.engine.service.createRun({ manifestPath: coord.manifest(4), models: ['m'], epochs: 1 });
+    const done = coord.engine.scheduler.runToCompletion(run.id);
+    await waitFor(() => assigns(gone).length === 1, 5000, 'an assign');
+    const a = assigns(gone)[0]!;
+    gone.send({ type: 'waiting', job_id: a.job_id, attempt: a.attempt, wait: { host: 'down/m', since: 1234 } });
+    await waitFor(() => coord.engine.store.waitingForHost(run.id) !== null, 5000, 'waiting for host');
+    expect((await coord.engine.service.getRun({ runId: run.id })).run.waitingForHost).toEqual({ host: 'down/m', since: 1234 });
+    gone.socket.destroy();
+    await waitFor(() => coord.engine.store.waitingForHost(run.id) === null, 5000, 'the wait to clear');
+    const honest = await peer(coord.listener.port, { worker_id: 'honest', models: ['m'] });
+    await waitFor(() => assigns(honest).length === 1, 5000, 'the redelivery');
+    const b = assigns(honest)[0]!;
+    answer(honest, b.job_id, b.attempt, b.job.vignettes.map((v) => v.index));
+    expect((await done).status).toBe('done');
+    expect((await coord.engine.service.getRun({ runId: run.id })).run.waitingForHost).toBeNull();
   });
 
   it('never assigns more than the declared capacity, and reports heartbeat progress', async () => {

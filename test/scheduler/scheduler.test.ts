@@ -172,6 +172,6 @@ describe('scheduler', () => {
     const run = await engine.service.createRun({ manifestPath: writeManifest(tmp.dir, 3), models: ['acme-1'], epochs: 1 });
     const final = await engine.scheduler.runToCompletion(run.id);
     expect(final.status).toBe('failed');
-    expect(final.error).toContain('no live worker serves model "acme-1" (local: no API key: set PANOPTES_TEST_MISSING_KEY)');
+    expect(final.error).toContain('model "acme-1" needs an API key: set PANOPTES_TEST_MISSING_KEY (no live worker serves it either)');
   });
 });

@@ -30,7 +30,15 @@ afterAll(async () => {
 });
 
 function input(response: string, target?: string, extra: Partial<ScoreInput> = {}): ScoreInput {
-  return { runId: 'r', model: 'm', epoch: 1, vignette: { id: 'v1', prompt: 'p', ...(target === undefined ? {} : { target }) }, response, ...extra };
+  return {
+    runId: 'r',
+    model: 'm',
+    epoch: 1,
+    vignette: { id: 'v1', prompt: 'p', ...(target === undefined ? {} : { target }) },
+    response,
+    calls: { privacy: 'strict', skipPromptCache: false },
+    ...extra,
+  };
 }
 
 /** A plugin as the service takes one: built, then loaded once in a thread of its own. */

@@ -13,7 +13,7 @@ import { extractChoice } from '../../core/scoring/rule-scorers.js';
 const registry = new ScorerRegistry();
 
 function input(response: string, target?: string): ScoreInput {
-  return { runId: 'r', model: 'm', epoch: 1, vignette: { id: 'v1', prompt: 'p', ...(target === undefined ? {} : { target }) }, response };
+  return { runId: 'r', model: 'm', epoch: 1, vignette: { id: 'v1', prompt: 'p', ...(target === undefined ? {} : { target }) }, response, calls: { privacy: 'strict', skipPromptCache: false } };
 }
 
 async function score(def: Record<string, unknown>, response: string, target?: string) {

@@ -1,13 +1,14 @@
 /**
- * Scoring's surfaces: the CLI (`score` with a YAML file, `report` readable and --json, `export
- * --scores`, bad files and unknown scorers refused with exit 2) as real child processes over a
- * stored run, and the HTTP API (`POST /runs/:id/score`, `GET /runs/:id/report`) on a real socket.
+ * Scoring's surfaces: the CLI (`score` with a YAML file, `report` readable and --json, `report
+ * --against` another run, `export --scores`, bad files and unknown scorers refused with exit 2) as
+ * real child processes over stored runs, and the HTTP API (`POST /runs/:id/score`, `GET
+ * /runs/:id/report`, the matrix, one vignette's scores, two runs compared) on a real socket.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeStoredRun } from '../../bench/stored-run.js';
-import type { ScoreReport } from '../../core/scoring/report-shape.js';
+import type { RunComparison, ScoreReport } from '../../core/scoring/report-shape.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir, writeTargetManifest } from '../helpers/temp.js';
 import { startApi, waitForRun, type ApiHarness } from '../http/harness.js';
@@ -61,6 +62,38 @@ describe('the CLI', () => {
     const exact = lines.filter((l) => l.scorer === 'exact');
     expect(exact.filter((l) => l.passed).every((l) => l.explanation === '')).toBe(true);
     expect(exact.reduce((s, l) => s + (l.value as number), 0)).toBeCloseTo(report.models.reduce((s, m) => s + m.mean * 60 * 3, 0), 6);
+  });
+
+  it('compares two runs of one manifest with report --against, B − A model by model', async () => {
+    writeStoredRun(dataDir, { runId: 'rcli-b', vignettes: 60, epochs: 3, models: [{ model: 'mock-strong', accuracy: 0.6 }] });
+    const file = join(tmp.dir, 'exact.json');
+    writeFileSync(file, '{"scorers": [{"name": "exact", "type": "match"}]}');
+    for (const run of ['rcli', 'rcli-b']) expect((await runCli(['score', run, '--scorers', file, '--data-dir', dataDir])).code).toBe(0);
+
+    const json = await runCli(['report', 'rcli', '--against', 'rcli-b', '--scorer', 'exact', '--json', '--data-dir', dataDir]);
+    expect(json.code).toBe(0);
+    const c = JSON.parse(json.stdout) as RunComparison;
+    expect(c).toMatchObject({ run_a: 'rcli', run_b: 'rcli-b', scorer: 'exact', reducer: 'mean' });
+    expect(c.scorer_version_a).toBe(c.scorer_version_b);
+    expect(c.models_b.map((m) => m.model)).toEqual(['mock-strong']);
+    // Only mock-strong ran in both; every vignette is paired, so the paired diff is the difference of the means.
+    expect(c.pairs.map((p) => [p.a, p.b, p.n])).toEqual([['rcli-b:mock-strong', 'rcli:mock-strong', 60]]);
+    const mean = (side: RunComparison['models_a']) => side.find((m) => m.model === 'mock-strong')!.mean;
+    expect(c.pairs[0]!.diff).toBeCloseTo(mean(c.models_b) - mean(c.models_a), 12);
+    expect(c.pairs[0]!.diff).toBeLessThan(0);
+
+    const text = await runCli(['report', 'rcli', '--against', 'rcli-b', '--data-dir', dataDir]);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain('Run B rcli-b against run A rcli: scorer exact');
+    expect(text.stdout).toMatch(/mock-weak\s+60\s+[\d.]+\s+\[[\d., ]+\]\s+n\/a/);
+    expect(text.stdout).toMatch(/rcli-b:mock-strong − rcli:mock-strong\s+60/);
+
+    const missing = await runCli(['report', 'rcli', '--against', 'nope', '--data-dir', dataDir]);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('no run "nope"');
+    const sliced = await runCli(['report', 'rcli', '--against', 'rcli-b', '--by', 'topic', '--data-dir', dataDir]);
+    expect(sliced.code).toBe(2);
+    expect(sliced.stderr).toContain('--by does not apply');
   });
 
   it('refuses bad input with exit 2 and a message that names the place', async () => {
@@ -125,5 +158,44 @@ describe('the HTTP API', () => {
     expect((await api.call('POST', `/runs/${runId}/score`, { body: { scorers: { scorers: [{ name: 'r', type: 'regex', pattern: '(' }] } } })).json.error.message).toContain(
       'scorers.scorers.0.pattern',
     );
+  });
+
+  it('serves the matrix, one vignette side by side, and two runs compared, as the service gives them', async () => {
+    api.engine.scoring.start();
+    const manifest = writeTargetManifest(api.dir, 12, 'pair.jsonl');
+    const runs: string[] = [];
+    for (const models of [['mock-strong', 'mock-weak'], ['mock-weak']]) {
+      const created = await api.call('POST', '/runs', { body: { manifest, models, epochs: 2, scorers: { scorers: [{ name: 'exact', type: 'match' }] } } });
+      expect(created.status).toBe(201);
+      runs.push(created.json.id as string);
+      await waitForRun(api, created.json.id as string);
+      await api.engine.scoring.finish(created.json.id as string);
+    }
+    const [a, b] = runs as [string, string];
+    const service = api.engine.service;
+
+    const matrix = await api.call('GET', `/runs/${a}/scores/matrix?sort=flip_rate&limit=5&cursor=5&reducer=max`);
+    expect(matrix.status).toBe(200);
+    expect(matrix.json).toEqual(await service.scoreMatrix({ runId: a, sort: 'flip_rate', limit: 5, cursor: 5, reducer: 'max' }));
+    expect(matrix.json).toMatchObject({ total: 12, nextCursor: 10, sort: 'flip_rate', reducer: 'max', models: ['mock-strong', 'mock-weak'] });
+    expect(matrix.json.rows).toHaveLength(5);
+    const bad = await api.call('GET', `/runs/${a}/scores/matrix?limit=0`);
+    expect(bad.status).toBe(400);
+    expect(bad.json.error.where).toBe('limit');
+    expect((await api.call('GET', `/runs/${a}/scores/matrix?sort=random`)).status).toBe(400);
+    expect((await api.call('GET', `/runs/${a}/scores/matrix?scorer=nope`)).status).toBe(404);
+
+    const detail = await api.call('GET', `/runs/${a}/scores/vignettes/q3`);
+    expect(detail.status).toBe(200);
+    expect(detail.json).toEqual(await service.scoreDetail({ runId: a, vignetteId: 'q3' }));
+    expect(detail.json.responses).toHaveLength(4);
+    expect((await api.call('GET', `/runs/${a}/scores/vignettes/${encodeURIComponent('no such/id')}`)).status).toBe(404);
+
+    const compared = await api.call('GET', `/runs/${a}/compare/${b}?scorer=exact&reducer=majority`);
+    expect(compared.status).toBe(200);
+    expect(compared.json).toEqual(await service.compareRuns({ runA: a, runB: b, scorer: 'exact', reducer: 'majority' }));
+    expect(compared.json.pairs.map((p: { a: string; b: string; n: number }) => [p.a, p.b, p.n])).toEqual([[`${b}:mock-weak`, `${a}:mock-weak`, 12]]);
+    expect((await api.call('GET', `/runs/${a}/compare/nope`)).status).toBe(404);
+    expect((await api.call('GET', `/runs/${a}/compare/${b}?reducer=median`)).status).toBe(400);
   });
 });

@@ -17,12 +17,11 @@ import { createServer } from 'node:net';
 import { join, relative, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { PanoptesError } from '../../domain.js';
-import { HTTP_DEFAULTS } from '../../http/api.js';
+import { HTTP_DEFAULTS } from '../../http/defaults.js';
 import { generateToken } from '../../http/auth.js';
 import { packageRoot } from '../../paths.js';
 import { addCommonOptions, dataDirOf, reportError, type CommonOptions } from '../common.js';
-import { readLaunchState, saveLaunchState } from '../launch-state.js';
-import { browserUiAddon, parsePort, serveCommand } from './serve.js';
+import { parsePort } from './serve.js';
 
 /** What the launch decision looks at, so it can be decided for any machine. */
 export interface LaunchProbe {
@@ -174,6 +173,7 @@ function portFree(host: string, port: number): Promise<boolean> {
  * addresses keep working across restarts.
  */
 async function serveBrowserApp(opts: DesktopOptions, portGiven: boolean): Promise<number> {
+  const [{ readLaunchState, saveLaunchState }, { browserUiAddon, serveCommand }] = await Promise.all([import('../launch-state.js'), import('../serve-api.js')]);
   const host = HTTP_DEFAULTS.host;
   const dataDir = resolve(dataDirOf(opts));
   const saved = readLaunchState(dataDir);
@@ -189,7 +189,7 @@ async function serveBrowserApp(opts: DesktopOptions, portGiven: boolean): Promis
       host,
       port,
       quiet: true,
-      ...(token === undefined ? {} : { token }),
+      ...(token === undefined ? {} : { token, tokenGenerated: true }),
       onListening: (server) => {
         const address = server.app.server.address();
         if (typeof address === 'object' && address !== null) {

@@ -5,7 +5,7 @@
  * Runs on: Node (core).
  */
 import type { Command } from 'commander';
-import { EXIT, addCommonOptions, openCliEngine, reportError, type CommonOptions } from '../common.js';
+import { EXIT, addCommonOptions, reportError, type CommonOptions } from '../common.js';
 
 export function registerExportCommand(program: Command): void {
   addCommonOptions(
@@ -19,7 +19,8 @@ export function registerExportCommand(program: Command): void {
   ).action(async (runId: string, opts: CommonOptions & { out: string; format: 'jsonl' | 'csv'; scores?: boolean }, cmd: Command) => {
     let engine;
     try {
-      engine = openCliEngine(opts);
+      const { openReadingEngine } = await import('../open-engine.js');
+      engine = openReadingEngine(opts);
       const res = await engine.service.exportRun({ runId, outPath: opts.out, format: opts.format, ...(opts.scores ? { scores: true } : {}) });
       process.stdout.write(`wrote ${res.lines} lines to ${res.path}\n`);
       cmd.setOptionValue('exit', EXIT.ok);

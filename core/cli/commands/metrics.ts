@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import type { CallAggregate, MetricsReport, ProfileAggregate } from '../../service/contract.js';
-import { EXIT, addCommonOptions, formatInt, formatUsd, openCliEngine, parsePositiveInt, printTable, reportError, type CommonOptions } from '../common.js';
+import { EXIT, addCommonOptions, formatInt, formatUsd, parsePositiveInt, printTable, reportError, type CommonOptions } from '../common.js';
 
 interface MetricsCliOptions extends CommonOptions {
   profile?: string;
@@ -29,6 +29,7 @@ export function registerMetricsCommand(program: Command): void {
   ).action(async (opts: MetricsCliOptions, cmd: Command) => {
     let engine;
     try {
+      const { openCliEngine } = await import('../open-engine.js');
       engine = openCliEngine(opts);
       const report = await engine.service.metrics({
         since: Date.now() - opts.hours * 3_600_000,

@@ -5,7 +5,7 @@
  * Runs on: Node (core).
  */
 import type { Command } from 'commander';
-import { EXIT, addCommonOptions, formatInt, openCliEngine, printTable, reportError, type CommonOptions } from '../common.js';
+import { EXIT, addCommonOptions, formatInt, printTable, reportError, type CommonOptions } from '../common.js';
 
 interface ProbeCliOptions extends CommonOptions {
   models?: string;
@@ -22,6 +22,7 @@ export function registerProbeCommand(program: Command): void {
   ).action(async (opts: ProbeCliOptions, cmd: Command) => {
     let engine;
     try {
+      const { openCliEngine } = await import('../open-engine.js');
       engine = openCliEngine(opts);
       const models = opts.models?.split(',').map((m) => m.trim()).filter(Boolean);
       const report = await engine.service.probe(models === undefined ? {} : { models });

@@ -1,13 +1,14 @@
 /**
  * `panoptes report RUN_ID`: the leaderboard of a scored run with 95 % intervals, consistency across
  * epochs and every pair of models compared, as readable text, or with --json the report's shape.
+ * With `--against OTHER`: the two runs of one manifest compared, paired by vignette id, model by
+ * model (OTHER − RUN_ID), as the app's Compare runs shows them.
  * Runs on: Node (core).
  */
 import type { Command } from 'commander';
 import { PanoptesError } from '../../domain.js';
-import { formatScoreReport } from '../../scoring/format-report.js';
 import type { EpochReducer } from '../../service/contract.js';
-import { EXIT, addCommonOptions, openCliEngine, reportError, type CommonOptions } from '../common.js';
+import { EXIT, addCommonOptions, reportError, type CommonOptions } from '../common.js';
 
 const REDUCERS: readonly EpochReducer[] = ['mean', 'majority', 'max'];
 
@@ -16,6 +17,7 @@ interface ReportCliOptions extends CommonOptions {
   by?: string;
   reducer?: string;
   json?: boolean;
+  against?: string;
 }
 
 export function registerReportCommand(program: Command): void {
@@ -27,6 +29,7 @@ export function registerReportCommand(program: Command): void {
       .option('--scorer <name>', 'the scorer to report (default: the first)')
       .option('--by <key>', 'a metadata key: cluster standard errors by it and slice the leaderboard')
       .option('--reducer <r>', `how epochs reduce to one value per vignette: ${REDUCERS.join(' | ')} (default mean)`)
+      .option('--against <run-id>', 'compare with another run of the same manifest, paired by vignette id (diff = that run − this one)')
       .option('--json', 'print the report as JSON'),
   ).action(async (runId: string, opts: ReportCliOptions, cmd: Command) => {
     let engine;
@@ -34,14 +37,25 @@ export function registerReportCommand(program: Command): void {
       if (opts.reducer !== undefined && !REDUCERS.includes(opts.reducer as EpochReducer)) {
         throw new PanoptesError('invalid_input', `--reducer must be one of ${REDUCERS.join(', ')}, got "${opts.reducer}"`, { where: '--reducer' });
       }
-      engine = openCliEngine(opts);
-      const report = await engine.service.report({
-        runId,
+      if (opts.against !== undefined && opts.by !== undefined) {
+        throw new PanoptesError('invalid_input', '--by does not apply to a comparison of two runs (--against)', { where: '--by' });
+      }
+      const [{ openReadingEngine }, { formatRunComparison, formatScoreReport }] = await Promise.all([
+        import('../open-engine.js'),
+        import('../../scoring/format-report.js'),
+      ]);
+      engine = openReadingEngine(opts);
+      const shared = {
         ...(opts.scorer === undefined ? {} : { scorer: opts.scorer }),
-        ...(opts.by === undefined ? {} : { by: opts.by }),
         ...(opts.reducer === undefined ? {} : { reducer: opts.reducer as EpochReducer }),
-      });
-      process.stdout.write(opts.json ? JSON.stringify(report) + '\n' : formatScoreReport(report).join('\n') + '\n');
+      };
+      if (opts.against !== undefined) {
+        const comparison = await engine.service.compareRuns({ runA: runId, runB: opts.against, ...shared });
+        process.stdout.write(opts.json ? JSON.stringify(comparison) + '\n' : formatRunComparison(comparison).join('\n') + '\n');
+      } else {
+        const report = await engine.service.report({ runId, ...shared, ...(opts.by === undefined ? {} : { by: opts.by }) });
+        process.stdout.write(opts.json ? JSON.stringify(report) + '\n' : formatScoreReport(report).join('\n') + '\n');
+      }
       cmd.setOptionValue('exit', EXIT.ok);
     } catch (err) {
       cmd.setOptionValue('exit', reportError(err));

@@ -5,15 +5,9 @@
  * Runs on: Node (core).
  */
 import type { Command } from 'commander';
-import type { Run } from '../../domain.js';
 import type { Engine } from '../../service/engine.js';
-import { EXIT, addCallingOptions, handedOverLine, openCliEngine, reportError, type CallingOptions, addScoringOptions } from '../common.js';
-import { driveRun, printFailures, runSummaryJson } from './run.js';
-
-interface ResumeOptions extends CallingOptions {
-  json?: boolean;
-  retryFailed?: boolean;
-}
+import { addCallingOptions, reportError, addScoringOptions } from '../common.js';
+import type { ResumeOptions } from '../resume-runs.js';
 
 export function registerResumeCommand(program: Command): void {
   addScoringOptions(addCallingOptions(
@@ -25,6 +19,7 @@ export function registerResumeCommand(program: Command): void {
   )).action(async (runId: string | undefined, opts: ResumeOptions, cmd: Command) => {
     let engine: Engine | undefined;
     try {
+      const [{ openCliEngine }, { resumeAll, resumeOne }] = await Promise.all([import('../open-engine.js'), import('../resume-runs.js')]);
       engine = openCliEngine(opts);
       cmd.setOptionValue('exit', runId === undefined ? await resumeAll(engine, opts) : await resumeOne(engine, runId, opts));
     } catch (err) {
@@ -33,68 +28,4 @@ export function registerResumeCommand(program: Command): void {
       await engine?.close();
     }
   });
-}
-
-async function resumeOne(engine: Engine, runId: string, opts: ResumeOptions): Promise<number> {
-  if (opts.retryFailed) await engine.service.retryRun({ runId, scope: 'failed' });
-  else {
-    const { run } = await engine.service.getRun({ runId });
-    if (run.status === 'done' || run.status === 'failed' || run.status === 'cancelled') {
-      const missing = run.failedVignettes > 0 || run.failedCount > 0 || run.status === 'cancelled';
-      if (!opts.json) process.stdout.write(`run ${run.id} is ${run.status}${missing ? '; --retry-failed poses its missing records again' : ''}\n`);
-      return run.status === 'done' ? EXIT.ok : EXIT.failed;
-    }
-    engine.store.recoverInterruptedRuns();
-  }
-  if (!opts.json) process.stderr.write(`resuming run ${runId}\n`);
-  const run = await driveRun(engine, runId, false);
-  if (engine.scheduler.lostRun(runId) && run.status === 'running') {
-    process.stderr.write(handedOverLine(runId));
-    return EXIT.handedOver;
-  }
-  await report(engine, run, opts);
-  return run.status === 'done' ? EXIT.ok : EXIT.failed;
-}
-
-async function resumeAll(engine: Engine, opts: ResumeOptions): Promise<number> {
-  const before = new Set(engine.store.unfinishedRunIds());
-  engine.store.recoverInterruptedRuns();
-  for (const id of engine.store.unfinishedRunIds()) before.add(id);
-  // Runs whose scoring was interrupted (a kill -9 mid-scoring) are finished too.
-  for (const s of engine.scoring.behindRuns()) before.add(s);
-  if (before.size === 0) {
-    if (!opts.json) {
-      const failed = engine.store.listRuns({ status: 'failed', limit: 1 });
-      process.stdout.write(
-        `nothing to resume${failed.length > 0 ? ` (a failed run is finished: \`panoptes resume RUN_ID --retry-failed\` poses its missing records, e.g. ${failed[0]!.id})` : ''}\n`,
-      );
-    }
-    return EXIT.ok;
-  }
-  if (!opts.json) process.stderr.write(`resuming ${before.size} run(s)\n`);
-  engine.scheduler.start();
-  engine.scoring.start();
-  await engine.scheduler.finishAll();
-  for (const id of before) await engine.scoring.finish(id);
-  let status: number = EXIT.ok;
-  for (const id of before) {
-    const run = engine.store.getRun(id)!;
-    if (engine.scheduler.lostRun(id) && run.status === 'running') {
-      process.stderr.write(handedOverLine(id));
-      if (status === EXIT.ok) status = EXIT.handedOver;
-      continue;
-    }
-    if (run.status !== 'done') status = EXIT.failed;
-    await report(engine, run, opts);
-  }
-  return status;
-}
-
-async function report(engine: Engine, run: Run, opts: ResumeOptions): Promise<void> {
-  if (opts.json) {
-    process.stdout.write(JSON.stringify(await runSummaryJson(engine, run)) + '\n');
-    return;
-  }
-  process.stdout.write(`run ${run.id}: ${run.status} (${run.doneCount}/${run.jobCount} jobs)${run.error ? ` — ${run.error}` : ''}\n`);
-  printFailures(engine, run);
 }

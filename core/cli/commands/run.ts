@@ -4,18 +4,12 @@
  * Runs on: Node (core).
  */
 import type { Command } from 'commander';
-import { PanoptesError, type Run } from '../../domain.js';
-import { startWorkerListener, type WorkerListener } from '../../remote/listener.js';
+import { PanoptesError } from '../../domain.js';
+import type { WorkerListener } from '../../remote/listener.js';
+// Light (node:fs and node:crypto): `--listen` is parsed while the command is defined.
 import { loadServerTls, parsePort } from '../../remote/transport.js';
-import { responsesPath } from '../../scheduler/response-log.js';
-import type { ModelCost, RunSummary } from '../../service/contract.js';
 import type { Engine } from '../../service/engine.js';
-import { usageTotals } from '../../service/summaries.js';
-import { toCacheStats, toModelStats } from '../../http/stats-shapes.js';
-import { EXIT, addCallingOptions, formatInt, formatUsd, handedOverLine, openCliEngine, parsePositiveInt, printTable, reportError, type CallingOptions, addScoringOptions } from '../common.js';
-import { createProgressReporter } from '../progress.js';
-import { readScoringFile } from '../scoring-file.js';
-import { formatScoreReport } from '../../scoring/format-report.js';
+import { EXIT, addCallingOptions, handedOverLine, parsePositiveInt, reportError, type CallingOptions, addScoringOptions } from '../common.js';
 
 interface RunCliOptions extends CallingOptions {
   endWithFailures?: 'done' | 'failed';
@@ -41,75 +35,6 @@ interface RunCliOptions extends CallingOptions {
   local: boolean;
   waitForWorkers?: number;
   scorers?: string;
-}
-
-/** The summary `--json` prints and `run`/`resume` share. */
-export function runSummaryJson(engine: Engine, run: Run) {
-  const usage = engine.service.stats({ runId: run.id });
-  return usage.then((s) => ({
-    run_id: run.id,
-    status: run.status,
-    job_count: run.jobCount,
-    done_count: run.doneCount,
-    failed_count: run.failedCount,
-    error: run.error,
-    responses_path: responsesPath(engine.dataDir, run.id),
-    elapsed_ms: run.finishedAt && run.startedAt ? run.finishedAt - run.startedAt : null,
-    models: s.models.map((m) => ({ ...toModelStats(m), ...toCacheStats(m) })),
-    total_est_cost_usd: s.totalEstCostUsd,
-    ...toCacheStats({
-      cachedCalls: s.totalCachedCalls,
-      cachedInputTokens: s.totalCachedInputTokens,
-      cachedOutputTokens: s.totalCachedOutputTokens,
-      savedCostUsd: s.totalSavedCostUsd,
-    }),
-  }));
-}
-
-/**
- * Calls, billed tokens and cost per model, and what the prompt cache answered: a re-run served
- * from the cache shows its cached calls, the tokens those answers carry and the cost they saved.
- */
-export function printUsageTable(models: ModelCost[], out: NodeJS.WriteStream = process.stdout): void {
-  const t = usageTotals(models);
-  const anyCached = t.cachedCalls > 0;
-  const row = (name: string, u: Omit<ModelCost, 'model'>) => [
-    name,
-    formatInt(u.calls),
-    formatInt(u.inputTokens),
-    formatInt(u.outputTokens),
-    formatUsd(u.estCostUsd),
-    ...(anyCached ? [formatInt(u.cachedCalls), formatInt(u.cachedInputTokens + u.cachedOutputTokens), formatUsd(u.savedCostUsd)] : []),
-  ];
-  const rows = [
-    ['model', 'calls', 'input tokens', 'output tokens', 'est. cost', ...(anyCached ? ['from cache', 'cached tokens', 'saved'] : [])],
-    ...models.map((m) => row(m.model, m)),
-    row('total', t),
-  ];
-  printTable(rows, out);
-}
-
-/** Lists every vignette the run gave up on, with its last error, and how to retry them. */
-export function printFailures(engine: Engine, run: Run, out: NodeJS.WriteStream = process.stdout): void {
-  const total = engine.store.vignetteFailureCount(run.id);
-  if (total === 0) return;
-  out.write(`${total} vignette(s) failed:\n`);
-  for (const f of engine.store.vignetteFailures(run.id, 1000)) {
-    out.write(`  ${f.vignetteId}  ${f.model}@${f.epoch}  after ${f.attempts} attempt(s): ${f.message}\n`);
-  }
-  if (total > 1000) out.write(`  and ${total - 1000} more\n`);
-  out.write(`retry them: panoptes resume ${run.id} --retry-failed\n`);
-}
-
-/** Prints a finished run the way a person reads it. */
-export async function printRunResult(engine: Engine, run: Run): Promise<void> {
-  const stats = await engine.service.stats({ runId: run.id });
-  const secs = run.finishedAt && run.startedAt ? ((run.finishedAt - run.startedAt) / 1000).toFixed(1) : '?';
-  process.stdout.write(`run ${run.id}: ${run.status} (${run.doneCount}/${run.jobCount} jobs, ${run.failedCount} failed) in ${secs}s\n`);
-  if (run.error) process.stdout.write(`reason: ${run.error}\n`);
-  printFailures(engine, run);
-  printUsageTable(stats.models);
-  process.stdout.write(`responses: ${responsesPath(engine.dataDir, run.id)}\n`);
 }
 
 export function registerRunCommand(program: Command): void {
@@ -150,6 +75,15 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
   let listener: WorkerListener | undefined;
   try {
     if (opts.listen === undefined && !opts.local) throw new PanoptesError('invalid_input', '--no-local needs --listen: no worker could run the jobs', { where: '--no-local' });
+    const [{ openCliEngine }, { startWorkerListener }, { readScoringFile }, { driveRun }, { printRunResult, runSummaryJson }, { formatScoreReport }] =
+      await Promise.all([
+        import('../open-engine.js'),
+        import('../../remote/listener.js'),
+        import('../scoring-file.js'),
+        import('../drive-run.js'),
+        import('../run-output.js'),
+        import('../../scoring/format-report.js'),
+      ]);
     engine = openCliEngine(opts, {
       local: opts.local,
       ...(opts.callConcurrency === undefined ? {} : { callConcurrency: opts.callConcurrency }),
@@ -199,35 +133,5 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
   } finally {
     await engine?.close();
     await listener?.close();
-  }
-}
-
-/** Drives one run to its end, showing progress; Ctrl-C, SIGTERM or SIGHUP (the terminal closed) leaves it for `panoptes resume`. */
-export async function driveRun(engine: Engine, runId: string, showProgress: boolean): Promise<Run> {
-  const reporter = showProgress ? createProgressReporter() : undefined;
-  const unsubscribe = engine.service.subscribe((e) => {
-    if (e.type === 'run' && e.run.id === runId) reporter?.update(e.run as RunSummary);
-  });
-  const onSignal = () => {
-    reporter?.stop();
-    process.stderr.write(`\ninterrupted: run ${runId} is kept; \`panoptes resume\` finishes it\n`);
-    void engine.scheduler.stop().then(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
-  process.once('SIGHUP', onSignal);
-  try {
-    // Records are scored as they land (when the run has scorers), and the run ends scored.
-    engine.scoring.start();
-    const run = await engine.scheduler.runToCompletion(runId);
-    await engine.scoring.finish(runId);
-    engine.service.events.flush();
-    return run;
-  } finally {
-    reporter?.stop();
-    unsubscribe();
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
-    process.off('SIGHUP', onSignal);
   }
 }

@@ -4,7 +4,7 @@
  */
 import type { Command } from 'commander';
 import type { RunSummary } from '../../service/contract.js';
-import { EXIT, addCommonOptions, formatInt, formatUsd, openCliEngine, reportError, type CommonOptions } from '../common.js';
+import { EXIT, addCommonOptions, dataDirOf, formatInt, formatUsd, reportError, type CommonOptions } from '../common.js';
 
 /** Runs as a table with a header; a failed or cancelled run's reason on the line under it. */
 export function printRunsTable(runs: readonly RunSummary[], out: NodeJS.WritableStream = process.stdout): void {
@@ -35,10 +35,12 @@ export function registerRunsCommand(program: Command): void {
   addCommonOptions(
     program.command('runs').description('list runs, newest first').option('--json', 'print JSON'),
   ).action(async (opts: CommonOptions & { json?: boolean }, cmd: Command) => {
-    let engine;
+    let reader;
     try {
-      engine = openCliEngine(opts);
-      const runs = await engine.service.listRuns({ limit: 50 });
+      // The store and the catalog are all this reads: the engine (router, workers, scoring) stays unloaded.
+      const { openRunReader } = await import('../../service/run-reader.js');
+      reader = openRunReader({ dataDir: dataDirOf(opts), catalogPaths: opts.catalog ?? [] });
+      const runs = reader.listRuns(50);
       if (opts.json) process.stdout.write(JSON.stringify(runs) + '\n');
       else if (runs.length === 0) process.stdout.write('no runs yet\n');
       else {
@@ -48,7 +50,7 @@ export function registerRunsCommand(program: Command): void {
     } catch (err) {
       cmd.setOptionValue('exit', reportError(err));
     } finally {
-      await engine?.close();
+      reader?.close();
     }
   });
 }

@@ -6,8 +6,7 @@
  */
 import type { Command } from 'commander';
 import type { ScoringStatus } from '../../service/contract.js';
-import { EXIT, addCommonOptions, formatInt, openCliEngine, reportError, type CommonOptions, addScoringOptions } from '../common.js';
-import { readScoringFile } from '../scoring-file.js';
+import { EXIT, addCommonOptions, formatInt, reportError, type CommonOptions, addScoringOptions } from '../common.js';
 
 /** One line per scorer: name, version, layer, and records done, pending and failed. */
 export function printScoringStatus(status: ScoringStatus, out: NodeJS.WritableStream = process.stdout): void {
@@ -30,6 +29,7 @@ export function registerScoreCommand(program: Command): void {
   )).action(async (runId: string, opts: CommonOptions & { scorers: string; json?: boolean }, cmd: Command) => {
     let engine;
     try {
+      const [{ readScoringFile }, { openCliEngine }] = await Promise.all([import('../scoring-file.js'), import('../open-engine.js')]);
       const scorers = await readScoringFile(opts.scorers);
       engine = openCliEngine(opts);
       await engine.service.scoreRun({ runId, scorers });

@@ -1,135 +1,14 @@
 /**
- * `panoptes serve`: the coordinator as a long-lived service. Opens the engine, starts the scheduler
- * (queued and interrupted runs are taken up), serves the HTTP API on 127.0.0.1 behind a bearer
- * token (from --token, else PANOPTES_TOKEN, else generated and printed), prints the URL, and on
- * SIGINT/SIGTERM stops accepting, lets requests finish (briefly), hands running runs back to the
- * queue and closes the database.
- * What else `serve` runs goes through `ServeAddon`s (the browser bridge's plugin, the TCP worker
- * listener): each registers on the API's Fastify instance before it listens and/or starts beside
- * it afterwards, and is stopped in reverse order on shutdown.
+ * `panoptes serve`: the coordinator as a long-lived service (see serve-api.ts for what it runs).
+ * This file defines the command; the server, the engine and their addons load when it runs.
  * Runs on: Node (core).
  */
+import { resolve } from 'node:path';
 import type { Command } from 'commander';
-import type { FastifyInstance } from 'fastify';
 import { PanoptesError } from '../../domain.js';
-import { assertUsableToken, generateToken } from '../../http/auth.js';
-import { createHttpServer, HTTP_DEFAULTS } from '../../http/api.js';
-import { browserBridge } from '../../http/bridge.js';
-import { startWorkerListener } from '../../remote/listener.js';
-import type { Engine } from '../../service/engine.js';
-import { initTelemetry } from '../../telemetry.js';
-import { EXIT, addCommonOptions, openCliEngine, parsePositiveInt, reportError, type CommonOptions } from '../common.js';
-
-export interface ServeOptions extends CommonOptions {
-  host: string;
-  port: number;
-  token?: string;
-  allowedHost?: string[];
-  maxConcurrent?: number;
-  maxQueuedRuns?: number;
-  /** Also serve the app (the renderer over the browser bridge) at `/`. */
-  ui?: boolean;
-  /** Print only the app's address and log warnings only (PANOPTES_LOG=info for more): how `npm start` runs it. */
-  quiet?: boolean;
-  /** Called once the server listens (the desktop fallback saves its port and token then). */
-  onListening?: (server: RunningServer) => void;
-  /** Accept `panoptes worker` connections on this TCP port. */
-  workerPort?: number;
-  workerHost?: string;
-  workerToken?: string;
-}
-
-/** Where the token came from, for the start-up lines (a given token is never echoed). */
-export type TokenSource = '--token' | 'PANOPTES_TOKEN' | 'generated';
-
-export interface ServeContext {
-  engine: Engine;
-  app: FastifyInstance;
-  token: string;
-  options: ServeOptions;
-}
-
-/** Something `serve` runs beside the API. */
-export interface ServeAddon {
-  name: string;
-  /** Before the server listens: register plugins or routes on `ctx.app`. */
-  register?(ctx: ServeContext): Promise<void> | void;
-  /** After it listens: start what runs beside it; the returned function stops it. */
-  start?(ctx: ServeContext & { url: string }): Promise<(() => Promise<void>) | void>;
-}
-
-export interface RunningServer {
-  url: string;
-  engine: Engine;
-  app: FastifyInstance;
-  /** Stops accepting, waits up to `graceMs` for requests in flight, stops the addons and the engine. */
-  close(graceMs?: number): Promise<void>;
-}
-
-/** How long shutdown waits for requests in flight (a long export) before cutting them off. */
-const SHUTDOWN_GRACE_MS = 5_000;
-
-export function resolveToken(flag: string | undefined, env: NodeJS.ProcessEnv = process.env): { token: string; source: TokenSource } {
-  if (flag !== undefined) {
-    assertUsableToken(flag, '--token');
-    return { token: flag, source: '--token' };
-  }
-  if (env.PANOPTES_TOKEN) {
-    assertUsableToken(env.PANOPTES_TOKEN, 'PANOPTES_TOKEN');
-    return { token: env.PANOPTES_TOKEN, source: 'PANOPTES_TOKEN' };
-  }
-  return { token: generateToken(), source: 'generated' };
-}
-
-/** Serves the API (and the addons) over an open engine, with its scheduler running. */
-export async function startServer(engine: Engine, options: ServeOptions, token: string, addons: readonly ServeAddon[] = []): Promise<RunningServer> {
-  const app = createHttpServer(engine, {
-    token,
-    host: options.host,
-    ...(options.allowedHost === undefined ? {} : { allowedHosts: options.allowedHost }),
-    ...(options.maxConcurrent === undefined ? {} : { maxConcurrent: options.maxConcurrent }),
-    ...(options.maxQueuedRuns === undefined ? {} : { maxQueuedRuns: options.maxQueuedRuns }),
-  });
-  const ctx: ServeContext = { engine, app, token, options };
-  for (const addon of addons) await addon.register?.(ctx);
-  try {
-    await app.listen({ host: options.host, port: options.port });
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') throw portInUse(options.host, options.port, err);
-    throw err;
-  }
-  const address = app.server.address();
-  const port = typeof address === 'object' && address !== null ? address.port : options.port;
-  const hostInUrl = options.host.includes(':') ? `[${options.host}]` : options.host;
-  const url = `http://${hostInUrl}:${port}`;
-  const stops: Array<() => Promise<void>> = [];
-  for (const addon of addons) {
-    const stop = await addon.start?.({ ...ctx, url });
-    if (stop) stops.push(stop);
-  }
-  engine.scheduler.start();
-  engine.scoring.start();
-  return {
-    url,
-    engine,
-    app,
-    async close(graceMs = SHUTDOWN_GRACE_MS) {
-      const cutOff = setTimeout(() => app.server.closeAllConnections(), graceMs);
-      try {
-        await app.close();
-      } finally {
-        clearTimeout(cutOff);
-      }
-      for (const stop of stops.reverse()) await stop();
-      await engine.close();
-    },
-  };
-}
-
-/** A port another program holds, said in one line. */
-export function portInUse(host: string, port: number, cause: unknown): PanoptesError {
-  return new PanoptesError('invalid_input', `${host}:${port} is already in use: choose another --port (0: any free port)`, { where: '--port', cause });
-}
+import { HTTP_DEFAULTS } from '../../http/defaults.js';
+import { addCallingOptions, parsePositiveInt } from '../common.js';
+import type { ServeOptions } from '../serve-api.js';
 
 export function parsePort(value: string): number {
   const n = Number(value);
@@ -140,7 +19,7 @@ export function parsePort(value: string): number {
 }
 
 export function registerServeCommand(program: Command): void {
-  addCommonOptions(
+  addCallingOptions(
     program
       .command('serve')
       .description('serve the HTTP API (and run queued runs) until stopped')
@@ -150,95 +29,18 @@ export function registerServeCommand(program: Command): void {
       .option('--allowed-host <name...>', 'more Host names to answer to (when bound beyond loopback)')
       .option('--max-concurrent <n>', `requests in flight at once (default ${HTTP_DEFAULTS.maxConcurrent})`, parsePositiveInt('--max-concurrent'))
       .option('--max-queued-runs <n>', `runs waiting in the queue (default ${HTTP_DEFAULTS.maxQueuedRuns})`, parsePositiveInt('--max-queued-runs'))
+      .option(
+        '--manifest-root <dir>',
+        'a folder clients may name manifests in, besides <data-dir>/manifests (repeatable)',
+        (dir: string, dirs: string[] = []) => [...dirs, resolve(dir)],
+      )
       .option('--ui', 'also serve the app at / (the desktop UI, in a browser) and print its address')
       .option('--worker-port <n>', 'accept `panoptes worker` connections on this TCP port (0: any free port)', parsePort)
       .option('--worker-host <address>', 'address the worker listener binds (default 127.0.0.1)')
       .option('--worker-token <token>', 'the token workers must present (default: $PANOPTES_WORKER_TOKEN)'),
   ).action(async (opts: ServeOptions, cmd: Command) => {
+    const { browserUiAddon, serveCommand, workerListenerAddon } = await import('../serve-api.js');
     const addons = [...(opts.ui ? [browserUiAddon] : []), ...(opts.workerPort === undefined ? [] : [workerListenerAddon])];
     cmd.setOptionValue('exit', await serveCommand(opts, addons));
   });
-}
-
-/** `--ui`: the browser bridge and the built renderer on the API's server; the printed address carries the token. */
-export const browserUiAddon: ServeAddon = {
-  name: 'ui',
-  async register({ app, engine, token, options }) {
-    await app.register(browserBridge, {
-      service: engine.service,
-      token,
-      bindHost: options.host,
-      ...(options.allowedHost === undefined ? {} : { allowedHosts: options.allowedHost }),
-    });
-  },
-  async start({ url, token }) {
-    process.stdout.write(`panoptes: the app is at ${url}/#token=${encodeURIComponent(token)}\n`);
-  },
-};
-
-/** `--worker-port`: the TCP listener for remote workers, beside the API. */
-export const workerListenerAddon: ServeAddon = {
-  name: 'workers',
-  register({ options }) {
-    // Checked before the server listens, so a missing token stops `serve` before anything starts.
-    if (!(options.workerToken ?? process.env.PANOPTES_WORKER_TOKEN)) {
-      throw new PanoptesError('invalid_input', '--worker-port needs a worker token: --worker-token or $PANOPTES_WORKER_TOKEN', { where: '--worker-token' });
-    }
-  },
-  async start({ engine, options }) {
-    const listener = await startWorkerListener(engine, {
-      port: options.workerPort!,
-      token: (options.workerToken ?? process.env.PANOPTES_WORKER_TOKEN)!,
-      ...(options.workerHost === undefined ? {} : { host: options.workerHost }),
-    });
-    process.stdout.write(`panoptes: listening for workers on ${listener.host}:${listener.port}\n`);
-    return () => listener.close();
-  },
-};
-
-/** Runs `serve` until SIGINT, SIGTERM or SIGHUP; resolves to the exit status. */
-export async function serveCommand(opts: ServeOptions, addons: readonly ServeAddon[]): Promise<number> {
-  let engine: Engine | undefined;
-  let server: RunningServer;
-  let token: { token: string; source: TokenSource };
-  try {
-    token = resolveToken(opts.token);
-    // A service logs its requests (PANOPTES_LOG=warn quiets it); the desktop fallback is quiet unless PANOPTES_LOG asks.
-    initTelemetry({ defaultLevel: opts.quiet ? 'warn' : 'info' });
-    // With workers expected, a job whose model only a worker serves waits for one (30 s) before failing.
-    engine = openCliEngine(opts, opts.workerPort === undefined ? {} : { waitForWorkerMs: 30_000 });
-    server = await startServer(engine, opts, token.token, addons);
-  } catch (err) {
-    await engine?.close();
-    return reportError(err);
-  }
-  const { url } = server;
-  if (!opts.quiet) {
-    const shown = token.source === 'generated' ? token.token : `(from ${token.source})`;
-    process.stdout.write(`panoptes: serving the HTTP API at ${url}\ntoken: ${shown}\n`);
-    process.stdout.write(`try: curl -H "Authorization: Bearer <token>" ${url}/stats\n`);
-  }
-  opts.onListening?.(server);
-
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-    process.once('SIGHUP', resolve);
-  });
-  // A second signal while shutting down means "now".
-  const force = () => process.exit(130);
-  process.once('SIGINT', force);
-  process.once('SIGTERM', force);
-  process.once('SIGHUP', force);
-  process.stderr.write(`panoptes: ${signal}: stopping (running runs go back to the queue)\n`);
-  try {
-    await server.close();
-    return EXIT.ok;
-  } catch (err) {
-    return reportError(err);
-  } finally {
-    process.off('SIGINT', force);
-    process.off('SIGTERM', force);
-    process.off('SIGHUP', force);
-  }
 }

@@ -3,9 +3,7 @@
  * Runs on: Node (core).
  */
 import type { Command } from 'commander';
-import { EXIT, addCommonOptions, openCliEngine, reportError, type CommonOptions } from '../common.js';
-import { toStatsShape } from '../../http/stats-shapes.js';
-import { printUsageTable } from './run.js';
+import { EXIT, addCommonOptions, dataDirOf, reportError, type CommonOptions } from '../common.js';
 
 export function registerStatsCommand(program: Command): void {
   addCommonOptions(
@@ -15,10 +13,16 @@ export function registerStatsCommand(program: Command): void {
       .option('--run <run-id>', 'one run only')
       .option('--json', 'print the /stats JSON shape'),
   ).action(async (opts: CommonOptions & { run?: string; json?: boolean }, cmd: Command) => {
-    let engine;
+    let reader;
     try {
-      engine = openCliEngine(opts);
-      const stats = await engine.service.stats(opts.run === undefined ? {} : { runId: opts.run });
+      // The store and the catalog are all this reads: the engine (router, workers, scoring) stays unloaded.
+      const [{ openRunReader }, { toStatsShape }, { printUsageTable }] = await Promise.all([
+        import('../../service/run-reader.js'),
+        import('../../http/stats-shapes.js'),
+        import('../run-output.js'),
+      ]);
+      reader = openRunReader({ dataDir: dataDirOf(opts), catalogPaths: opts.catalog ?? [] });
+      const stats = reader.stats(opts.run);
       if (opts.json) {
         process.stdout.write(JSON.stringify(toStatsShape(stats)) + '\n');
       } else if (stats.models.length === 0) {
@@ -30,7 +34,7 @@ export function registerStatsCommand(program: Command): void {
     } catch (err) {
       cmd.setOptionValue('exit', reportError(err));
     } finally {
-      await engine?.close();
+      reader?.close();
     }
   });
 }

@@ -8,14 +8,12 @@
 import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { PanoptesError } from '../../domain.js';
-import { Router } from '../../models/router/router.js';
+import { packageVersion } from '../../paths.js';
 import { readPem, parseHostPort, type ClientTls } from '../../remote/transport.js';
-import { WorkerAgent } from '../../remote/worker-agent.js';
-import { loadCatalog, packageVersion } from '../../service/engine.js';
-import { initTelemetry } from '../../telemetry.js';
-import { EXIT, addCommonOptions, dataDirOf, parsePositiveInt, reportError, type CommonOptions } from '../common.js';
+import type { WorkerAgent } from '../../remote/worker-agent.js';
+import { EXIT, addCallingOptions, dataDirOf, parsePositiveInt, reportError, type CallingOptions } from '../common.js';
 
-interface WorkerCliOptions extends CommonOptions {
+interface WorkerCliOptions extends CallingOptions {
   connect: string;
   token?: string;
   capacity: number;
@@ -28,7 +26,7 @@ interface WorkerCliOptions extends CommonOptions {
 }
 
 export function registerWorkerCommand(program: Command): void {
-  addCommonOptions(
+  addCallingOptions(
     program
       .command('worker')
       .description('run jobs for a coordinator over TCP, with this machine\'s own models and keys')
@@ -47,6 +45,12 @@ export function registerWorkerCommand(program: Command): void {
 }
 
 async function workerCommand(opts: WorkerCliOptions): Promise<number> {
+  const [{ initTelemetry }, { loadCatalog }, { Router }, { WorkerAgent }] = await Promise.all([
+    import('../../telemetry.js'),
+    import('../../service/load-catalog.js'),
+    import('../../models/router/router.js'),
+    import('../../remote/worker-agent.js'),
+  ]);
   // A worker is a long-running service: say what it does unless told to be quiet.
   const logger = initTelemetry({ defaultLevel: 'info' });
   let agent: WorkerAgent | undefined;
@@ -73,7 +77,7 @@ async function workerCommand(opts: WorkerCliOptions): Promise<number> {
       workerId: opts.id ?? `${hostname()}-${process.pid}`,
       capacity: opts.capacity,
       models,
-      client: new Router({ catalog }),
+      client: new Router({ catalog, ...(opts.hostPatience === undefined ? {} : { hostPatienceMs: opts.hostPatience * 1000 }) }),
       callConcurrency: opts.callConcurrency,
       version: packageVersion(),
       logger,

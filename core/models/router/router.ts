@@ -18,7 +18,7 @@ import { RouterStore, type CallAggregateRow, type CallRow } from '../../store/ro
 import { Store } from '../../store/store.js';
 import { componentLogger, logger as rootLogger } from '../../telemetry.js';
 import { outputCapOf, priceOfHost, type Catalog, type DailyBudget, type ResolvedHost } from '../catalog.js';
-import type { ModelClient, ModelRequest, ModelResponse } from '../model-client.js';
+import type { ModelClient, ModelRequest, ModelResponse, Unavailable } from '../model-client.js';
 import { emptyOutput, ProviderFailure } from '../providers/failures.js';
 import type { HostClient } from '../providers/host-client.js';
 import { createHostClient } from '../providers/index.js';
@@ -181,12 +181,12 @@ export class Router implements ModelClient {
     return this.catalog.hosts(model).some((h) => this.keyState(h.provider, this.profile) !== 'missing');
   }
 
-  unavailableReason(model: string): string | undefined {
+  unavailableReason(model: string): Unavailable | undefined {
     const hosts = this.catalog.hosts(model);
-    if (hosts.length === 0) return `"${model}" is not in the catalog`;
+    if (hosts.length === 0) return { kind: 'not_in_catalog' };
     if (this.serves(model)) return undefined;
-    const missing = [...new Set(hosts.map((h) => this.catalog.termsOf(h.provider, this.profile).apiKeyEnv).filter(Boolean))];
-    return `no API key: set ${missing.join(' or ')}`;
+    const keyEnvs = [...new Set(hosts.map((h) => this.catalog.termsOf(h.provider, this.profile).apiKeyEnv).filter((k) => k !== undefined))];
+    return { kind: 'no_key', keyEnvs };
   }
 
   // ---- Calls -------------------------------------------------------------------------------------

@@ -16,7 +16,7 @@
  * error, whose `retryable` says whether scoring this answer later can succeed.
  * Runs on: Node (core).
  */
-import { PanoptesError, type PrivacyMode } from '../../domain.js';
+import { PanoptesError } from '../../domain.js';
 import type { Catalog } from '../../models/catalog.js';
 import { parseVerdict, renderJudgePrompt, type JudgePrompt, type Verdict } from '../../models/judge-protocol.js';
 import type { ChatMessage, ModelClient, ModelResponse } from '../../models/model-client.js';
@@ -35,10 +35,6 @@ export interface LlmJudgeOptions {
   version: string;
   /** Where judge calls go: the engine's router. */
   client: ModelClient;
-  /** The run's privacy mode (default strict). */
-  privacy?: PrivacyMode;
-  /** The run's skipPromptCache: judge calls then bypass the prompt cache too. */
-  skipPromptCache?: boolean;
   /**
    * The catalog the models come from: a judge is then flagged when it serves the same provider
    * model as the candidate under another id, and hosts' model names are kept out of prompts too.
@@ -142,8 +138,10 @@ class LlmJudge implements Scorer {
       model: judge,
       messages,
       sampling: this.def.sampling,
-      privacy: this.opts.privacy ?? 'strict',
-      skipPromptCache: this.opts.skipPromptCache ?? false,
+      // The judged run's privacy mode and prompt-cache choice: a strict run's judges stay on privacy-safe
+      // hosts, a permissive run's judges may use the hosts its own calls may use.
+      privacy: input.calls.privacy,
+      skipPromptCache: input.calls.skipPromptCache,
       // A verdict depends on the prompt alone: the same answer at another epoch is the same question to the judge.
       shareCacheAcrossEpochs: true,
       runId: input.runId,

@@ -1,20 +1,20 @@
 /**
  * Responses: a run's records in a virtualised table (vignette, model, epoch, response, tokens,
- * latency), filtered by model, epoch and text, read page by page with the store's keyset cursor
+ * cost at the run's kept prices, latency), filtered by model, epoch and text, read page by page with the store's keyset cursor
  * as the table scrolls (a run may hold millions of records; only the rows in view exist in the
  * page). A click on a record, or Enter on a focused one (arrow keys move between them), shows that
  * vignette's responses side by side: models down, epochs across, scrolled to and focused.
  * Runs on: renderer.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
 import { useClient } from '../api/client-context.js';
-import type { ResponsesInput, RunSummary, StoredResponse } from '../api/types.js';
+import type { PricedResponse, ResponsesInput, RunSummary } from '../api/types.js';
 import { EmptyState, ErrorNotice } from '../components/notice.js';
 import { RunPicker } from '../components/run-picker.js';
 import { useFetch } from '../components/use-fetch.js';
 import { useRuns } from '../components/use-runs.js';
-import { formatInt } from '../format.js';
+import { formatCallCost, formatInt } from '../format.js';
 import { useAppStore } from '../state/app-store.js';
 import { navigate } from '../state/router.js';
 
@@ -32,7 +32,7 @@ interface Filters {
 
 interface Loaded {
   key: string;
-  items: StoredResponse[];
+  items: PricedResponse[];
   nextCursor: number | null;
   loading: boolean;
   error: Error | null;
@@ -171,7 +171,7 @@ function SideBySide({ run, vignetteId, onClose }: { run: RunSummary; vignetteId:
                           <div className="sbs-text">{r.response}</div>
                           <div className="muted small">
                             {formatInt(r.usage.inputTokens)} in · {formatInt(r.usage.outputTokens)} out · {formatInt(Math.round(r.latencyMs))} ms
-                            {r.cached ? ' · cached' : ''}
+                            {r.cached ? ' · cached' : ''} · {formatCallCost(r)}
                           </div>
                         </>
                       ) : (
@@ -207,11 +207,35 @@ function RecordsTable({ run, filters, onOpen }: { run: RunSummary; filters: Filt
     if (lastIndex >= items.length - PREFETCH_ROWS) pages.loadMore();
   }, [lastIndex, items.length, pages]);
 
-  /** Moves the focus to a row, scrolling it into existence first (rows outside the view are not rendered). */
+  /**
+   * The row the arrow keys asked for that is not rendered yet: rows outside the view do not exist
+   * until the virtualizer has scrolled to them, so it is focused by the render that brings it. (A
+   * focus deferred to the next frame instead could land after Enter had opened the side-by-side
+   * panel, and take the focus back from it.)
+   */
+  const pendingFocus = useRef<number | null>(null);
+  const rowElement = (index: number) => scrollRef.current?.querySelector<HTMLElement>(`[data-index="${index}"]`) ?? null;
+  useLayoutEffect(() => {
+    if (pendingFocus.current === null) return;
+    const row = rowElement(pendingFocus.current);
+    if (row === null) return;
+    pendingFocus.current = null;
+    row.focus();
+  });
+
+  /** Moves the focus to a row: now when it is rendered, else once the virtualizer has scrolled it into existence. */
   const focusRow = (index: number) => {
     if (index < 0 || index >= items.length) return;
     virtualizer.scrollToIndex(index);
-    requestAnimationFrame(() => scrollRef.current?.querySelector<HTMLElement>(`[data-index="${index}"]`)?.focus());
+    const row = rowElement(index);
+    pendingFocus.current = row === null ? index : null;
+    row?.focus();
+  };
+
+  /** Opening a vignette gives the focus to its panel: a row still waiting for the focus gives it up. */
+  const open = (vignetteId: string) => {
+    pendingFocus.current = null;
+    onOpen(vignetteId);
   };
 
   const unfiltered = query.model === undefined && query.epoch === undefined && query.text === undefined;
@@ -231,6 +255,9 @@ function RecordsTable({ run, filters, onOpen }: { run: RunSummary; filters: Filt
         <span role="columnheader">Response</span>
         <span role="columnheader" className="num">
           Tokens in / out
+        </span>
+        <span role="columnheader" className="num">
+          Cost
         </span>
         <span role="columnheader" className="num">
           Latency
@@ -255,11 +282,11 @@ function RecordsTable({ run, filters, onOpen }: { run: RunSummary; filters: Filt
                 tabIndex={0}
                 aria-label={`${r.vignetteId}, ${r.model}, epoch ${r.epoch}: open every model and epoch of this vignette`}
                 style={{ transform: `translateY(${row.start}px)`, height: ROW_H }}
-                onClick={() => onOpen(r.vignetteId)}
+                onClick={() => open(r.vignetteId)}
                 onKeyDown={(e) => {
                   if (e.key === 'Enter' || e.key === ' ') {
                     e.preventDefault();
-                    onOpen(r.vignetteId);
+                    open(r.vignetteId);
                   } else if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
                     e.preventDefault();
                     focusRow(row.index + (e.key === 'ArrowDown' ? 1 : -1));
@@ -280,6 +307,9 @@ function RecordsTable({ run, filters, onOpen }: { run: RunSummary; filters: Filt
                 </span>
                 <span role="cell" className="num">
                   {formatInt(r.usage.inputTokens)} / {formatInt(r.usage.outputTokens)}
+                </span>
+                <span role="cell" className="num ellipsis" data-testid="record-cost" title={formatCallCost(r)}>
+                  {formatCallCost(r)}
                 </span>
                 <span role="cell" className="num">
                   {formatInt(Math.round(r.latencyMs))} ms

@@ -1,8 +1,9 @@
 /**
  * Results of a run: what its scores say about its models. The leaderboard (mean and 95 % interval
  * per model, as an error-bar chart and a table), every pair of models compared on the vignettes
- * both answered, and the leaderboard per value of a metadata key. It follows the run's scoring
- * live: each pushed scoring event fetches the report again (at most twice a second). A stored
+ * both answered, the leaderboard per value of a metadata key, and the vignette × model matrix whose
+ * cells open the responses side by side with their scores. It follows the run's scoring live: each
+ * pushed scoring event fetches the report and the matrix again (at most twice a second). A stored
  * run is scored here with a new scoring file, without calling any model again.
  * Runs on: renderer.
  */
@@ -14,7 +15,9 @@ import { byMeanDescending, ModelScoreTable } from '../components/model-score-tab
 import { EmptyState, ErrorNotice } from '../components/notice.js';
 import { PairMatrix } from '../components/pair-matrix.js';
 import { RunPicker } from '../components/run-picker.js';
+import { ScoreDetailDialog } from '../components/score-detail-dialog.js';
 import { ScoreIntervalChart } from '../components/score-interval-chart.js';
+import { ScoreMatrix } from '../components/score-matrix.js';
 import { ScoringEditor } from '../components/scoring-editor.js';
 import { parseScoringText } from '../components/scoring-text.js';
 import { ScoringStatusTable } from '../components/scoring-status-table.js';
@@ -31,7 +34,7 @@ export const REDUCERS: Array<{ value: EpochReducer; label: string }> = [
   { value: 'max', label: 'best epoch' },
 ];
 
-/** Live refreshes of the report: at most one per this many ms. */
+/** Live refreshes of the report and the matrix: at most one per this many ms. */
 const REFRESH_MS = 500;
 /** The metadata keys offered for slicing are those of the run's first records (manifests are uniform). */
 const METADATA_SAMPLE = 200;
@@ -173,6 +176,7 @@ function RunResults({ runId }: { runId: string }) {
   const scorer = scorerChoice !== null && names.includes(scorerChoice) ? scorerChoice : (names[0] ?? null);
   const [reducer, setReducer] = useState<EpochReducer>('mean');
   const [by, setBy] = useState('');
+  const [openVignette, setOpenVignette] = useState<string | null>(null);
   const refresh = useThrottled(status ? scoredCount(status) : 0, REFRESH_MS);
   const sample = useFetch(() => client.call('responses', { runId, limit: METADATA_SAMPLE }), [client, runId, refresh > 0]);
   const metadataKeys = [...new Set((sample.data?.items ?? []).flatMap((r) => Object.keys(r.metadata ?? {})))].sort();
@@ -258,6 +262,14 @@ function RunResults({ runId }: { runId: string }) {
               <Slices report={report.data} />
             </>
           ) : null}
+          <div className="card">
+            <header className="card-header">
+              <h2>Vignettes</h2>
+              <span className="muted small">click a cell for the responses side by side, with every score</span>
+            </header>
+            <ScoreMatrix runId={runId} scorer={scorer} reducer={reducer} refresh={refresh} onOpen={setOpenVignette} />
+          </div>
+          {openVignette !== null ? <ScoreDetailDialog runId={runId} vignetteId={openVignette} onClose={() => setOpenVignette(null)} /> : null}
         </>
       ) : null}
     </>

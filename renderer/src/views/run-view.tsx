@@ -1,6 +1,7 @@
 /**
- * Run (live): status, overall progress, throughput, ETA, tokens and cost so far; the model x epoch
- * job grid with each job's progress, attempt, worker and error; usage per model; cancel, and once
+ * Run (live): status, overall progress, throughput, ETA, tokens and cost so far; "waiting for host"
+ * while calls wait for a host that is down; the model x epoch job grid with each job's progress,
+ * attempt, worker and error; the vignettes given up on with their last errors; usage per model; cancel, and once
  * it has ended, retry (its failed and cancelled jobs, or the whole run as a new one). It
  * fetches the run once when it opens; everything after arrives as events.
  * Runs on: renderer.
@@ -13,6 +14,7 @@ import { ModelCostTable } from '../components/model-cost-table.js';
 import { EmptyState, ErrorNotice } from '../components/notice.js';
 import { ProgressBar } from '../components/progress-bar.js';
 import { StatusBadge } from '../components/status-badge.js';
+import { useFetch } from '../components/use-fetch.js';
 import { useNow } from '../components/use-now.js';
 import { formatDuration, formatInt, formatRate, formatTime, formatUsd } from '../format.js';
 import { closeRun, loadedRun, openRun, upsertRun, useAppStore } from '../state/app-store.js';
@@ -73,6 +75,50 @@ function JobDetails({ job, onClose }: { job: Job; onClose: () => void }) {
           </>
         ) : null}
       </dl>
+    </div>
+  );
+}
+
+/** The vignettes the run gave up on, fetched again whenever their count moves (given-ups are rare). */
+function GivenUp({ run }: { run: RunSummary }) {
+  const client = useClient();
+  const fetched = useFetch(
+    run.failedVignettes > 0 ? () => client.call('getRun', { runId: run.id }) : null,
+    [client, run.id, run.failedVignettes],
+  );
+  const failures = run.failedVignettes > 0 ? (fetched.data?.failures ?? []) : [];
+  if (failures.length === 0) return null;
+  return (
+    <div className="card">
+      <header className="card-header">
+        <h2 className="h3">Vignettes given up on</h2>
+        <span className="muted">
+          {formatInt(run.failedVignettes)} after their attempts
+          {run.failedVignettes > failures.length ? `, the first ${failures.length} shown` : ''}
+        </span>
+      </header>
+      <table className="table compact" data-testid="given-up">
+        <thead>
+          <tr>
+            <th>Vignette</th>
+            <th>Job</th>
+            <th className="num">Attempts</th>
+            <th>Last error</th>
+          </tr>
+        </thead>
+        <tbody>
+          {failures.map((f) => (
+            <tr key={`${f.jobId}/${f.vignetteIndex}`}>
+              <td className="mono">{f.vignetteId}</td>
+              <td className="nowrap">
+                {f.model} · epoch {f.epoch}
+              </td>
+              <td className="num">{f.attempts}</td>
+              <td className="text-error">{f.message}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
     </div>
   );
 }
@@ -290,6 +336,12 @@ export function RunView({ runId }: { runId: string }) {
           {run.error}
         </div>
       ) : null}
+      {run.waitingForHost ? (
+        <div className="notice notice-warn" role="status" data-testid="run-waiting">
+          Waiting for host <span className="mono">{run.waitingForHost.host}</span>, down since {formatTime(run.waitingForHost.since)}: calls go on
+          when it is back.
+        </div>
+      ) : null}
       <ErrorNotice error={error} />
 
       <div className="card">
@@ -314,7 +366,7 @@ export function RunView({ runId }: { runId: string }) {
             value={`${formatInt(run.inputTokens)} / ${formatInt(run.outputTokens)}`}
             sub="input / output"
           />
-          <Metric label="Est. cost" testId="metric-cost" value={formatUsd(run.estCostUsd)} sub="from catalog prices" />
+          <Metric label="Est. cost" testId="metric-cost" value={formatUsd(run.estCostUsd)} sub="at the run's prices" />
           <Metric
             label="From cache"
             testId="metric-cached"
@@ -342,6 +394,7 @@ export function RunView({ runId }: { runId: string }) {
       </div>
       {selectedJob ? <JobDetails job={selectedJob} onClose={() => setSelected(null)} /> : null}
       {open?.table ? <JobErrors table={open.table} version={open.version} /> : null}
+      <GivenUp run={run} />
       <UsageTable usage={usage ?? []} />
     </section>
   );

@@ -63,7 +63,7 @@ describe('the two mock judges', () => {
     for (let i = 0; i < 300; i++) {
       for (const epoch of [1, 2]) {
         const response = (i + epoch) % 3 === 0 ? 'wrong' : `answer ${i}`;
-        const verdicts = await judge.score({ runId: 'r', model: 'mock-fast', epoch, vignette: { id: `v${i}`, prompt: `Q${i}`, target: `answer ${i}` }, response });
+        const verdicts = await judge.score({ runId: 'r', model: 'mock-fast', epoch, vignette: { id: `v${i}`, prompt: `Q${i}`, target: `answer ${i}` }, response, calls: { privacy: 'strict', skipPromptCache: false } });
         for (const v of verdicts) out.push({ model: 'mock-fast', vignetteId: `v${i}`, epoch, value: v.value, passed: v.passed, judge: v.judge });
       }
     }

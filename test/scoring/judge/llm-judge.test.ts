@@ -57,6 +57,7 @@ function input(over: Partial<ScoreInput> & { target?: string } = {}): ScoreInput
     epoch: 1,
     vignette: { id: 'v1', prompt: 'What is the capital of France?', ...(target === undefined ? { target: 'Paris' } : { target }) },
     response: 'Paris',
+    calls: { privacy: 'strict', skipPromptCache: false },
     ...rest,
   };
 }

@@ -1,0 +1,39 @@
+/**
+ * The runs of a data folder and what they cost, read from the store and the catalog alone: what
+ * `panoptes runs` and `panoptes stats` print. Opening the engine would also build the router, the
+ * providers, the workers, the scheduler and scoring, which these reads never use and which take
+ * most of a command's start-up. The figures are the service's own (`summarizeRun`, `statsReport`),
+ * so a reader and the engine never disagree.
+ * Runs on: Node (core).
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { PanoptesError, type RunId } from '../domain.js';
+import { databasePath } from '../paths.js';
+import { Store } from '../store/store.js';
+import type { RunSummary, StatsReport } from './contract.js';
+import { loadCatalog } from './load-catalog.js';
+import { statsReport, summarizeRun } from './summaries.js';
+
+export interface RunReader {
+  /** The newest runs first, at most `limit`. */
+  listRuns(limit: number): RunSummary[];
+  /** Usage per model over every run, or over one (`not_found` when there is no such run). */
+  stats(runId?: RunId): StatsReport;
+  close(): void;
+}
+
+export function openRunReader(opts: { dataDir: string; catalogPaths?: string[] }): RunReader {
+  mkdirSync(opts.dataDir, { recursive: true });
+  const catalog = loadCatalog(opts.dataDir, opts.catalogPaths);
+  // Only reads: a database that exists is opened read-only, so a read-only data folder works too.
+  const path = databasePath(opts.dataDir);
+  const store = new Store(path, { readonly: existsSync(path) });
+  return {
+    listRuns: (limit) => store.listRuns({ limit }).map((run) => summarizeRun(store, catalog, run)),
+    stats(runId) {
+      if (runId !== undefined && !store.getRun(runId)) throw new PanoptesError('not_found', `no run "${runId}"`, { where: 'runId' });
+      return statsReport(store, catalog, runId);
+    },
+    close: () => store.close(),
+  };
+}

@@ -1,0 +1,130 @@
+/**
+ * One vignette's responses side by side (models down, epochs across), each with every score it got:
+ * scorer, value, pass or fail, hard or soft, the judge and its rationale. A modal
+ * dialog: focus moves into it when it opens, Escape closes it, and focus goes back to the matrix
+ * cell that opened it.
+ * Runs on: renderer.
+ */
+import { useEffect, useRef } from 'react';
+import { useClient } from '../api/client-context.js';
+import type { ScoreDetail } from '../api/types.js';
+import { ErrorNotice } from './notice.js';
+import { formatScore } from './score-format.js';
+import { useFetch } from './use-fetch.js';
+
+type DetailResponse = ScoreDetail['responses'][number];
+type DetailScore = DetailResponse['scores'][number];
+
+function ScoreLine({ score }: { score: DetailScore }) {
+  const verdict = score.passed === null ? null : score.passed ? 'pass' : 'fail';
+  return (
+    <li className="score-line" data-scorer={score.scorer}>
+      <span className="score-name">{score.scorer}</span>{' '}
+      <span className="mono" data-col="value">{formatScore(score.value)}</span>{' '}
+      {verdict ? <span className={`badge ${verdict === 'pass' ? 'badge-ok' : score.severity === 'soft' ? 'badge-warn' : 'badge-err'}`}>{verdict}{verdict === 'fail' && score.severity !== 'none' ? ` · ${score.severity}` : ''}</span> : null}
+      {score.judge ? <span className="muted small"> judge {score.judge}</span> : null}
+      {score.explanation ? <div className="score-explanation small">{score.explanation}</div> : null}
+    </li>
+  );
+}
+
+function ResponseCell({ responses }: { responses: readonly DetailResponse[] }) {
+  if (responses.length === 0) return <span className="muted">—</span>;
+  return (
+    <>
+      {responses.map((r) => (
+        <div key={r.seq} className="sbs-response">
+          <div className="sbs-text">{r.response}</div>
+          {r.scores.length > 0 ? (
+            <ul className="score-list">
+              {r.scores.map((s, i) => (
+                <ScoreLine key={`${s.scorer}:${s.version}:${s.judge ?? ''}:${i}`} score={s} />
+              ))}
+            </ul>
+          ) : (
+            <div className="muted small">not scored yet</div>
+          )}
+        </div>
+      ))}
+    </>
+  );
+}
+
+export function ScoreDetailDialog({ runId, vignetteId, onClose }: { runId: string; vignetteId: string; onClose: () => void }) {
+  const client = useClient();
+  const dialog = useRef<HTMLDialogElement>(null);
+  const heading = useRef<HTMLHeadingElement>(null);
+  const detail = useFetch(() => client.call('scoreDetail', { runId, vignetteId }), [client, runId, vignetteId]);
+
+  useEffect(() => {
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    dialog.current?.showModal();
+    heading.current?.focus();
+    return () => opener?.focus();
+  }, []);
+
+  const data = detail.data;
+  const models = data ? [...new Set(data.responses.map((r) => r.model))] : [];
+  const epochs = data ? [...new Set(data.responses.map((r) => r.epoch))].sort((a, b) => a - b) : [];
+  const cell = (model: string, epoch: number) =>
+    (data?.responses ?? []).filter((r) => r.model === model && r.epoch === epoch).sort((a, b) => a.seq - b.seq);
+
+  return (
+    <dialog
+      ref={dialog}
+      className="score-dialog side-by-side"
+      data-testid="score-detail"
+      aria-labelledby="score-detail-title"
+      onClose={onClose}
+    >
+      <header className="card-header">
+        <h2 id="score-detail-title" ref={heading} tabIndex={-1}>
+          <span className="mono">{vignetteId}</span> — responses and scores
+        </h2>
+        <button type="button" className="button small" onClick={() => dialog.current?.close()}>
+          Close
+        </button>
+      </header>
+      <ErrorNotice error={detail.error} title="Could not load the responses" />
+      {data ? (
+        <>
+          <div className="prompt-box">
+            {data.vignette.system ? <div className="muted small">system: {data.vignette.system}</div> : null}
+            <div>{data.vignette.prompt}</div>
+            {data.vignette.target !== undefined ? <div className="muted small" data-testid="detail-target">target: {data.vignette.target}</div> : null}
+          </div>
+          <div className="sbs-scroll">
+            <table className="table sbs-table">
+              <thead>
+                <tr>
+                  <th scope="col">Model</th>
+                  {epochs.map((e) => (
+                    <th key={e} scope="col">
+                      Epoch {e}
+                    </th>
+                  ))}
+                </tr>
+              </thead>
+              <tbody>
+                {models.map((model) => (
+                  <tr key={model} data-model={model}>
+                    <th scope="row" className="nowrap">
+                      {model}
+                    </th>
+                    {epochs.map((e) => (
+                      <td key={e} className="sbs-cell" data-epoch={e}>
+                        <ResponseCell responses={cell(model, e)} />
+                      </td>
+                    ))}
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      ) : detail.loading ? (
+        <p className="muted">Loading…</p>
+      ) : null}
+    </dialog>
+  );
+}
