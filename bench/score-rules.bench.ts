@@ -1,100 +1,14 @@
 /**
  * Re-scoring a stored run with rules (target: 1,000,000 records in under 20 s, peak RSS under
- * 300 MB and flat): a finished run of 2 models (`mock-strong`, `mock-weak`) x 5 epochs x 100,000
- * vignettes is written straight to a fresh database, then a separate process opens the engine,
- * attaches the `match` scorer (`scoreRun`) and scores every record through the durable score queue
- * (pages of records read, scored and committed with the cursor), as `panoptes score` does. That
- * process reports its wall time, scores a second, peak RSS, RSS sampled every half second (flat:
- * the last samples no higher than the early ones), the longest event-loop hold, and bytes per
- * stored score (the database's growth over the scores).
+ * 300 MB and flat): 2 models x 5 epochs x 100,000 vignettes scored with the `match` scorer through
+ * the durable score queue, in a process of its own (see stored-run-scoring.ts for what is reported).
  * Runs on: Node.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { databasePath } from '../core/paths.js';
-import { openEngine } from '../core/service/engine.js';
-import { initTelemetry } from '../core/telemetry.js';
-import { writeStoredRun } from './stored-run.js';
-import { peakRssMb, round, rssMb } from './support.js';
+import { scoringBench } from './stored-run-scoring.js';
 
-const VIGNETTES = Number(process.env.BENCH_SCORE_VIGNETTES ?? 100_000);
-const EPOCHS = 5;
-const RUN_ID = 'rscore';
-
-function dbBytes(dataDir: string): number {
-  const db = databasePath(dataDir);
-  let n = statSync(db).size;
-  try {
-    n += statSync(`${db}-wal`).size;
-  } catch {
-    // no log
-  }
-  return n;
-}
-
-/** The measured side: score the stored run in this process. */
-async function score(dataDir: string): Promise<void> {
-  initTelemetry({ defaultLevel: 'warn' });
-  const engine = openEngine({ dataDir });
-  const before = dbBytes(dataDir);
-  const samples: number[] = [];
-  const sampler = setInterval(() => samples.push(round(rssMb(), 1)), 500);
-  const loop = monitorEventLoopDelay({ resolution: 10 });
-  loop.enable();
-  const t0 = performance.now();
-  await engine.service.scoreRun({ runId: RUN_ID, scorers: { scorers: [{ name: 'exact', type: 'match' }] } });
-  engine.scoring.start();
-  await engine.scoring.finish(RUN_ID);
-  const wallMs = performance.now() - t0;
-  loop.disable();
-  clearInterval(sampler);
-  const status = await engine.service.scoringStatus({ runId: RUN_ID });
-  await engine.close();
-  const scored = status.scorers[0]!.done;
-  const half = Math.floor(samples.length / 2);
-  const maxOf = (a: number[]) => (a.length ? Math.max(...a) : 0);
-  process.stdout.write(
-    JSON.stringify({
-      records: scored,
-      wall_s: round(wallMs / 1000, 2),
-      scores_per_s: Math.round(scored / (wallMs / 1000)),
-      peak_rss_mb: round(peakRssMb(), 1),
-      rss_first_half_max_mb: maxOf(samples.slice(0, half)),
-      rss_second_half_max_mb: maxOf(samples.slice(half)),
-      rss_samples_mb: samples,
-      max_event_loop_hold_ms: round(loop.max / 1e6, 1),
-      bytes_per_score: round((dbBytes(dataDir) - before) / scored, 1),
-      target: { wall_s: 20, peak_rss_mb: 300 },
-    }) + '\n',
-  );
-}
-
-async function main(): Promise<void> {
-  if (process.argv[2] === '--score') return score(process.argv[3]!);
-  const dir = mkdtempSync(join(tmpdir(), 'panoptes-bench-score-'));
-  try {
-    const dataDir = join(dir, 'data');
-    const t0 = performance.now();
-    const records = writeStoredRun(dataDir, {
-      runId: RUN_ID,
-      vignettes: VIGNETTES,
-      epochs: EPOCHS,
-      models: [
-        { model: 'mock-strong', accuracy: 0.8 },
-        { model: 'mock-weak', accuracy: 0.6 },
-      ],
-    });
-    const seedS = (performance.now() - t0) / 1000;
-    const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--score', dataDir], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-    const result = JSON.parse(child.stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
-    process.stdout.write(JSON.stringify({ stored_records: records, seed_s: round(seedS, 1), ...result }) + '\n');
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-await main();
+await scoringBench({
+  self: import.meta.url,
+  vignettes: Number(process.env.BENCH_SCORE_VIGNETTES ?? 100_000),
+  scorers: { scorers: [{ name: 'exact', type: 'match' }] },
+  target: { wall_s: 20, peak_rss_mb: 300 },
+});

@@ -26,6 +26,7 @@ const DESKTOP_RUNTIME = [
   'openai',
   'pino',
   'pino-pretty',
+  'quickjs-emscripten',
   'zod',
 ];
 

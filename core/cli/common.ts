@@ -12,6 +12,8 @@ import { alignColumns } from '../text-table.js';
 export interface CommonOptions {
   dataDir?: string;
   catalog?: string[];
+  /** Scorers asking for the `network` capability may reach the network (commands that score). */
+  allowNetwork?: boolean;
 }
 
 export interface CallingOptions extends CommonOptions {
@@ -22,6 +24,11 @@ export function addCommonOptions(cmd: Command): Command {
   return cmd
     .option('--data-dir <dir>', 'where runs are kept (default: $PANOPTES_DATA_DIR or the user data folder)')
     .option('--catalog <file...>', 'catalog files layered over the embedded default');
+}
+
+/** The option of the commands that score: let scorers that ask for the network (url_health) have it. */
+export function addScoringOptions(cmd: Command): Command {
+  return cmd.option('--allow-network', 'let scorers that ask for the "network" capability (the url_health plugin) reach the network');
 }
 
 /** Options of the commands that make model calls. */

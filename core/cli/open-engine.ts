@@ -16,7 +16,14 @@ export function openCliEngine(opts: CallingOptions, extra: Partial<EngineOptions
   initTelemetry({ defaultLevel: 'warn' });
   const leaseMs = leaseFromEnv();
   const router = { ...(opts.hostPatience === undefined ? {} : { hostPatienceMs: opts.hostPatience * 1000 }), ...extra.router };
-  return openEngine({ dataDir: dataDirOf(opts), catalogPaths: opts.catalog ?? [], ...(leaseMs === undefined ? {} : { leaseMs }), ...extra, router });
+  return openEngine({
+    dataDir: dataDirOf(opts),
+    catalogPaths: opts.catalog ?? [],
+    ...(leaseMs === undefined ? {} : { leaseMs }),
+    allowPluginNetwork: opts.allowNetwork === true,
+    ...extra,
+    router,
+  });
 }
 
 /**

@@ -1,12 +1,15 @@
 /**
  * Reads a scoring file (JSON, or YAML by its .yaml/.yml extension) into a validated scoring
  * config. A syntax error names the file and line; a bad definition names the file and the field.
+ * A code plugin's `file` is read here, relative to the scoring file.
  * Runs on: Node (core).
  */
 import { readFile } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { YAMLParseError, parse as parseYaml } from 'yaml';
 import { PanoptesError } from '../domain.js';
-import { ScoringConfigSchema, type ScoringConfig } from '../scoring/scoring-config.js';
+import { CodeDefinitionSchema } from '../scoring/plugin/code-definition.js';
+import { ScoringConfigSchema, type ScorerDefinition, type ScoringConfig } from '../scoring/scoring-config.js';
 import { firstIssuePath, formatZodIssues } from '../validation.js';
 
 export async function readScoringFile(path: string): Promise<ScoringConfig> {
@@ -42,5 +45,26 @@ export async function readScoringFile(path: string): Promise<ScoringConfig> {
     const field = firstIssuePath(parsed.error);
     throw new PanoptesError('invalid_input', `${path}: ${formatZodIssues(parsed.error)}`, { where: field ? `${path}: ${field}` : path });
   }
-  return parsed.data;
+  return { scorers: await Promise.all(parsed.data.scorers.map((s, i) => readPluginFile(path, s, i))) };
+}
+
+/**
+ * A code plugin given as a file: its content, read relative to the scoring file, becomes the
+ * definition's `code` (the file's name stays beside it), so the version is a hash of what the file
+ * holds and editing it makes a new version.
+ */
+async function readPluginFile(scoringPath: string, def: ScorerDefinition, i: number): Promise<ScorerDefinition> {
+  if (def.type !== 'code' || def.file === undefined) return def;
+  const where = `${scoringPath}: scorers.${i}.file`;
+  if (def.code !== undefined) throw new PanoptesError('invalid_input', `${where}: give code or file, not both`, { where });
+  const file = resolve(dirname(scoringPath), def.file);
+  let code: string;
+  try {
+    code = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new PanoptesError('invalid_input', `${where}: cannot read "${def.file}" (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { where });
+  }
+  const checked = CodeDefinitionSchema.safeParse({ ...def, code });
+  if (!checked.success) throw new PanoptesError('invalid_input', `${where}: ${formatZodIssues(checked.error)}`, { where });
+  return checked.data;
 }

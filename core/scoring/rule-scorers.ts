@@ -188,6 +188,9 @@ export function ruleCheck(def: ScorerDefinition, where: string): RuleCheck {
       return bannedRule(def);
     case 'json':
       return jsonRule(def, where);
+    case 'code':
+      // Plugins are built by the builder the engine registers once the sandbox is loaded.
+      throw new PanoptesError('invalid_input', `${where}: code scorers need the plugin sandbox, and none is registered here`, { where });
     case 'judge':
       // Judges are built by the builder the engine registers for them, with its model router.
       throw new PanoptesError('invalid_input', `${where}: judge scorers need a model router, and none is registered here`, { where });

@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { TERMINAL_RUN_STATUSES, toPanoptesError, type RunId } from '../domain.js';
 import type { NewScore, RecordToScore, RunScorer, ScoreStore } from '../store/score-store.js';
 import { processOwnerId, type Store } from '../store/store.js';
-import type { RunCallPolicy, Scorer, ScoreInput, ScoreValue } from './scorer.js';
+import { UnscorableRecord, type RunCallPolicy, type Scorer, type ScoreInput, type ScoreValue } from './scorer.js';
 import type { ScorerRegistry } from './scorer-registry.js';
 import { ScorerDefinitionSchema } from './scoring-config.js';
 
@@ -91,8 +91,9 @@ export class ScoreWorker {
   }
 
   /**
-   * Scores until the run has ended and every scorer attached to it has caught up with its
-   * records; while another process holds a scorer's lease, waits for it (or for the lease to lapse).
+   * Scores until the run has ended and every scorer attached to it that this process can build has
+   * caught up with its records; while another process holds a scorer's lease, waits for it (or for
+   * the lease to lapse).
    */
   async finish(runId: RunId): Promise<void> {
     while (!this.abort.signal.aborted) {
@@ -100,7 +101,8 @@ export class ScoreWorker {
       const run = this.opts.store.getRun(runId);
       const last = this.opts.scores.lastSeq(runId);
       const ended = !run || TERMINAL_RUN_STATUSES.includes(run.status);
-      if (ended && this.opts.scores.runScorers(runId).every((s) => s.scoredSeq >= last)) return;
+      // A scorer this process cannot build (url_health without --allow-network) is left to one that can.
+      if (ended && this.opts.scores.runScorers(runId).every((s) => s.scoredSeq >= last || this.built.get(s.scorerId) === null)) return;
       await sleep(Math.min(this.tickMs, 100));
     }
   }
@@ -115,6 +117,9 @@ export class ScoreWorker {
     this.timer = null;
     this.abort.abort();
     await this.pumping;
+    const scorers = [...this.built.values()];
+    this.built.clear();
+    await Promise.all(scorers.map((s) => s?.close?.()));
   }
 
   private async pass(): Promise<void> {
@@ -189,8 +194,8 @@ export class ScoreWorker {
         const values = await scorer.score(input, this.abort.signal);
         return { scores: values.map((v) => toNewScore(r.seq, scorer, v)), failed: false };
       } catch (err) {
-        lastError = toPanoptesError(err).message;
-        if (this.abort.signal.aborted || t === this.tries) break;
+        lastError = err instanceof UnscorableRecord ? err.message : toPanoptesError(err).message;
+        if (err instanceof UnscorableRecord || this.abort.signal.aborted || t === this.tries) break;
         await sleep(this.backoffMs * 2 ** (t - 1), undefined, { signal: this.abort.signal }).catch(() => undefined);
       }
     }

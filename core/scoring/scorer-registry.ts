@@ -22,6 +22,9 @@ export interface BuiltScorer {
 /** Builds a scorer of one type from its definition; `where` names it in errors (`scorers.2`). */
 export type ScorerBuilder = (definition: ScorerDefinition, version: string, where: string) => BuiltScorer;
 
+/** What building cannot show of a definition, checked before a scoring file is accepted; rejects naming the field. */
+export type ScorerCheck = (definition: ScorerDefinition, where: string) => Promise<void>;
+
 class RuleScorer implements Scorer {
   readonly kind = 'pass_fail';
   readonly judges: readonly string[] = [];
@@ -39,10 +42,22 @@ class RuleScorer implements Scorer {
 
 export class ScorerRegistry {
   private readonly builders = new Map<string, ScorerBuilder>();
+  private readonly checks = new Map<string, ScorerCheck>();
 
-  /** Adds the builder of a layer's type (`plugin`, `judge`). */
-  register(type: string, builder: ScorerBuilder): void {
+  /**
+   * Adds the builder of a layer's type (`code`, `judge`), and the check its definitions need
+   * beyond what building them shows (loading a plugin in its sandbox).
+   */
+  register(type: string, builder: ScorerBuilder, check?: ScorerCheck): void {
     this.builders.set(type, builder);
+    if (check) this.checks.set(type, check);
+  }
+
+  /** Runs the layers' checks over a scoring file: the first definition (in file order) that fails them, named. */
+  async check(config: ScoringConfig): Promise<void> {
+    const outcomes = await Promise.allSettled(config.scorers.map((d, i) => this.checks.get(d.type)?.(d, `scorers.${i}`)));
+    const failed = outcomes.find((o) => o.status === 'rejected');
+    if (failed) throw failed.reason;
   }
 
   build(definition: ScorerDefinition, where: string): BuiltScorer {

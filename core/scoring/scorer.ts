@@ -79,6 +79,19 @@ export interface Scorer {
   readonly judges: readonly string[];
   /** A pairwise judge's baseline model: its answer to the same vignette and epoch comes as `input.baseline`. */
   readonly baseline?: string;
-  /** Scores one response. Rejects only for a failure worth retrying later (a judge call that failed). */
+  /**
+   * Scores one response. Rejects for a failure worth retrying later (a judge call that failed), or
+   * with an UnscorableRecord when retrying cannot help.
+   */
   score(input: ScoreInput, signal?: AbortSignal): Promise<ScoreValue[]>;
+  /** Frees what the scorer holds (a plugin's sandbox thread); it may not score after. */
+  close?(): Promise<void>;
+}
+
+/**
+ * A record this scorer cannot score, and trying again would give the same (a plugin that throws or
+ * returns something that is not a score): stored as failed to score at once, with the reason.
+ */
+export class UnscorableRecord extends Error {
+  override readonly name = 'UnscorableRecord';
 }

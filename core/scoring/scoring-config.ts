@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { commonDefinitionFields as common } from './definition-fields.js';
 import { JudgeDefinitionSchema } from './judge/judge-definition.js';
+import { CodeDefinitionSchema } from './plugin/code-definition.js';
 
 const Phrases = z.array(z.string().min(1).max(10_000)).min(1).max(1000);
 
@@ -87,6 +88,7 @@ export const ScorerDefinitionSchema = z.discriminatedUnion('type', [
   SectionsDefinitionSchema,
   BannedDefinitionSchema,
   JsonDefinitionSchema,
+  CodeDefinitionSchema,
   JudgeDefinitionSchema,
 ]);
 export type ScorerDefinition = z.infer<typeof ScorerDefinitionSchema>;

@@ -165,7 +165,10 @@ export class ControlService implements ControlApi {
       }
     });
     // Scorers are built (so a bad one is refused) before anything is stored.
-    if (input.scorers) this.refuseUnsafeJudges(input.privacy ?? DEFAULT_RUN_OPTIONS.privacy, this.scoring.registry.buildAll(input.scorers), 'the run');
+    if (input.scorers) {
+      this.refuseUnsafeJudges(input.privacy ?? DEFAULT_RUN_OPTIONS.privacy, this.scoring.registry.buildAll(input.scorers), 'the run');
+      await this.scoring.registry.check(input.scorers);
+    }
     const privacy = effectivePrivacy(input.privacy ?? DEFAULT_RUN_OPTIONS.privacy, this.router.privacyLock);
     if (privacy === 'strict') {
       // Refused here, naming the model, rather than accepted to fail every call.
@@ -344,7 +347,10 @@ export class ControlService implements ControlApi {
 
   async scoreRun(raw: ScoreRunInput): Promise<ScoringStatus> {
     const input = validateInput('scoreRun', raw);
-    this.attachScorers(this.requireRun(input.runId), input.scorers);
+    const run = this.requireRun(input.runId);
+    this.scoring.registry.buildAll(input.scorers);
+    await this.scoring.registry.check(input.scorers);
+    this.attachScorers(run, input.scorers);
     return this.scoringStatusOf(input.runId);
   }
 

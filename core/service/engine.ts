@@ -23,6 +23,7 @@ import { ScoreStore } from '../store/score-store.js';
 import { ScoreWorker } from '../scoring/score-worker.js';
 import { judgeScorerBuilder } from '../scoring/judge/judge-builder.js';
 import { ScorerRegistry } from '../scoring/scorer-registry.js';
+import { checkCodeDefinition, codeScorerBuilder } from '../scoring/plugin/code-scorer.js';
 import { logger as rootLogger } from '../telemetry.js';
 import { LocalWorker } from '../workers/local-worker.js';
 import { WorkerPool } from '../workers/worker-pool.js';
@@ -61,6 +62,8 @@ export interface EngineOptions {
   workerTokenKeeper?: WorkerTokenKeeper;
   /** Listener settings for the app's worker listener other than address and token (tests shorten heartbeats). */
   workerListener?: WorkerListenerControlOptions['listener'];
+  /** Lets scorers that ask for the `network` capability (the url_health plugin) reach the network (default false). */
+  allowPluginNetwork?: boolean;
   /**
    * Open the database read-only, for commands that only read (runs, stats, export, report): they
    * work in a read-only data folder. Nothing is cleaned, started or written; no local worker.
@@ -127,6 +130,8 @@ export function openEngine(opts: EngineOptions): Engine {
   const scores = new ScoreStore(store);
   const registry = new ScorerRegistry();
   registry.register('judge', judgeScorerBuilder({ client: modelClient, catalog }));
+  const grants = { network: opts.allowPluginNetwork ?? false };
+  registry.register('code', codeScorerBuilder(grants), checkCodeDefinition(grants));
   // Pages committed by the worker become `scoring` events through the hub (built next).
   const worker = new ScoreWorker({ store, scores, registry, logger, onProgress: (id) => events.scoringChanged(id) });
   const scoring: ServiceScoring = { registry, scores, worker, judgeUsage: (id) => scores.judgeUsage(id).map((u) => priceUsage(u, catalog)) };

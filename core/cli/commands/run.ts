@@ -9,7 +9,7 @@ import type { WorkerListener } from '../../remote/listener.js';
 // Light (node:fs and node:crypto): `--listen` is parsed while the command is defined.
 import { loadServerTls, parsePort } from '../../remote/transport.js';
 import type { Engine } from '../../service/engine.js';
-import { EXIT, addCallingOptions, handedOverLine, parsePositiveInt, reportError, type CallingOptions } from '../common.js';
+import { EXIT, addCallingOptions, handedOverLine, parsePositiveInt, reportError, type CallingOptions, addScoringOptions } from '../common.js';
 
 interface RunCliOptions extends CallingOptions {
   endWithFailures?: 'done' | 'failed';
@@ -38,7 +38,7 @@ interface RunCliOptions extends CallingOptions {
 }
 
 export function registerRunCommand(program: Command): void {
-  addCallingOptions(
+  addScoringOptions(addCallingOptions(
     program
       .command('run')
       .description('create a run and drive it to the end in this process')
@@ -65,7 +65,7 @@ export function registerRunCommand(program: Command): void {
       .option('--tls-key <file>', 'and this private key (PEM)')
       .option('--no-local', 'run no jobs in this process: only remote workers do (needs --listen)')
       .option('--wait-for-workers <seconds>', 'how long a job waits for a worker serving its model (default 30 with --no-local)', parsePositiveInt('--wait-for-workers')),
-  ).action(async (opts: RunCliOptions, cmd: Command) => {
+  )).action(async (opts: RunCliOptions, cmd: Command) => {
     cmd.setOptionValue('exit', await runCommand(opts));
   });
 }

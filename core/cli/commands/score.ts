@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import type { ScoringStatus } from '../../service/contract.js';
-import { EXIT, addCommonOptions, formatInt, reportError, type CommonOptions } from '../common.js';
+import { EXIT, addCommonOptions, formatInt, reportError, type CommonOptions, addScoringOptions } from '../common.js';
 
 /** One line per scorer: name, version, layer, and records done, pending and failed. */
 export function printScoringStatus(status: ScoringStatus, out: NodeJS.WritableStream = process.stdout): void {
@@ -19,14 +19,14 @@ export function printScoringStatus(status: ScoringStatus, out: NodeJS.WritableSt
 }
 
 export function registerScoreCommand(program: Command): void {
-  addCommonOptions(
+  addScoringOptions(addCommonOptions(
     program
       .command('score')
       .description('score a stored run with a scoring file (no model is called again)')
       .argument('<run-id>', 'the run to score')
       .requiredOption('--scorers <file>', 'a scoring file (JSON or YAML)')
       .option('--json', 'print the scoring status as JSON'),
-  ).action(async (runId: string, opts: CommonOptions & { scorers: string; json?: boolean }, cmd: Command) => {
+  )).action(async (runId: string, opts: CommonOptions & { scorers: string; json?: boolean }, cmd: Command) => {
     let engine;
     try {
       const [{ readScoringFile }, { openCliEngine }] = await Promise.all([import('../scoring-file.js'), import('../open-engine.js')]);
