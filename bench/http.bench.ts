@@ -65,9 +65,9 @@ function buildDatabase(dataDir: string): number {
         sampling: {},
         finishedAt: Date.now(),
       }));
-      records += store.appendRecords(job.id, attempt, batch).length;
+      records += store.records.append(job.id, attempt, batch).length;
       const usage = batch.reduce((u, r) => ({ inputTokens: u.inputTokens + r.usage.inputTokens, outputTokens: u.outputTokens + r.usage.outputTokens }), { inputTokens: 0, outputTokens: 0 });
-      store.recordJobOutcome({ jobId: job.id, attempt, workerId: 'bench', vignettesDone: VIGNETTES, usage });
+      store.records.settle({ jobId: job.id, attempt, workerId: 'bench', vignettesDone: VIGNETTES, usage });
     }
     const settled = store.settleRun(RUN_ID);
     if (settled.run.status !== 'done') throw new Error(`seeded run is ${settled.run.status}`);

@@ -72,7 +72,7 @@ function buildMillion(store: Store, runId: string): number {
       finishedAt: Date.now(),
     }));
     const usage = batch.reduce((u, r) => ({ inputTokens: u.inputTokens + r.usage.inputTokens, outputTokens: u.outputTokens + r.usage.outputTokens }), { inputTokens: 0, outputTokens: 0 });
-    records += store.recordJobOutcome({ jobId: job.id, attempt, workerId: 'bench', vignettesDone: vignettes.length, usage }, batch).records.length;
+    records += store.records.settle({ jobId: job.id, attempt, workerId: 'bench', vignettesDone: vignettes.length, usage }, batch).records.length;
   }
   store.settleRun(runId);
   store.db.pragma('wal_checkpoint(TRUNCATE)');

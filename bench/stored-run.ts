@@ -68,9 +68,9 @@ export function writeStoredRun(dataDir: string, spec: StoredRunSpec): number {
             finishedAt: Date.now(),
           });
         }
-        landed += store.appendRecords(job.id, attempt, batch).length;
+        landed += store.records.append(job.id, attempt, batch).length;
       }
-      store.recordJobOutcome({ jobId: job.id, attempt, workerId: 'stored-run', vignettesDone: spec.vignettes, usage: { inputTokens: 0, outputTokens: 0 } });
+      store.records.settle({ jobId: job.id, attempt, workerId: 'stored-run', vignettesDone: spec.vignettes, usage: { inputTokens: 0, outputTokens: 0 } });
     }
     const settled = store.settleRun(runId);
     if (settled.run.status !== 'done') throw new Error(`stored run is ${settled.run.status}`);

@@ -79,7 +79,7 @@ export class JobAttempt {
   /** Lands the outcome and every record still buffered in one transaction; false when a newer attempt or a cancel got there first. */
   settle(outcome: JobOutcome): boolean {
     const { store, lander, events, run, fence } = this.deps;
-    const result = store.recordJobOutcome(outcome, this.landing.drain(), fence);
+    const result = store.records.settle(outcome, this.landing.drain(), fence);
     lander.outcomeLanded(result);
     events.jobChanged(run.id, this.job.id);
     events.runChanged(run.id);

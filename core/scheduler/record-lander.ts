@@ -139,7 +139,7 @@ export class RecordLander {
     if (waiting.length === 0) return;
     let landed: StoredResponse[][];
     try {
-      landed = this.store.appendRecordBatches(
+      landed = this.store.records.appendBatches(
         waiting.map(([s, records]) => ({ jobId: s.jobId, attempt: s.attempt, records })),
         this.opts.fence,
       );

@@ -22,10 +22,8 @@ import {
   type IndexedVignette,
   type Job,
   type JobId,
-  type JobOutcome,
   type JobStatus,
   type ModelUsage,
-  type ResponseRecord,
   type Run,
   type RunId,
   type HostWait,
@@ -38,6 +36,7 @@ import {
 } from '../domain.js';
 import { MIGRATIONS } from './migrations.js';
 import { RunLostError, type RunFence } from './run-fence.js';
+import { RecordWrites } from './record-writes.js';
 import { parseStoredRunOptions } from './run-options.js';
 
 export interface StoreOptions {
@@ -277,6 +276,8 @@ export class Store {
   readonly path: string;
 
   private readonly stmt: ReturnType<Store['prepareStatements']>;
+  /** The SQL that lands records (record-writes.ts): the job ledger's and the lander's way in. */
+  readonly records: RecordWrites;
   /** The write-ahead log, opened on the first `syncWal`. */
   private walFd: number | undefined;
 
@@ -297,6 +298,12 @@ export class Store {
         this.migrate();
       }
       this.stmt = this.prepareStatements();
+      this.records = new RecordWrites({
+        db: this.db,
+        hold: (fence) => this.hold(fence),
+        withoutSync: (commit) => this.withoutSync(commit),
+        jobGuard: this.stmt.jobGuard,
+      });
     } catch (err) {
       this.db.close();
       throw openError(err, path);
@@ -422,24 +429,12 @@ export class Store {
         `SELECT j.status, j.attempt, j.run_id, j.vignettes_done, r.vignette_count
          FROM jobs j JOIN runs r ON r.id = j.run_id WHERE j.id = ?`,
       ),
-      insertResponse: db.prepare(
-        `INSERT INTO responses (job_id, vignette_idx, response, input_tokens, output_tokens, cached_tokens,
-           reasoning_tokens, latency_ms, host, cached, finished_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (job_id, vignette_idx) DO NOTHING`,
-      ),
-      addJobProgress: db.prepare(
-        `UPDATE jobs SET vignettes_done = vignettes_done + ?, input_tokens = input_tokens + ?,
-           output_tokens = output_tokens + ?, cached_calls = cached_calls + ?, cached_input_tokens = cached_input_tokens + ?,
-           cached_output_tokens = cached_output_tokens + ?, first_seq = COALESCE(first_seq, ?), last_seq = ? WHERE id = ?`,
-      ),
       runSeqRange: db.prepare<[string], { lo: number | null; hi: number | null }>(
         `SELECT MIN(first_seq) AS lo, MAX(last_seq) AS hi FROM jobs WHERE run_id = ?`,
       ),
       vignetteIndex: db.prepare<[string, string], { idx: number }>(
         `SELECT idx FROM vignettes WHERE run_id = ? AND vignette_id = ?`,
       ),
-      markJobDone: db.prepare(`UPDATE jobs SET status = 'done', finished_at = ?, error = NULL, waiting_for_host = NULL WHERE id = ?`),
       markJobFailed: db.prepare(`UPDATE jobs SET status = 'failed', finished_at = ?, error = ?, waiting_for_host = NULL WHERE id = ?`),
       setJobWaiting: db.prepare(`UPDATE jobs SET waiting_for_host = ? WHERE id = ? AND attempt = ? AND status = 'running'`),
       putVignetteFailure: db.prepare(
@@ -464,7 +459,6 @@ export class Store {
       anyRunWithoutPrices: db.prepare<[], { any: number }>(`SELECT EXISTS (SELECT 1 FROM runs WHERE prices IS NULL) AS any`),
       setRunPrices: db.prepare(`UPDATE runs SET prices = ? WHERE id = ?`),
       noteJobError: db.prepare(`UPDATE jobs SET status = 'pending', error = ? WHERE id = ? AND attempt = ? AND status = 'running'`),
-      bumpDone: db.prepare(`UPDATE runs SET done_count = done_count + 1 WHERE id = ?`),
       bumpFailed: db.prepare(`UPDATE runs SET failed_count = failed_count + 1 WHERE id = ?`),
       failedJobs: db.prepare<[string], { model: string; epoch: number; error: string | null; gave_up: number }>(
         `SELECT model, epoch, error, EXISTS (SELECT 1 FROM vignette_failures f WHERE f.job_id = jobs.id) AS gave_up
@@ -698,128 +692,7 @@ export class Store {
     }
   }
 
-  /**
-   * Lands a batch of records for the current attempt of a running job. Records of a stale attempt,
-   * or of a job already settled, are refused; a record that already landed is skipped. Returns the
-   * records that landed now, with their sequence numbers, in sequence order. Like
-   * `appendRecordBatches`, without an fsync of its own.
-   */
-  appendRecords(jobId: JobId, attempt: number, records: readonly ResponseRecord[], fence?: RunFence): StoredResponse[] {
-    return this.appendRecordBatches([{ jobId, attempt, records }], fence)[0]!;
-  }
-
-  /**
-   * Lands the batches of several jobs in one transaction, each under the same guard as
-   * `appendRecords`. Returns what landed of each batch, in the batches' order; taken in that order,
-   * every record's sequence number is higher than the one before. The commit is made without its
-   * fsync (`withoutSync`): the caller syncs (`syncWal`) before it calls the records durable.
-   */
-  appendRecordBatches(
-    batches: ReadonlyArray<{ jobId: JobId; attempt: number; records: readonly ResponseRecord[] }>,
-    fence?: RunFence,
-  ): StoredResponse[][] {
-    if (batches.every((b) => b.records.length === 0)) return batches.map(() => []);
-    return this.withoutSync(() =>
-      this.db
-        .transaction(() => {
-          this.hold(fence);
-          return batches.map(({ jobId, attempt, records }) => {
-            if (records.length === 0) return [];
-            const guard = this.stmt.jobGuard.get(jobId);
-            if (!guard || guard.status !== 'running' || guard.attempt !== attempt) return [];
-            return this.insertRecords(jobId, records);
-          });
-        })
-        .immediate(),
-    );
-  }
-
-  private insertRecords(jobId: JobId, records: readonly ResponseRecord[]): StoredResponse[] {
-    const landed: StoredResponse[] = [];
-    let input = 0;
-    let output = 0;
-    let cachedCalls = 0;
-    let cachedInput = 0;
-    let cachedOutput = 0;
-    for (const r of records) {
-      const res = this.stmt.insertResponse.run(
-        jobId,
-        r.vignetteIndex,
-        r.response,
-        r.usage.inputTokens,
-        r.usage.outputTokens,
-        r.usage.cachedTokens ?? null,
-        r.usage.reasoningTokens ?? null,
-        Math.round(r.latencyMs),
-        r.host,
-        r.cached ? 1 : 0,
-        r.finishedAt,
-      );
-      if (res.changes === 1) {
-        landed.push({ ...r, seq: Number(res.lastInsertRowid) });
-        // A record answered from the prompt cache is a call, but no provider billed its tokens.
-        if (r.cached) {
-          cachedCalls += 1;
-          cachedInput += r.usage.inputTokens;
-          cachedOutput += r.usage.outputTokens;
-        } else {
-          input += r.usage.inputTokens;
-          output += r.usage.outputTokens;
-        }
-      }
-    }
-    if (landed.length > 0) {
-      // Seqs only grow, so the batch's first and last are the job's newest bounds.
-      this.stmt.addJobProgress.run(
-        landed.length,
-        input,
-        output,
-        cachedCalls,
-        cachedInput,
-        cachedOutput,
-        landed[0]!.seq,
-        landed[landed.length - 1]!.seq,
-        jobId,
-      );
-    }
-    return landed;
-  }
-
-  /**
-   * Settles a job as done: writes any records the outcome still carries, marks the job done and
-   * advances the run's doneCount, all in one transaction and only the first time the job lands
-   * with its current attempt. A duplicate or a stale attempt changes nothing (`landed: false`).
-   */
-  recordJobOutcome(
-    outcome: JobOutcome,
-    records: readonly ResponseRecord[] = [],
-    fence?: RunFence,
-  ): { landed: boolean; records: StoredResponse[] } {
-    return this.db
-      .transaction(() => {
-        this.hold(fence);
-        const guard = this.stmt.jobGuard.get(outcome.jobId);
-        if (!guard || guard.status === 'done' || guard.status === 'failed' || guard.status === 'cancelled') {
-          return { landed: false, records: [] };
-        }
-        if (guard.attempt !== outcome.attempt) return { landed: false, records: [] };
-        const stored = this.insertRecords(outcome.jobId, records);
-        const done = guard.vignettes_done + stored.length;
-        if (done < guard.vignette_count) {
-          throw new PanoptesError(
-            'worker_lost',
-            `job ${outcome.jobId} reported done with ${done} of ${guard.vignette_count} records`,
-            { retryable: true },
-          );
-        }
-        this.stmt.markJobDone.run(Date.now(), outcome.jobId);
-        this.stmt.bumpDone.run(guard.run_id);
-        return { landed: true, records: stored };
-      })
-      .immediate();
-  }
-
-  /** Settles a job as failed for good (guarded like recordJobOutcome). */
+  /** Settles a job as failed for good (guarded like `records.settle`). */
   failJob(jobId: JobId, attempt: number, error: string, fence?: RunFence): boolean {
     return this.db
       .transaction(() => {

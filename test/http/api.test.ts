@@ -25,7 +25,7 @@ describe('HTTP API', () => {
     const [job] = store.insertJobs('r-seed', [{ model: 'claude', epoch: 1 }]);
     const attempt = store.startAttempt(job!.id, 'w1')!;
     const usage = { inputTokens: 1_000_000, outputTokens: 1_000_000 };
-    const landed = store.recordJobOutcome({ jobId: job!.id, attempt, workerId: 'w1', vignettesDone: 1, usage }, [
+    const landed = store.records.settle({ jobId: job!.id, attempt, workerId: 'w1', vignettesDone: 1, usage }, [
       {
         runId: 'r-seed', jobId: job!.id, vignetteId: 'v1', vignetteIndex: 0, model: 'claude', epoch: 1,
         prompt: 'p', response: 'r', usage, latencyMs: 1, host: 'seed/claude', cached: false, sampling: {}, finishedAt: Date.now(),

@@ -40,7 +40,7 @@ const lines = () =>
   readFileSync(responsesPath(tmp.dir, 'r'), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { seq: number; epoch: number; vignette_id: string });
 
 it('lands the records of every job in flight in one commit, and the log in sequence order', async () => {
-  const commits = vi.spyOn(store, 'appendRecordBatches');
+  const commits = vi.spyOn(store.records, 'appendBatches');
   const lander = new RecordLander(store, log, { maxDelayMs: 30, maxBatch: 1000 });
   const landedPerJob = new Map<number, number>();
   const sinks = jobs.map((j) => lander.sink(j.id, j.attempt, (rs) => landedPerJob.set(j.id, (landedPerJob.get(j.id) ?? 0) + rs.length)));
@@ -57,7 +57,7 @@ it('lands the records of every job in flight in one commit, and the log in seque
 });
 
 it('commits at once when maxBatch records wait across the jobs, not per job', () => {
-  const commits = vi.spyOn(store, 'appendRecordBatches');
+  const commits = vi.spyOn(store.records, 'appendBatches');
   const lander = new RecordLander(store, log, { maxDelayMs: 60_000, maxBatch: 10 });
   const sinks = jobs.slice(0, 5).map((j) => lander.sink(j.id, j.attempt));
   // 5 jobs x 2 records = 10: the tenth record, whichever job it comes from, commits all ten.
@@ -69,8 +69,8 @@ it('commits at once when maxBatch records wait across the jobs, not per job', ()
 });
 
 it('keeps the records of a failed commit and lands them later, without throwing into the worker', async () => {
-  const real = store.appendRecordBatches.bind(store);
-  const commits = vi.spyOn(store, 'appendRecordBatches').mockImplementationOnce(() => {
+  const real = store.records.appendBatches.bind(store.records);
+  const commits = vi.spyOn(store.records, 'appendBatches').mockImplementationOnce(() => {
     throw new Error('SQLITE_FULL: database or disk is full');
   });
   commits.mockImplementation(real);
@@ -168,7 +168,7 @@ it("appends what waits for a sync before a job outcome's records: that commit sy
   lander.outcomeLanded({ landed: false, records: [] });
   expect(lines()).toHaveLength(1);
   const rest = Array.from({ length: VIGNETTES - 2 }, (_, i) => rec(job, i + 2));
-  const outcome = store.recordJobOutcome(
+  const outcome = store.records.settle(
     { jobId: job.id, attempt: job.attempt, workerId: 'w', vignettesDone: VIGNETTES, usage: { inputTokens: 3 * VIGNETTES, outputTokens: 4 * VIGNETTES } },
     sink.drain().concat(rest),
   );

@@ -43,7 +43,7 @@ const lines = () => readFileSync(responsesPath(tmp.dir, 'r'), 'utf8').trimEnd().
 
 it('appends landed records as one JSON object per line with the documented fields', async () => {
   const log = await reconciled();
-  log.append(store.appendRecords(jobId, attempt, [rec(0), rec(1)]));
+  log.append(store.records.append(jobId, attempt, [rec(0), rec(1)]));
   log.close();
   const [first] = readFileSync(responsesPath(tmp.dir, 'r'), 'utf8').split('\n');
   const obj = JSON.parse(first!) as Record<string, unknown>;
@@ -55,8 +55,8 @@ it('appends landed records as one JSON object per line with the documented field
 
 it('completes the log from the database after a crash between commit and append', async () => {
   const log = await reconciled();
-  log.append(store.appendRecords(jobId, attempt, [rec(0), rec(1), rec(2)]));
-  store.appendRecords(jobId, attempt, [rec(3), rec(4)]); // committed, never appended: the crash
+  log.append(store.records.append(jobId, attempt, [rec(0), rec(1), rec(2)]));
+  store.records.append(jobId, attempt, [rec(3), rec(4)]); // committed, never appended: the crash
   log.close();
   await reopen();
   expect(lines().map((l) => l.vignette_id)).toEqual(['v0', 'v1', 'v2', 'v3', 'v4']);
@@ -67,7 +67,7 @@ it('completes the log from the database after a crash between commit and append'
 
 it('cuts a torn last line and restores its record from the database', async () => {
   const log = await reconciled();
-  log.append(store.appendRecords(jobId, attempt, [rec(0), rec(1), rec(2)]));
+  log.append(store.records.append(jobId, attempt, [rec(0), rec(1), rec(2)]));
   log.close();
   const path = responsesPath(tmp.dir, 'r');
   truncateSync(path, statSync(path).size - 25); // the last line loses its end, and its newline
@@ -78,7 +78,7 @@ it('cuts a torn last line and restores its record from the database', async () =
 });
 
 it('repairs a file that holds only a torn line', async () => {
-  store.appendRecords(jobId, attempt, [rec(0)]);
+  store.records.append(jobId, attempt, [rec(0)]);
   const path = responsesPath(tmp.dir, 'r');
   await reopen();
   truncateSync(path, 0);
@@ -90,10 +90,10 @@ it('repairs a file that holds only a torn line', async () => {
 it('handles lines longer than its read-back chunk', async () => {
   const big = { ...rec(0), response: 'x'.repeat(200_000) };
   const log = await reconciled();
-  log.append(store.appendRecords(jobId, attempt, [big, rec(1)]));
-  log.append(store.appendRecords(jobId, attempt, [{ ...rec(2), response: 'y'.repeat(150_000) }]));
+  log.append(store.records.append(jobId, attempt, [big, rec(1)]));
+  log.append(store.records.append(jobId, attempt, [{ ...rec(2), response: 'y'.repeat(150_000) }]));
   log.close();
-  store.appendRecords(jobId, attempt, [rec(3)]);
+  store.records.append(jobId, attempt, [rec(3)]);
   await reopen();
   expect(lines().map((l) => l.vignette_id)).toEqual(['v0', 'v1', 'v2', 'v3']);
 });
@@ -102,35 +102,35 @@ const allIds = (n: number) => Array.from({ length: n }, (_, i) => `v${i}`);
 
 it('rebuilds a file deleted while the run appends to it, at the next append', async () => {
   const log = await reconciled();
-  log.append(store.appendRecords(jobId, attempt, [rec(0), rec(1), rec(2)]));
+  log.append(store.records.append(jobId, attempt, [rec(0), rec(1), rec(2)]));
   unlinkSync(responsesPath(tmp.dir, 'r'));
-  log.append(store.appendRecords(jobId, attempt, [rec(3), rec(4)]));
+  log.append(store.records.append(jobId, attempt, [rec(3), rec(4)]));
   expect(lines().map((l) => l.vignette_id)).toEqual(allIds(5));
   log.close();
 });
 
 it('takes up a file cut mid-line under it: the torn line is cut and every record is there once', async () => {
   const log = await reconciled();
-  log.append(store.appendRecords(jobId, attempt, [rec(0), rec(1), rec(2), rec(3)]));
+  log.append(store.records.append(jobId, attempt, [rec(0), rec(1), rec(2), rec(3)]));
   const path = responsesPath(tmp.dir, 'r');
   truncateSync(path, Math.floor(statSync(path).size / 2));
-  log.append(store.appendRecords(jobId, attempt, [rec(4)]));
+  log.append(store.records.append(jobId, attempt, [rec(4)]));
   expect(lines().map((l) => l.vignette_id)).toEqual(allIds(5));
   log.close();
 });
 
 it('cuts lines written by someone else at the next append, and writes the run\'s own in their place', async () => {
   const log = await reconciled();
-  log.append(store.appendRecords(jobId, attempt, [rec(0), rec(1)]));
+  log.append(store.records.append(jobId, attempt, [rec(0), rec(1)]));
   appendFileSync(responsesPath(tmp.dir, 'r'), '{"not":"ours"}\n');
-  log.append(store.appendRecords(jobId, attempt, [rec(2)]));
+  log.append(store.records.append(jobId, attempt, [rec(2)]));
   expect(lines().map((l) => l.vignette_id)).toEqual(allIds(3));
   log.close();
 });
 
 it('reconciles a file with a line missing, a foreign line and an extra line into exactly the records', async () => {
   const log = await reconciled();
-  log.append(store.appendRecords(jobId, attempt, [0, 1, 2, 3, 4, 5].map(rec)));
+  log.append(store.records.append(jobId, attempt, [0, 1, 2, 3, 4, 5].map(rec)));
   log.close();
   const path = responsesPath(tmp.dir, 'r');
   const text = readFileSync(path, 'utf8').split('\n');
@@ -155,7 +155,7 @@ it('reconciles a file with a line missing, a foreign line and an extra line into
 it('checks a file larger than its read chunk, yielding to the event loop between pieces', async () => {
   const big = 'z'.repeat(300_000);
   const log = await reconciled();
-  log.append(store.appendRecords(jobId, attempt, Array.from({ length: 12 }, (_, i) => ({ ...rec(i), response: big }))));
+  log.append(store.records.append(jobId, attempt, Array.from({ length: 12 }, (_, i) => ({ ...rec(i), response: big }))));
   log.close();
   let ticks = 0;
   const ticker = setInterval(() => ticks++, 0);

@@ -40,7 +40,7 @@ it('a taken-over owner writes nothing: attempts, records, outcomes, failures, se
   expect(store.claimRun('r1', old.owner, old.leaseMs)).not.toBeNull();
   const [job] = store.insertJobs('r1', [{ model: 'm', epoch: 1 }], old);
   const attempt = store.startAttempt(job!.id, 'w', old)!;
-  expect(store.appendRecords(job!.id, attempt, [record(job!.id, 0)], old)).toHaveLength(1);
+  expect(store.records.append(job!.id, attempt, [record(job!.id, 0)], old)).toHaveLength(1);
 
   // The lease lapses (a stall), recovery puts the run back, and another owner claims it.
   store.db.prepare('UPDATE runs SET lease_until = 0 WHERE id = ?').run('r1');
@@ -50,8 +50,8 @@ it('a taken-over owner writes nothing: attempts, records, outcomes, failures, se
 
   const before = JSON.stringify([store.getRun('r1'), store.jobs('r1'), store.responseCount('r1')]);
   expect(() => store.startAttempt(job!.id, 'w', old)).toThrow(RunLostError);
-  expect(() => store.appendRecords(job!.id, attempt, [record(job!.id, 1)], old)).toThrow(RunLostError);
-  expect(() => store.recordJobOutcome({ jobId: job!.id, attempt, workerId: 'w', vignettesDone: 3, usage: { inputTokens: 0, outputTokens: 0 } }, [record(job!.id, 1), record(job!.id, 2)], old)).toThrow(RunLostError);
+  expect(() => store.records.append(job!.id, attempt, [record(job!.id, 1)], old)).toThrow(RunLostError);
+  expect(() => store.records.settle({ jobId: job!.id, attempt, workerId: 'w', vignettesDone: 3, usage: { inputTokens: 0, outputTokens: 0 } }, [record(job!.id, 1), record(job!.id, 2)], old)).toThrow(RunLostError);
   expect(() => store.failJob(job!.id, attempt, 'x', old)).toThrow(RunLostError);
   expect(() => store.noteRetry(job!.id, attempt, 'x', old)).toThrow(RunLostError);
   expect(() => store.settleRun('r1', old)).toThrow(RunLostError);
@@ -64,7 +64,7 @@ it('a taken-over owner writes nothing: attempts, records, outcomes, failures, se
   // The new owner's writes go through, and each extends its lease.
   const a2 = store.startAttempt(job!.id, 'w', next)!;
   expect(a2).toBe(attempt + 1);
-  expect(store.appendRecords(job!.id, a2, [record(job!.id, 1), record(job!.id, 2)], next)).toHaveLength(2);
+  expect(store.records.append(job!.id, a2, [record(job!.id, 1), record(job!.id, 2)], next)).toHaveLength(2);
   const leaseUntil = (store.db.prepare('SELECT lease_until FROM runs').get() as { lease_until: number }).lease_until;
   expect(leaseUntil).toBeGreaterThan(Date.now() + 50_000);
 });

@@ -88,8 +88,8 @@ describe('Store', () => {
     const [job1, job2] = createRun(store, 'run1', ['claude'], 2, 2);
     const a1 = store.startAttempt(job1!.id, 'w')!;
     const a2 = store.startAttempt(job2!.id, 'w')!;
-    expect(store.appendRecords(job1!.id, a1, [record('run1', job1!.id, 'claude', 1, 0, 100, 10)])).toHaveLength(1);
-    const landed = store.recordJobOutcome(
+    expect(store.records.append(job1!.id, a1, [record('run1', job1!.id, 'claude', 1, 0, 100, 10)])).toHaveLength(1);
+    const landed = store.records.settle(
       { jobId: job2!.id, attempt: a2, workerId: 'w', vignettesDone: 2, usage: { inputTokens: 100, outputTokens: 10 } },
       [record('run1', job2!.id, 'claude', 2, 0, 50, 5), record('run1', job2!.id, 'claude', 2, 1, 50, 5)],
     );
@@ -110,7 +110,7 @@ describe('Store', () => {
     const [job] = createRun(store, 'big', ['m'], 1, 3);
     const a = store.startAttempt(job!.id, 'w')!;
     const huge = 3_000_000_000;
-    store.appendRecords(job!.id, a, [0, 1, 2].map((i) => record('big', job!.id, 'm', 1, i, huge, huge)));
+    store.records.append(job!.id, a, [0, 1, 2].map((i) => record('big', job!.id, 'm', 1, i, huge, huge)));
     expect(store.usageByModel('big')[0]).toMatchObject({ inputTokens: 3 * huge, outputTokens: 3 * huge, calls: 3 });
   });
 
@@ -122,15 +122,15 @@ describe('Store', () => {
     const recs = [record('r', job!.id, 'm', 1, 0, 5, 5), record('r', job!.id, 'm', 1, 1, 5, 5)];
     const outcome = (attempt: number) => ({ jobId: job!.id, attempt, workerId: 'w', vignettesDone: 2, usage: { inputTokens: 10, outputTokens: 10 } });
 
-    expect(store.appendRecords(job!.id, first, recs)).toEqual([]);
-    expect(store.recordJobOutcome(outcome(first), recs).landed).toBe(false);
+    expect(store.records.append(job!.id, first, recs)).toEqual([]);
+    expect(store.records.settle(outcome(first), recs).landed).toBe(false);
     expect(store.responseCount('r')).toBe(0);
 
-    expect(store.recordJobOutcome(outcome(second), recs).landed).toBe(true);
+    expect(store.records.settle(outcome(second), recs).landed).toBe(true);
     const after = store.getRun('r')!;
     expect(after.doneCount).toBe(1);
-    expect(store.recordJobOutcome(outcome(second), recs).landed).toBe(false);
-    expect(store.recordJobOutcome(outcome(first), recs).landed).toBe(false);
+    expect(store.records.settle(outcome(second), recs).landed).toBe(false);
+    expect(store.records.settle(outcome(first), recs).landed).toBe(false);
     expect(store.getRun('r')!.doneCount).toBe(1);
     expect(store.responseCount('r')).toBe(2);
     expect(store.runResults('r')).toHaveLength(2);
@@ -141,7 +141,7 @@ describe('Store', () => {
     const [job] = createRun(store, 'r', ['m'], 1, 3);
     const a = store.startAttempt(job!.id, 'w')!;
     expect(() =>
-      store.recordJobOutcome({ jobId: job!.id, attempt: a, workerId: 'w', vignettesDone: 1, usage: { inputTokens: 1, outputTokens: 1 } }, [
+      store.records.settle({ jobId: job!.id, attempt: a, workerId: 'w', vignettesDone: 1, usage: { inputTokens: 1, outputTokens: 1 } }, [
         record('r', job!.id, 'm', 1, 0, 1, 1),
       ]),
     ).toThrow(/1 of 3 records/);
@@ -180,13 +180,13 @@ describe('Store', () => {
   it("pages a job's pending vignettes in order, skipping those it already answered, while records land in between", () => {
     const [job, other] = createRun(store, 'p', ['m'], 2, 10);
     const a = store.startAttempt(job!.id, 'w')!;
-    store.appendRecords(job!.id, a, [0, 3, 4, 9].map((i) => record('p', job!.id, 'm', 1, i, 1, 1)));
+    store.records.append(job!.id, a, [0, 3, 4, 9].map((i) => record('p', job!.id, 'm', 1, i, 1, 1)));
     expect(store.landedCount(job!.id)).toBe(4);
     // Pages of 2 across the gaps; a record landing mid-iteration (for a vignette already yielded) changes nothing.
     const seen: number[] = [];
     for (const v of store.pendingVignettes('p', job!.id, 2)) {
       seen.push(v.index);
-      if (v.index === 2) store.appendRecords(job!.id, a, [record('p', job!.id, 'm', 1, 2, 1, 1)]);
+      if (v.index === 2) store.records.append(job!.id, a, [record('p', job!.id, 'm', 1, 2, 1, 1)]);
     }
     expect(seen).toEqual([1, 2, 5, 6, 7, 8]);
     expect([...store.pendingVignettes('p', job!.id)].map((v) => v.index)).toEqual([1, 5, 6, 7, 8]);
@@ -207,7 +207,7 @@ describe('Store', () => {
     const jobs = createRun(store, 'r', ['m1', 'm2'], 2, 10);
     for (const job of jobs) {
       const a = store.startAttempt(job.id, 'w')!;
-      store.appendRecords(job.id, a, Array.from({ length: 10 }, (_, i) => record('r', job.id, job.model, job.epoch, i, 1, 1)));
+      store.records.append(job.id, a, Array.from({ length: 10 }, (_, i) => record('r', job.id, job.model, job.epoch, i, 1, 1)));
     }
     const seen: number[] = [];
     let cursor: number | undefined;
@@ -231,7 +231,7 @@ describe('Store', () => {
     store.claimRun('r', 'me', 1000);
     const a1 = store.startAttempt(j1!.id, 'w')!;
     const a2 = store.startAttempt(j2!.id, 'w')!;
-    store.recordJobOutcome({ jobId: j1!.id, attempt: a1, workerId: 'w', vignettesDone: 1, usage: { inputTokens: 1, outputTokens: 1 } }, [
+    store.records.settle({ jobId: j1!.id, attempt: a1, workerId: 'w', vignettesDone: 1, usage: { inputTokens: 1, outputTokens: 1 } }, [
       record('r', j1!.id, 'good', 1, 0, 1, 1),
     ]);
     expect(store.failJob(j2!.id, a2, 'mock: 400 Bad Request')).toBe(true);
@@ -248,7 +248,7 @@ describe('Store', () => {
     // Interleave the runs' batches, as two runs processed at once would.
     for (let i = 0; i < 30; i += 10) {
       for (const job of [...a, ...b]) {
-        store.appendRecords(job.id, attempts.get(job.id)!, Array.from({ length: 10 }, (_, k) => record(job.runId, job.id, 'm', job.epoch, i + k, 1, 1)));
+        store.records.append(job.id, attempts.get(job.id)!, Array.from({ length: 10 }, (_, k) => record(job.runId, job.id, 'm', job.epoch, i + k, 1, 1)));
       }
     }
     const seen: string[] = [];
@@ -271,9 +271,9 @@ describe('Store', () => {
     const [job] = createRun(store, 'c', ['m'], 1, 3);
     const a = store.startAttempt(job!.id, 'w')!;
     const cached = (idx: number, input: number, output: number) => ({ ...record('c', job!.id, 'm', 1, idx, input, output), cached: true });
-    store.appendRecords(job!.id, a, [record('c', job!.id, 'm', 1, 0, 100, 10), cached(1, 70, 7)]);
+    store.records.append(job!.id, a, [record('c', job!.id, 'm', 1, 0, 100, 10), cached(1, 70, 7)]);
     // A record landing twice counts once, cached or not.
-    store.appendRecords(job!.id, a, [cached(1, 70, 7), cached(2, 30, 3)]);
+    store.records.append(job!.id, a, [cached(1, 70, 7), cached(2, 30, 3)]);
     expect(store.usageByModel('c')).toEqual([
       { model: 'm', inputTokens: 100, outputTokens: 10, calls: 3, cachedCalls: 2, cachedInputTokens: 100, cachedOutputTokens: 10 },
     ]);
