@@ -4,10 +4,11 @@
  * commands open the database read-only and work, a writing one names the folder); a corrupt
  * database; an empty file, a text file or another program's SQLite database where the database
  * should be (refused with its path, left as it was); while a missing database is still created.
- * Read-only is real: as root, which no file mode stops, the commands run as `nobody`.
+ * Read-only is real: as root, which no file mode stops, the folder is seen through a read-only bind
+ * mount (or, where mounting is not allowed, the commands run as `nobody` over its modes taken away).
  * Runs on: Node (tests).
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, readdirSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -25,12 +26,11 @@ function expectOneLine(res: CliResult, pattern: RegExp): void {
   expect(lines[0]).toMatch(pattern);
 }
 
-/** The command as a user no file mode exempts: `nobody` when the tests run as root. */
-function runAsUser(args: string[]): Promise<CliResult> {
-  const asRoot = process.getuid?.() === 0;
+/** The command as `nobody`, whom file modes do stop (when the tests run as root). */
+function runAsNobody(args: string[]): Promise<CliResult> {
   const child = spawn(process.execPath, [BIN, ...args], {
     env: { ...process.env, PANOPTES_LOG: 'warn', HOME: '/tmp' },
-    ...(asRoot ? { uid: NOBODY, gid: NOBODY } : {}),
+    ...(process.getuid?.() === 0 ? { uid: NOBODY, gid: NOBODY } : {}),
   });
   let stdout = '';
   let stderr = '';
@@ -71,22 +71,25 @@ describe('clear errors from the command line', () => {
     mkdirSync(out);
     chmodSync(out, 0o777);
     chmodSync(tmp.dir, 0o755);
-    chmodAll(dataDir, 0o555, 0o444);
     const before = snapshot(dataDir);
+    const view = readOnlyView(dataDir);
+    try {
+      const runs = await view.run(['runs', '--data-dir', view.dir, '--catalog', catalog]);
+      expect(runs.code, runs.stderr).toBe(0);
+      expect(runs.stdout).toContain(runId);
+      const stats = await view.run(['stats', '--data-dir', view.dir, '--catalog', catalog]);
+      expect(stats.code, stats.stderr).toBe(0);
+      expect(stats.stdout).toMatch(/\ba\b/);
+      const exported = await view.run(['export', runId, '--out', join(out, 'x.jsonl'), '--data-dir', view.dir, '--catalog', catalog]);
+      expect(exported.code, exported.stderr).toBe(0);
+      expect(readFileSync(join(out, 'x.jsonl'), 'utf8').trimEnd().split('\n')).toHaveLength(6);
 
-    const runs = await runAsUser(['runs', '--data-dir', dataDir, '--catalog', catalog]);
-    expect(runs.code, runs.stderr).toBe(0);
-    expect(runs.stdout).toContain(runId);
-    const stats = await runAsUser(['stats', '--data-dir', dataDir, '--catalog', catalog]);
-    expect(stats.code, stats.stderr).toBe(0);
-    expect(stats.stdout).toMatch(/\ba\b/);
-    const exported = await runAsUser(['export', runId, '--out', join(out, 'x.jsonl'), '--data-dir', dataDir, '--catalog', catalog]);
-    expect(exported.code, exported.stderr).toBe(0);
-    expect(readFileSync(join(out, 'x.jsonl'), 'utf8').trimEnd().split('\n')).toHaveLength(6);
-
-    const run = await runAsUser(['run', '--manifest', manifest, '--models', 'a', '--data-dir', dataDir, '--catalog', catalog]);
-    expect(run.code).toBe(2);
-    expectOneLine(run, new RegExp(`the data folder ${dataDir} is read-only \\(EACCES\\); this command writes to it`));
+      const run = await view.run(['run', '--manifest', manifest, '--models', 'a', '--data-dir', view.dir, '--catalog', catalog]);
+      expect(run.code).toBe(2);
+      expectOneLine(run, new RegExp(`the data folder ${view.dir} is read-only \\((EACCES|EROFS)\\); this command writes to it`));
+    } finally {
+      view.undo();
+    }
     expect(snapshot(dataDir)).toEqual(before);
   });
 
@@ -134,6 +137,31 @@ describe('clear errors from the command line', () => {
     expect(statSync(join(dataDir, 'panoptes.db')).size).toBeGreaterThan(0);
   });
 });
+
+/**
+ * The data folder made read-only for the commands: as root, a read-only bind mount of it (root
+ * ignores file modes, not a read-only mount); otherwise, or where mounting is not allowed, its modes
+ * taken away and the commands run as `nobody`. `dir` is where the commands find it.
+ */
+function readOnlyView(dataDir: string): { dir: string; run: (args: string[]) => Promise<CliResult>; undo: () => void } {
+  if (process.getuid?.() === 0) {
+    const view = `${dataDir}-ro`;
+    mkdirSync(view);
+    try {
+      execFileSync('mount', ['--bind', dataDir, view], { stdio: 'ignore' });
+      execFileSync('mount', ['-o', 'remount,bind,ro', view], { stdio: 'ignore' });
+      return { dir: view, run: (args) => runCli(args), undo: () => execFileSync('umount', [view]) };
+    } catch {
+      try {
+        execFileSync('umount', [view], { stdio: 'ignore' });
+      } catch {
+        // never mounted
+      }
+    }
+  }
+  chmodAll(dataDir, 0o555, 0o444);
+  return { dir: dataDir, run: runAsNobody, undo: () => chmodAll(dataDir, 0o755, 0o644) };
+}
 
 /** Sets every folder's and file's mode under `dir` (and its own). */
 function chmodAll(dir: string, dirMode: number, fileMode: number): void {
