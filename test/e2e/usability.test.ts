@@ -150,6 +150,9 @@ describe('the app as people use it (panoptes serve --ui)', () => {
     expect(await panel.locator('h2 .mono').textContent()).toBe(vignette);
     await page.keyboard.press('Escape');
     await expect.poll(() => panel.count(), WAIT).toBe(0);
+    // Closing gives the focus back to the row the panel was opened from.
+    await expect.poll(focused, WAIT).toBe('record-row');
+    expect(await page.evaluate<string | null>(`document.activeElement?.getAttribute('aria-rowindex') ?? null`)).toBe('2');
   });
 
   it("shows a job's details from the keyboard", async () => {

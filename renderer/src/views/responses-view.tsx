@@ -330,6 +330,18 @@ export function ResponsesView({ runId }: { runId: string | null }) {
   const [textInput, setTextInput] = useState('');
   const text = useDebounced(textInput, 300);
   const [vignette, setVignette] = useState<string | null>(null);
+  /** Where the focus was when a vignette opened (its row): closing the panel gives it back there. */
+  const openedFrom = useRef<HTMLElement | null>(null);
+  const openVignette = (id: string) => {
+    openedFrom.current = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    setVignette(id);
+  };
+  const closeVignette = () => {
+    setVignette(null);
+    const back = openedFrom.current;
+    openedFrom.current = null;
+    if (back?.isConnected) back.focus();
+  };
 
   useEffect(() => setFilters((f) => (f.text === text ? f : { ...f, text })), [text]);
   useEffect(() => {
@@ -397,8 +409,8 @@ export function ResponsesView({ runId }: { runId: string | null }) {
               />
             </label>
           </div>
-          <RecordsTable run={run} filters={filters} onOpen={setVignette} />
-          {vignette ? <SideBySide run={run} vignetteId={vignette} onClose={() => setVignette(null)} /> : null}
+          <RecordsTable run={run} filters={filters} onOpen={openVignette} />
+          {vignette ? <SideBySide run={run} vignetteId={vignette} onClose={closeVignette} /> : null}
         </>
       ) : runId !== null ? (
         <p className="muted">Loading the run…</p>
