@@ -3,7 +3,7 @@
  * Runs on: renderer.
  */
 import { useAppStore } from './state/app-store.js';
-import { routeHref, useRoute, type Route, type ViewName } from './state/router.js';
+import { routeHref, useRoute, type Route, type ViewName } from './state/hash-routes.js';
 import { CompareView } from './views/compare-view.js';
 import { ExportView } from './views/export-view.js';
 import { ModelsView } from './views/models-view.js';

@@ -17,9 +17,9 @@ import { modelOfSide } from '../components/pairs.js';
 import { formatDiff, formatInterval, formatPValue, formatScore } from '../components/score-format.js';
 import { useFetch } from '../components/use-fetch.js';
 import { useRuns } from '../components/use-runs.js';
-import { navigate } from '../state/router.js';
-import { REDUCERS } from './results-view.js';
+import { navigate } from '../state/hash-routes.js';
 import { ScrollRegion } from '../components/scroll-region.js';
+import { ScorerAndReducerFields } from '../components/score-view-fields.js';
 
 function chartEntries(comparison: RunComparison): IntervalEntry[] {
   const order = byMeanDescending(comparison.models_a).map((m) => m.model);
@@ -106,26 +106,14 @@ function Comparison({ runA, runB }: { runA: string; runB: string }) {
   return (
     <>
       <div className="filters card" role="group" aria-label="What the comparison shows">
-        <label className="inline-field">
-          <span>Scorer</span>
-          <select data-testid="compare-scorer" value={scorer} onChange={(e) => setScorer(e.target.value)}>
-            {names.map((n) => (
-              <option key={n} value={n}>
-                {n}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="inline-field">
-          <span>Epochs reduced by</span>
-          <select data-testid="compare-reducer" value={reducer} onChange={(e) => setReducer(e.target.value as EpochReducer)}>
-            {REDUCERS.map((r) => (
-              <option key={r.value} value={r.value}>
-                {r.label}
-              </option>
-            ))}
-          </select>
-        </label>
+        <ScorerAndReducerFields
+          testIdPrefix="compare"
+          names={names}
+          scorer={scorer}
+          onScorer={setScorer}
+          reducer={reducer}
+          onReducer={setReducer}
+        />
       </div>
       <ErrorNotice error={comparison.error} title="Could not compare the runs" />
       {data ? (

@@ -14,7 +14,7 @@ import { useRuns } from '../components/use-runs.js';
 import { formatInt } from '../format.js';
 import { useAppStore } from '../state/app-store.js';
 import { isTerminal } from '../state/freshness.js';
-import { navigate } from '../state/router.js';
+import { navigate } from '../state/hash-routes.js';
 
 const FORMATS: Array<{ value: ExportFormat; label: string; hint: string }> = [
   { value: 'jsonl', label: 'JSONL', hint: 'one JSON object per line, as in responses.jsonl' },

@@ -22,7 +22,7 @@ import { useFetch } from '../components/use-fetch.js';
 import { useRuns } from '../components/use-runs.js';
 import { formatInt, formatPrice, formatUsd } from '../format.js';
 import { estimateRun, type RunEstimate } from '../state/run-estimate.js';
-import { navigate } from '../state/router.js';
+import { navigate } from '../state/hash-routes.js';
 
 type PrivacyMode = 'strict' | 'fallback' | 'off';
 type FieldName = 'manifest' | 'models' | 'epochs' | 'concurrency' | 'temperature' | 'maxTokens' | 'seed' | 'scoring';

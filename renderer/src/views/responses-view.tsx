@@ -16,7 +16,7 @@ import { useFetch } from '../components/use-fetch.js';
 import { useRuns } from '../components/use-runs.js';
 import { formatCallCost, formatInt } from '../format.js';
 import { useAppStore } from '../state/app-store.js';
-import { navigate } from '../state/router.js';
+import { navigate } from '../state/hash-routes.js';
 
 const PAGE = 200;
 const ROW_H = 36;

@@ -18,6 +18,7 @@ import { RunPicker } from '../components/run-picker.js';
 import { ScoreDetailDialog } from '../components/score-detail-dialog.js';
 import { ScoreIntervalChart } from '../components/score-interval-chart.js';
 import { ScoreMatrix } from '../components/score-matrix.js';
+import { ScorerAndReducerFields } from '../components/score-view-fields.js';
 import { ScoringEditor } from '../components/scoring-editor.js';
 import { parseScoringText } from '../components/scoring-text.js';
 import { ScoringStatusTable } from '../components/scoring-status-table.js';
@@ -26,13 +27,7 @@ import { useRuns } from '../components/use-runs.js';
 import { useThrottled } from '../components/use-throttled.js';
 import { formatInt } from '../format.js';
 import { loadedScoring, scoredCount, useAppStore } from '../state/app-store.js';
-import { navigate, routeHref } from '../state/router.js';
-
-export const REDUCERS: Array<{ value: EpochReducer; label: string }> = [
-  { value: 'mean', label: 'mean of the epochs' },
-  { value: 'majority', label: 'majority of the epochs' },
-  { value: 'max', label: 'best epoch' },
-];
+import { navigate, routeHref } from '../state/hash-routes.js';
 
 /** Live refreshes of the report and the matrix: at most one per this many ms. */
 const REFRESH_MS = 500;
@@ -207,26 +202,14 @@ function RunResults({ runId }: { runId: string }) {
       {scorer !== null ? (
         <>
           <div className="filters card" role="group" aria-label="What the results show">
-            <label className="inline-field">
-              <span>Scorer</span>
-              <select data-testid="results-scorer" value={scorer} onChange={(e) => setScorer(e.target.value)}>
-                {names.map((n) => (
-                  <option key={n} value={n}>
-                    {n}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label className="inline-field">
-              <span>Epochs reduced by</span>
-              <select data-testid="results-reducer" value={reducer} onChange={(e) => setReducer(e.target.value as EpochReducer)}>
-                {REDUCERS.map((r) => (
-                  <option key={r.value} value={r.value}>
-                    {r.label}
-                  </option>
-                ))}
-              </select>
-            </label>
+            <ScorerAndReducerFields
+              testIdPrefix="results"
+              names={names}
+              scorer={scorer}
+              onScorer={setScorer}
+              reducer={reducer}
+              onReducer={setReducer}
+            />
             <label className="inline-field">
               <span>Slice by</span>
               <select data-testid="results-by" value={by} onChange={(e) => setBy(e.target.value)}>

@@ -21,7 +21,7 @@ import { closeRun, loadedRun, openRun, upsertRun, useAppStore } from '../state/a
 import { isTerminal } from '../state/freshness.js';
 import type { JobTable } from '../state/job-table.js';
 import { elapsedMs, plannedCalls, progressFraction } from '../state/run-metrics.js';
-import { navigate, routeHref } from '../state/router.js';
+import { navigate, routeHref } from '../state/hash-routes.js';
 
 const ERROR_LIST_MAX = 50;
 

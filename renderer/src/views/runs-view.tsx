@@ -12,7 +12,7 @@ import { useNow } from '../components/use-now.js';
 import { useRuns } from '../components/use-runs.js';
 import { baseName, formatCompact, formatDuration, formatInt, formatTime, formatUsd } from '../format.js';
 import { elapsedMs, progressFraction } from '../state/run-metrics.js';
-import { navigate, routeHref } from '../state/router.js';
+import { navigate, routeHref } from '../state/hash-routes.js';
 
 function RunRow({ run, now }: { run: RunSummary; now: number }) {
   return (

@@ -16,7 +16,7 @@ import { useRuns } from '../components/use-runs.js';
 import { chartColor, useThemeColors, type ThemeColors } from '../components/use-theme-colors.js';
 import { formatCompact, formatInt, formatUsd, formatUsdAxis } from '../format.js';
 import { useAppStore } from '../state/app-store.js';
-import { navigate } from '../state/router.js';
+import { navigate } from '../state/hash-routes.js';
 
 /**
  * Each chart sets what the prompt cache answered (lighter) beside what providers billed, so a re-run
