@@ -3,7 +3,9 @@
  * per epoch (passed, failed, partial credit, not scored yet), sortable by vignette, by flip rate
  * (the vignettes a model answers inconsistently first) and by judge disagreement. Rows come from
  * the engine a page at a time, in the order asked for; a cell is a button that opens the vignette's
- * responses side by side.
+ * responses side by side. While a run is scored, a page in manifest order follows the scores as
+ * often as the view refreshes, but a sorted page, which the engine computes over the whole run, at
+ * most every few seconds: a large run's flip-rate sort is half a second of the engine's time.
  * Runs on: renderer.
  */
 import { useState } from 'react';
@@ -13,6 +15,7 @@ import { formatInt } from '../format.js';
 import { ErrorNotice } from './notice.js';
 import { formatScore } from './score-format.js';
 import { useFetch } from './use-fetch.js';
+import { useThrottled } from './use-throttled.js';
 import { ScrollRegion } from './scroll-region.js';
 
 const SORTS: Array<{ value: MatrixSort; label: string }> = [
@@ -25,6 +28,8 @@ const SORTS: Array<{ value: MatrixSort; label: string }> = [
 const PAGE_ROWS = 50;
 /** The matrix keeps at most this many rows on screen; the sort puts the interesting ones first. */
 const MAX_ROWS = 1000;
+/** While scores land, a sorted page is fetched again at most once per this many ms. */
+const SORTED_REFRESH_MS = 5000;
 /** Metadata keys shown per row. */
 const META_SHOWN = 3;
 
@@ -98,9 +103,10 @@ export function ScoreMatrix({
   const client = useClient();
   const [sort, setSort] = useState<MatrixSort>('vignette');
   const [limit, setLimit] = useState(PAGE_ROWS);
+  const sortedRefresh = useThrottled(refresh, SORTED_REFRESH_MS);
   const page = useFetch(
     () => client.call('scoreMatrix', { runId, scorer, reducer, sort, limit }),
-    [client, runId, scorer, reducer, sort, limit, refresh],
+    [client, runId, scorer, reducer, sort, limit, sort === 'vignette' ? refresh : sortedRefresh],
   );
   const data = page.data;
   return (
