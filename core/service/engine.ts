@@ -87,6 +87,7 @@ export interface Engine {
   /** The listener for remote workers, off until started (by the app, or by the desktop's settings). */
   listener: WorkerListenerControl;
   dataDir: string;
+  /** Stops everything and closes the store; a second call waits for the first and does nothing more. */
   close(): Promise<void>;
 }
 
@@ -182,6 +183,7 @@ export function openEngine(opts: EngineOptions): Engine {
       version: packageVersion(),
     },
   });
+  let closing: Promise<void> | undefined;
   return {
     service,
     scheduler,
@@ -193,15 +195,18 @@ export function openEngine(opts: EngineOptions): Engine {
     scoring: worker,
     listener,
     dataDir: opts.dataDir,
-    async close() {
-      await listener.close();
-      foreign.stop();
-      await scheduler.stop();
-      await worker.stop();
-      service.events.close();
-      await Promise.all(pool.handles().map((h) => h.close()));
-      await router.close();
-      store.close();
+    close() {
+      closing ??= (async () => {
+        await listener.close();
+        foreign.stop();
+        await scheduler.stop();
+        await worker.stop();
+        service.events.close();
+        await Promise.all(pool.handles().map((h) => h.close()));
+        await router.close();
+        store.close();
+      })();
+      return closing;
     },
   };
 }

@@ -9,24 +9,20 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { Catalog } from '../../core/models/catalog.js';
 import { examplesDir } from '../../core/paths.js';
-import { openEngine, type Engine } from '../../core/service/engine.js';
-import { tempDir, writeManifest } from '../helpers/temp.js';
+import type { Engine } from '../../core/service/engine.js';
+import { writeManifest } from '../helpers/temp.js';
+import { useTempEngines } from '../helpers/temp-engine.js';
 import { FakeProvider } from './fake-provider.js';
 import { host, openaiProvider } from './helpers.js';
 
 let fake: FakeProvider;
-let tmp: ReturnType<typeof tempDir>;
-let engine: Engine | undefined;
 beforeEach(async () => {
   fake = await new FakeProvider().start();
-  tmp = tempDir();
 });
 afterEach(async () => {
-  await engine?.close();
-  engine = undefined;
   await fake.stop();
-  tmp.cleanup();
 });
+const tmp = useTempEngines();
 
 function open(): Engine {
   const catalogPath = join(tmp.dir, 'fake-catalog.json');
@@ -37,8 +33,7 @@ function open(): Engine {
       models: { 'fake-gpt': { hosts: [host('fakeai', 'fake-gpt-1')] }, 'fake-pub': { hosts: [host('fakepub', 'fake-pub-1')] } },
     }),
   );
-  engine = openEngine({ dataDir: join(tmp.dir, 'data'), catalogPaths: [catalogPath], tickMs: 20, callConcurrency: 4 });
-  return engine;
+  return tmp.open({ catalogPaths: [catalogPath], tickMs: 20, callConcurrency: 4 });
 }
 
 function records(e: Engine, runId: string): Array<{ cached: boolean; host: string; usage: { input_tokens: number } }> {

@@ -6,11 +6,11 @@
  */
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ModelClient, ModelRequest, ModelResponse } from '../../core/models/model-client.js';
-import { openEngine, type Engine } from '../../core/service/engine.js';
 import { initTelemetry } from '../../core/telemetry.js';
-import { tempDir, writeManifest, writeMockCatalog } from '../helpers/temp.js';
+import { writeManifest, writeMockCatalog } from '../helpers/temp.js';
+import { useTempEngines } from '../helpers/temp-engine.js';
 
 initTelemetry({ defaultLevel: 'silent' });
 
@@ -36,20 +36,11 @@ class JobCountingClient implements ModelClient {
 }
 
 describe('jobs in flight', () => {
-  let tmp: ReturnType<typeof tempDir>;
-  let engine: Engine | undefined;
-  beforeEach(() => {
-    tmp = tempDir();
-  });
-  afterEach(async () => {
-    await engine?.close();
-    engine = undefined;
-    tmp.cleanup();
-  });
+  const tmp = useTempEngines();
 
   const sweep = async (concurrency: number | undefined): Promise<{ maxJobs: number; stored: number }> => {
     const client = new JobCountingClient();
-    engine = openEngine({
+    const engine = tmp.open({
       dataDir: join(tmp.dir, `data-${concurrency ?? 'default'}`),
       catalogPaths: [writeMockCatalog(tmp.dir, { counted: {} })],
       modelClient: client,
@@ -66,7 +57,6 @@ describe('jobs in flight', () => {
     expect(final.status).toBe('done');
     const stored = engine.store.getRun(run.id)!.options.concurrency;
     await engine.close();
-    engine = undefined;
     return { maxJobs: client.maxJobs, stored };
   };
 

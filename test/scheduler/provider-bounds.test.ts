@@ -9,9 +9,9 @@
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ModelClient, ModelRequest, ModelResponse } from '../../core/models/model-client.js';
-import { openEngine, type Engine } from '../../core/service/engine.js';
 import { initTelemetry } from '../../core/telemetry.js';
-import { tempDir, writeManifest, writeMockCatalog } from '../helpers/temp.js';
+import { writeManifest, writeMockCatalog } from '../helpers/temp.js';
+import { useTempEngines } from '../helpers/temp-engine.js';
 
 initTelemetry({ defaultLevel: 'silent' });
 
@@ -32,17 +32,12 @@ class OneAbsurdAnswer implements ModelClient {
 }
 
 describe("bounds on a provider's answer", () => {
-  let tmp: ReturnType<typeof tempDir>;
-  let engine: Engine | undefined;
+  const tmp = useTempEngines();
   beforeEach(() => {
-    tmp = tempDir();
     process.env.PANOPTES_MAX_RESPONSE_BYTES = '1000';
   });
-  afterEach(async () => {
+  afterEach(() => {
     delete process.env.PANOPTES_MAX_RESPONSE_BYTES;
-    await engine?.close();
-    engine = undefined;
-    tmp.cleanup();
   });
 
   it.each([
@@ -53,7 +48,7 @@ describe("bounds on a provider's answer", () => {
     ['a response over PANOPTES_MAX_RESPONSE_BYTES', { text: 'x'.repeat(1001) }, /response: 1001 bytes, over the 1000-byte limit \(PANOPTES_MAX_RESPONSE_BYTES\)/],
   ])('fails the call on %s, not retried, and lands the rest', async (_name, bad, message) => {
     const client = new OneAbsurdAnswer(bad);
-    engine = openEngine({ dataDir: join(tmp.dir, 'data'), catalogPaths: [writeMockCatalog(tmp.dir, { m: {} })], modelClient: client, tickMs: 20 });
+    const engine = tmp.open({ catalogPaths: [writeMockCatalog(tmp.dir, { m: {} })], modelClient: client, tickMs: 20 });
     const run = await engine.service.createRun({ manifestPath: writeManifest(tmp.dir, 4), models: ['m'], epochs: 1 });
     const final = await engine.scheduler.runToCompletion(run.id);
     expect(final.status).toBe('failed');
