@@ -25,7 +25,7 @@ import type { BuiltScorer } from '../scoring/scorer-registry.js';
 import { toScoreJsonlLine } from '../scoring/score-export.js';
 import { buildRunComparison, buildScoreReport, type ScoreCell } from '../scoring/report.js';
 import { buildScoreMatrix } from '../scoring/score-matrix.js';
-import type { RunScorer } from '../store/score-store.js';
+import type { ReportAttempt, RunScorer } from '../store/score-store.js';
 import { firstIssuePath, formatZodIssues } from '../validation.js';
 import type { WorkerInfo } from '../workers/worker-handle.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
@@ -298,7 +298,7 @@ export class ControlService implements ControlApi {
   async stats(raw?: StatsInput): Promise<StatsReport> {
     const input = validateInput('stats', raw) ?? {};
     if (input.runId !== undefined) this.requireRun(input.runId);
-    return statsReport(this.store, this.catalogData, input.runId);
+    return statsReport(this.store, this.scoring.attempts, this.catalogData, input.runId);
   }
 
   /** Writes a run's records to a file, one line per (model, epoch, vignette); atomic via rename. */
@@ -375,9 +375,10 @@ export class ControlService implements ControlApi {
         models: run.models,
         pending,
         by: input.by ?? null,
+        attempt: input.attempt ?? 'first',
         ...(input.reducer ? { reducer: input.reducer } : {}),
       },
-      this.reportCells(run.id, rs, input.by ?? null),
+      this.reportCells(run.id, rs, input.by ?? null, input.attempt ?? 'first'),
     );
   }
 
@@ -476,8 +477,8 @@ export class ControlService implements ControlApi {
   }
 
   /** A scorer's stored scores as the report reads them, a page at a time, giving the event loop a turn between pages. */
-  private async *reportCells(runId: RunId, rs: RunScorer, by: string | null): AsyncGenerator<ScoreCell[]> {
-    for (const page of this.scoring.scores.cells(runId, rs.scorerId, by)) {
+  private async *reportCells(runId: RunId, rs: RunScorer, by: string | null, attempt: ReportAttempt = 'first'): AsyncGenerator<ScoreCell[]> {
+    for (const page of this.scoring.scores.cells(runId, rs.scorerId, by, attempt)) {
       yield page.map((c) => ({ model: c.model, vignetteId: c.vignetteId, epoch: c.epoch, value: c.value, passed: c.passed, group: c.group }));
       await new Promise<void>((r) => setImmediate(r));
     }
