@@ -164,6 +164,29 @@ describe('retries on hard fails', () => {
     expect(targetOf(0)).toBe('A');
   });
 
+  it('a judge scorer retries too: its verdicts on the attempts are stored and their judge calls counted with the judges', async () => {
+    const dataDir = join(tmp.dir, 'data');
+    writeStoredRun(dataDir, { runId: 'rjudged', vignettes: 40, epochs: 1, models: [{ model: 'mock-weak', accuracy: 0.6 }] });
+    const e = (engine = openEngine({ dataDir, tickMs: 20 }));
+    const judged = { name: 'judged', type: 'judge' as const, judges: ['mock-judge', 'mock-judge-2'], rubric: 'Is the answer the right option?', retryOnHardFail: 1 };
+    await e.service.scoreRun({ runId: 'rjudged', scorers: { scorers: [judged] } });
+    await e.scoring.finish('rjudged');
+    const count = (sql: string) => (e.store.db.prepare(sql).get() as { n: number }).n;
+    const attempts = count(`SELECT COUNT(*) AS n FROM retry_attempts`);
+    expect(attempts).toBeGreaterThan(0);
+    // Each attempt has both judges' verdicts; each record too.
+    expect(count(`SELECT COUNT(*) AS n FROM attempt_scores`)).toBe(2 * attempts);
+    expect(count(`SELECT COUNT(*) AS n FROM scores`)).toBe(2 * 40);
+    // A hard fail is any judge's failed verdict: every retried record had one.
+    expect(count(`SELECT COUNT(DISTINCT a.seq) AS n FROM retry_attempts a JOIN scores sc ON sc.seq = a.seq AND sc.severity = 2`)).toBe(attempts);
+    const status = await e.service.scoringStatus({ runId: 'rjudged' });
+    expect(status.judgeUsage.map((u) => [u.model, u.calls])).toEqual([
+      ['mock-judge', 40 + attempts],
+      ['mock-judge-2', 40 + attempts],
+    ]);
+    expect(status.retryUsage.map((u) => [u.model, u.calls])).toEqual([['mock-weak', attempts]]);
+  });
+
   it('refuses retryOnHardFail that is not a whole number from 1 to 5, naming the field', async () => {
     for (const bad of [0, 6, 1.5, 'x']) {
       const parsed = ScoringConfigSchema.safeParse({ scorers: [{ name: 'ok', type: 'match' }, { name: 'exact', type: 'match', retryOnHardFail: bad }] });
