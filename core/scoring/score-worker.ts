@@ -161,8 +161,11 @@ export class ScoreWorker {
     const retryRun: RetryRun = { runId: run.id, sampling: run.options.sampling, privacy: run.options.privacy };
     let cursor = current.scoredSeq;
     const through = this.opts.scores.lastSeq(rs.runId);
+    // A record may bring up to N retries into the page's commit: fewer records a page keep that
+    // commit (scores and attempts, one transaction) no larger than a page without retries.
+    const pageSize = Math.max(1, Math.floor(this.pageSize / (1 + (this.retryLimits.get(rs.scorerId) ?? 0))));
     while (cursor < through && !this.abort.signal.aborted) {
-      const records = this.opts.scores.recordsToScore(rs.runId, cursor, through, this.pageSize);
+      const records = this.opts.scores.recordsToScore(rs.runId, cursor, through, pageSize);
       if (records.length === 0) break;
       // Reading, scoring and committing a page each take milliseconds: other work runs between them.
       await yieldToLoop();

@@ -68,8 +68,8 @@ export class AttemptStore {
       ),
       addUsage: db.prepare(
         `INSERT INTO retry_usage (run_id, scorer_id, model, calls, input_tokens, output_tokens)
-         VALUES (@runId, @scorerId, @model, 1, @inputTokens, @outputTokens)
-         ON CONFLICT (run_id, scorer_id, model) DO UPDATE SET calls = calls + 1,
+         VALUES (@runId, @scorerId, @model, @calls, @inputTokens, @outputTokens)
+         ON CONFLICT (run_id, scorer_id, model) DO UPDATE SET calls = calls + excluded.calls,
            input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens`,
       ),
       retried: db.prepare<[number, number], { n: number }>(`SELECT COUNT(*) AS n FROM retry_attempts WHERE scorer_id = ? AND seq = ?`),
@@ -85,6 +85,8 @@ export class AttemptStore {
    */
   write(runId: RunId, scorerId: number, attempts: readonly NewAttempt[]): JudgeUsage[] {
     const judged: JudgeUsage[] = [];
+    // One upsert per model a page, not per attempt.
+    const used = new Map<string, { calls: number; inputTokens: number; outputTokens: number }>();
     for (const a of attempts) {
       const inserted = this.stmt.insertAttempt.run(
         scorerId,
@@ -98,7 +100,11 @@ export class AttemptStore {
         a.finishedAt,
       ).changes;
       if (inserted === 0) continue;
-      this.stmt.addUsage.run({ runId, scorerId, model: a.model, inputTokens: a.inputTokens, outputTokens: a.outputTokens });
+      const u = used.get(a.model) ?? { calls: 0, inputTokens: 0, outputTokens: 0 };
+      u.calls += 1;
+      u.inputTokens += a.inputTokens;
+      u.outputTokens += a.outputTokens;
+      used.set(a.model, u);
       for (const s of a.scores) {
         this.stmt.insertScore.run(
           scorerId,
@@ -113,6 +119,7 @@ export class AttemptStore {
         if (s.usage) judged.push(s.usage);
       }
     }
+    for (const [model, u] of used) this.stmt.addUsage.run({ runId, scorerId, model, ...u });
     return judged;
   }
 
