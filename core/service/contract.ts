@@ -402,6 +402,18 @@ export interface ScoreDetail {
       /** The judge's model for an LLM judge; null for rules. */
       judge: string | null;
     }[];
+    /**
+     * The retries of this answer that a scorer with retryOnHardFail made after a hard fail (attempt
+     * 2 and on, this answer being attempt 1), each with that scorer's verdicts on it (none when it
+     * could not be scored); empty without retries.
+     */
+    retries: {
+      scorer: string;
+      version: string;
+      attempt: number;
+      response: string;
+      scores: ScoreDetail['responses'][number]['scores'];
+    }[];
   }[];
 }
 

@@ -25,7 +25,7 @@ import type { BuiltScorer } from '../scoring/scorer-registry.js';
 import { toScoreJsonlLine } from '../scoring/score-export.js';
 import { buildRunComparison, buildScoreReport, type ScoreCell } from '../scoring/report.js';
 import { buildScoreMatrix } from '../scoring/score-matrix.js';
-import type { ReportAttempt, RunScorer } from '../store/score-store.js';
+import type { RecordScore, ReportAttempt, RunScorer } from '../store/score-store.js';
 import { firstIssuePath, formatZodIssues } from '../validation.js';
 import type { WorkerInfo } from '../workers/worker-handle.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
@@ -102,6 +102,11 @@ export const DEFAULT_RUN_OPTIONS: RunOptions = {
 const MATRIX_PAGE = 50;
 
 /** A run id: creation time in base 36 (so ids sort by age) and random bits. */
+/** A stored score as the side-by-side view shows it. */
+function detailScore(sc: RecordScore): ScoreDetail['responses'][number]['scores'][number] {
+  return { scorer: sc.scorerName, version: sc.version, value: sc.value, passed: sc.passed, severity: sc.severity, explanation: sc.explanation, judge: sc.judge };
+}
+
 export function newRunId(): RunId {
   return `r${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
 }
@@ -443,16 +448,15 @@ export class ControlService implements ControlApi {
     for (let cursor: number | null = 0; cursor !== null; ) {
       const page = this.store.responses(run.id, { vignetteId: input.vignetteId }, { limit: 1000, cursor });
       for (const r of page.items) {
-        const scores = this.scoring.scores.recordScores(run.id, r.seq).map((sc) => ({
-          scorer: sc.scorerName,
-          version: sc.version,
-          value: sc.value,
-          passed: sc.passed,
-          severity: sc.severity,
-          explanation: sc.explanation,
-          judge: sc.judge,
+        const scores = this.scoring.scores.recordScores(run.id, r.seq).map(detailScore);
+        const retries = this.scoring.attempts.recordAttempts(run.id, r.seq).map((a) => ({
+          scorer: a.scorerName,
+          version: a.version,
+          attempt: a.attempt,
+          response: a.response,
+          scores: a.scores.map(detailScore),
         }));
-        responses.push({ model: r.model, epoch: r.epoch, seq: r.seq, response: r.response, scores });
+        responses.push({ model: r.model, epoch: r.epoch, seq: r.seq, response: r.response, scores, retries });
       }
       cursor = page.nextCursor;
     }

@@ -8,7 +8,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { ModelUsage, RunId } from '../domain.js';
-import { SEVERITY_CODE, type JudgeUsage, type StoredSeverity } from './score-store.js';
+import { SEVERITY_CODE, SEVERITY_NAME, type JudgeUsage, type RecordScore, type StoredSeverity } from './score-store.js';
 import type { Store } from './store.js';
 
 /** One verdict on an attempt: like a score, without the record (the attempt names it). */
@@ -36,6 +36,29 @@ export interface NewAttempt {
   finishedAt: number;
   /** Empty when the attempt could not be scored. */
   scores: NewAttemptScore[];
+}
+
+/** One retry of a record as a reader sees it: which scorer asked for it, the answer, and that scorer's verdicts on it. */
+export interface StoredAttempt {
+  scorerName: string;
+  version: string;
+  attempt: number;
+  response: string;
+  /** Empty when the attempt could not be scored. */
+  scores: RecordScore[];
+}
+
+interface AttemptRow {
+  name: string;
+  version: string;
+  judges: string;
+  attempt: number;
+  response: string;
+  judge: number | null;
+  value: number | null;
+  passed: number | null;
+  severity: number | null;
+  explanation: string | null;
 }
 
 /** A run's retry usage per (run, model), as the accounting prices it. */
@@ -71,6 +94,14 @@ export class AttemptStore {
          VALUES (@runId, @scorerId, @model, @calls, @inputTokens, @outputTokens)
          ON CONFLICT (run_id, scorer_id, model) DO UPDATE SET calls = calls + excluded.calls,
            input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens`,
+      ),
+      // Through the run's scorers (few) and the attempts' key: a record's retries, in the order scorers were attached.
+      recordAttempts: db.prepare<[{ runId: string; seq: number }], AttemptRow>(
+        `SELECT scr.name, scr.version, scr.judges, a.attempt, a.response, sc.judge, sc.value, sc.passed, sc.severity, sc.explanation
+         FROM run_scorers rs JOIN scorers scr ON scr.id = rs.scorer_id
+           CROSS JOIN retry_attempts a ON a.scorer_id = rs.scorer_id AND a.seq = @seq
+           LEFT JOIN attempt_scores sc ON sc.scorer_id = a.scorer_id AND sc.seq = a.seq AND sc.attempt = a.attempt
+         WHERE rs.run_id = @runId ORDER BY rs.position, a.attempt, sc.judge`,
       ),
       retried: db.prepare<[number, number], { n: number }>(`SELECT COUNT(*) AS n FROM retry_attempts WHERE scorer_id = ? AND seq = ?`),
       usage: db.prepare<[string], ModelUsage>(`SELECT ${USAGE_COLUMNS} FROM retry_usage WHERE run_id = ? GROUP BY model ORDER BY model`),
@@ -126,6 +157,28 @@ export class AttemptStore {
   /** Whether a record already has its retries stored for this scorer version (a page re-scored after a rewind). */
   retried(scorerId: number, seq: number): boolean {
     return this.stmt.retried.get(scorerId, seq)!.n > 0;
+  }
+
+  /** Every retry of one record, by every scorer version attached to its run, with its verdicts. */
+  recordAttempts(runId: RunId, seq: number): StoredAttempt[] {
+    const attempts: StoredAttempt[] = [];
+    for (const r of this.stmt.recordAttempts.all({ runId, seq })) {
+      let last = attempts[attempts.length - 1];
+      if (!last || last.version !== r.version || last.attempt !== r.attempt) {
+        attempts.push((last = { scorerName: r.name, version: r.version, attempt: r.attempt, response: r.response, scores: [] }));
+      }
+      if (r.judge === null) continue; // no verdict: the attempt could not be scored
+      last.scores.push({
+        scorerName: r.name,
+        version: r.version,
+        judge: (JSON.parse(r.judges) as string[])[r.judge] ?? null,
+        value: r.value!,
+        passed: r.passed === null ? null : r.passed === 1,
+        severity: SEVERITY_NAME[r.severity!] ?? 'none',
+        explanation: r.explanation ?? '',
+      });
+    }
+    return attempts;
   }
 
   /** The retries' calls on a run, per candidate model, over every scorer version. */

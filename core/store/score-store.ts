@@ -12,7 +12,7 @@ import { ownerIsDeadLocally, type Store } from './store.js';
 
 export type StoredSeverity = 'none' | 'soft' | 'hard';
 export const SEVERITY_CODE: Record<StoredSeverity, number> = { none: 0, soft: 1, hard: 2 };
-const SEVERITY_NAME: readonly StoredSeverity[] = ['none', 'soft', 'hard'];
+export const SEVERITY_NAME: readonly StoredSeverity[] = ['none', 'soft', 'hard'];
 
 export interface NewScorerVersion {
   version: string;

@@ -103,6 +103,16 @@ describe('retries on hard fails', () => {
     }
     // Some retry passed where the first answer failed: a cached answer could never have.
     expect(rows.some((r) => r.value === 1)).toBe(true);
+    // Side by side, each answer carries its retries with their verdicts; an answer without has none.
+    const shown = rows[0]!;
+    const detail = await e.service.scoreDetail({ runId: run.id, vignetteId: shown.vignette_id });
+    const answer = detail.responses.find((r) => r.model === shown.model && r.epoch === shown.epoch)!;
+    const own = rows.filter((r) => r.model === shown.model && r.epoch === shown.epoch && r.vignette_id === shown.vignette_id);
+    expect(answer.retries.map((a) => [a.scorer, a.attempt, a.response, a.scores.map((x) => x.value)])).toEqual(
+      own.map((r) => ['exact-retried', r.attempt, r.response, [r.value]]),
+    );
+    expect(answer.scores.map((x) => x.scorer)).toEqual(['exact', 'exact-retried', 'exact-soft']);
+    expect(detail.responses.filter((r) => r.retries.length === 0).length).toBeGreaterThan(0);
     // A soft fail is only a flag: nothing is retried.
     expect(attemptRows(e, 'exact-soft')).toEqual([]);
 
