@@ -197,6 +197,29 @@ describe('retries on hard fails', () => {
     expect(status.retryUsage.map((u) => [u.model, u.calls])).toEqual([['mock-weak', attempts]]);
   });
 
+  it('scoring again after a record failed to score poses no stored retry again', async () => {
+    const dataDir = join(tmp.dir, 'data');
+    writeStoredRun(dataDir, { runId: 'ragain', vignettes: 30, epochs: 1, models: [{ model: 'mock-weak', accuracy: 0.6 }] });
+    const e = (engine = openEngine({ dataDir, tickMs: 20 }));
+    // The first record cannot be scored: scoring the run again steps back to it and scores every later record again.
+    const code = "function score(i) { if (i.vignetteId === 'v0') throw new Error('not this one'); return i.response === i.target; }";
+    const config = { scorers: [{ name: 'picky', type: 'code' as const, code, retryOnHardFail: 2 }] };
+    const calls = async () => (await e.service.metrics({ profile: 'default', since: 0 })).providers.reduce((n, p) => n + p.calls + p.cacheHits, 0);
+    const attempts = () => e.store.db.prepare(`SELECT seq, attempt, response FROM retry_attempts ORDER BY seq, attempt`).all();
+    await e.service.scoreRun({ runId: 'ragain', scorers: config });
+    await e.scoring.finish('ragain');
+    const stored = attempts();
+    const made = await calls();
+    expect(stored.length).toBeGreaterThan(0);
+    expect(made).toBe(stored.length);
+    const again = await e.service.scoreRun({ runId: 'ragain', scorers: config });
+    expect(again.scorers[0]).toMatchObject({ done: 29, failed: 0, pending: 1 });
+    await e.scoring.finish('ragain');
+    expect((await e.service.scoringStatus({ runId: 'ragain' })).scorers[0]!.failed).toBe(1);
+    expect(attempts()).toEqual(stored);
+    expect(await calls()).toBe(made);
+  });
+
   it('refuses retryOnHardFail that is not a whole number from 1 to 5, naming the field', async () => {
     for (const bad of [0, 6, 1.5, 'x']) {
       const parsed = ScoringConfigSchema.safeParse({ scorers: [{ name: 'ok', type: 'match' }, { name: 'exact', type: 'match', retryOnHardFail: bad }] });
