@@ -16,7 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { databasePath } from '../core/paths.js';
 import type { ScoringConfig } from '../core/scoring/scoring-config.js';
-import { openEngine } from '../core/service/engine.js';
+import { openEngine, type Engine } from '../core/service/engine.js';
 import { initTelemetry } from '../core/telemetry.js';
 import { writeStoredRun } from './stored-run.js';
 import { peakRssMb, round, rssMb } from './support.js';
@@ -32,6 +32,8 @@ export interface ScoringBench {
   target: Record<string, number>;
   /** Measured in the parent before the run is written, and reported beside the run's figures. */
   before?: () => Promise<Record<string, unknown>>;
+  /** Measured in the scoring process once every record is scored, and reported beside its figures. */
+  after?: (engine: Engine, runId: string) => Promise<Record<string, unknown>>;
 }
 
 function dbBytes(dataDir: string): number {
@@ -62,6 +64,7 @@ async function score(dataDir: string, bench: ScoringBench): Promise<void> {
   loop.disable();
   clearInterval(sampler);
   const status = await engine.service.scoringStatus({ runId: RUN_ID });
+  const after = bench.after ? await bench.after(engine, RUN_ID) : {};
   await engine.close();
   const scored = status.scorers[0]!.done;
   const half = Math.floor(samples.length / 2);
@@ -78,6 +81,7 @@ async function score(dataDir: string, bench: ScoringBench): Promise<void> {
       rss_samples_mb: samples,
       max_event_loop_hold_ms: round(loop.max / 1e6, 1),
       bytes_per_score: round((dbBytes(dataDir) - before) / scored, 1),
+      ...after,
       target: bench.target,
     }) + '\n',
   );

@@ -117,7 +117,8 @@ export const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (instance, 
   });
 
   app.get('/runs/:id/stats', { schema: { params: RunParamsSchema } }, async (request) => {
-    return toRunStats(await service.getRun({ runId: request.params.id }));
+    const detail = await service.getRun({ runId: request.params.id });
+    return toRunStats(detail, (await service.stats({ runId: detail.run.id })).retries);
   });
 
   /** Scores a run with a scoring file's scorers (records as they land, or a finished run again): 202 with the scoring status. */

@@ -2,8 +2,8 @@
  * The accounting answers in the original accounting's snake_case shapes. `GET /stats` is exactly that
  * `{"models":[{"model","input_tokens","output_tokens","calls","est_cost_usd"}],"total_est_cost_usd"}`
  * and nothing more (its schema, in stats-schema.ts, doubles as the route's response schema, so an
- * extra field cannot slip out); `GET /runs/:id/stats` is the same per-model shape for one run, with progress, rates and
- * what the prompt cache answered.
+ * extra field cannot slip out); `GET /runs/:id/stats` is the same per-model shape for one run, with progress, rates,
+ * what the prompt cache answered, and the calls that retried hard fails, apart.
  * Runs on: Node (core).
  */
 import type { JobStatus } from '../domain.js';
@@ -42,8 +42,16 @@ export function toStatsShape(report: StatsReport): StatsShape {
 
 const JOB_STATUSES: readonly JobStatus[] = ['pending', 'running', 'done', 'failed', 'cancelled'];
 
-/** One run's accounting: the /stats per-model figures plus each model's job progress, and the run's rate. */
-export function toRunStats(detail: RunDetail, now = Date.now()) {
+/**
+ * The candidate models' calls that retried hard fails (a scorer's retryOnHardFail), in the /stats
+ * per-model shape: extra calls, apart from the sweep's, so the sweep's figures stay what it planned.
+ */
+export function toRetryStats(retries: readonly ModelCost[]) {
+  return { models: retries.map(toModelStats), total_est_cost_usd: retries.reduce((s, m) => s + m.estCostUsd, 0) };
+}
+
+/** One run's accounting: the /stats per-model figures plus each model's job progress, the run's rate, and its retries apart. */
+export function toRunStats(detail: RunDetail, retries: readonly ModelCost[], now = Date.now()) {
   const { run, jobs } = detail;
   const jobCounts = Object.fromEntries(JOB_STATUSES.map((s) => [s, jobs.filter((j) => j.status === s).length]));
   const elapsedMs = run.startedAt === null ? 0 : (run.finishedAt ?? now) - run.startedAt;
@@ -72,5 +80,6 @@ export function toRunStats(detail: RunDetail, now = Date.now()) {
     calls_per_second: elapsedMs > 0 ? Math.round((run.calls / elapsedMs) * 1000 * 100) / 100 : 0,
     models,
     total_est_cost_usd: run.estCostUsd,
+    retries: toRetryStats(retries),
   };
 }

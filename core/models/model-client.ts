@@ -38,6 +38,12 @@ export interface ModelRequest {
    */
   vignette?: { id: string; target?: string };
   /**
+   * Which try at this sample the call is: 1 (the default) is the sweep's own, 2 and on a scorer's
+   * retry of a hard fail. Retries skip the prompt cache (a cached answer would repeat the failed
+   * one); the mock models with a known accuracy draw each attempt anew.
+   */
+  attempt?: number;
+  /**
    * Told when the call starts waiting for a host that is down (every host it could use refuses
    * connections), and with null when it stops waiting: the job shows "waiting for host".
    */

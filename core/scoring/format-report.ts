@@ -88,6 +88,7 @@ export function formatScoreReport(report: ScoreReport): string[] {
     `Run ${report.run_id}: scorer ${report.scorer} (version ${report.scorer_version}), ${kind}, ${epochs}, epochs reduced by ${report.reducer}.`,
   ];
   if (report.pending > 0) lines.push(`${report.pending} scores still pending: figures will move.`);
+  if (report.attempt === 'final') lines.push("Each record's last attempt after retries on hard fails (not the sweep's own answers).");
   if (report.models.length === 0) {
     lines.push('No scores yet.');
     return lines;

@@ -73,6 +73,12 @@ export interface ScoreReport {
   /** Scores still to be computed for this scorer version when the report was made. */
   pending: number;
   /**
+   * Which attempt of each record the statistics use, when the scorer retried hard fails
+   * (retryOnHardFail): `first`, the sweep's own record (the default: a model retried until it
+   * passes looks better than it is), or `final`, each record's last attempt.
+   */
+  attempt: 'first' | 'final';
+  /**
    * For an LLM-judge scorer: Krippendorff's alpha across its judges over the scored responses
    * (nominal for pass/fail, interval for graded; null with fewer than two judges or nothing to
    * compare) and the judges, in the order their verdicts came.

@@ -73,6 +73,8 @@ export interface ReportOptions {
   models?: readonly string[];
   /** Scores still to be computed for this scorer version (shown, not used). */
   pending?: number;
+  /** Which attempt of each record the cells are (default `first`): said in the report, not used. */
+  attempt?: 'first' | 'final';
 }
 
 /** Text a group-less vignette is sliced under. */
@@ -484,6 +486,7 @@ export async function buildScoreReport(options: ReportOptions, cells: ScoreCells
     models,
     pairs: finishPairs(raw),
     pending: options.pending ?? 0,
+    attempt: options.attempt ?? 'first',
   };
   if (run.agreement.seen) report.judges = await run.agreement.report(options.kind);
   if (by !== null) {

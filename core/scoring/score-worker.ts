@@ -4,14 +4,19 @@
  * of records past the cursor, scores them, and commits the scores with the cursor in one
  * transaction; a kill -9 between pages loses nothing and a restart goes on from the cursor, so
  * every (record, scorer version, judge) is scored exactly once. No model is called for the sweep:
- * only judges call models.
+ * judges call models, and a scorer with `retryOnHardFail` has a hard fail posed again
+ * (hard-fail-retry.ts); the attempts commit with the page, so they too land exactly once.
  * Runs on: Node (core).
  */
+import { setMaxListeners } from 'node:events';
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { TERMINAL_RUN_STATUSES, toPanoptesError, type RunId } from '../domain.js';
+import type { ModelClient } from '../models/model-client.js';
+import type { AttemptStore, NewAttempt } from '../store/attempt-store.js';
 import type { NewScore, RecordToScore, RunScorer, ScoreStore } from '../store/score-store.js';
 import { processOwnerId, type Store } from '../store/store.js';
+import { HardFailRetrier, isHardFail, type RetryRun } from './hard-fail-retry.js';
 import { UnscorableRecord, type RunCallPolicy, type Scorer, type ScoreInput, type ScoreValue } from './scorer.js';
 import type { ScorerRegistry } from './scorer-registry.js';
 import { ScorerDefinitionSchema } from './scoring-config.js';
@@ -21,6 +26,8 @@ export interface ScoreWorkerOptions {
   scores: ScoreStore;
   registry: ScorerRegistry;
   logger: Logger;
+  /** Where a scorer's retries of hard fails are posed (the engine's router) and stored. */
+  retries: { client: ModelClient; attempts: AttemptStore };
   /** Called after each committed page (the event hub throttles what it publishes). */
   onProgress?: (runId: RunId) => void;
   /** Records per committed page (default 1000). */
@@ -40,6 +47,10 @@ export interface ScoreWorkerOptions {
 export class ScoreWorker {
   readonly owner = processOwnerId();
   private readonly built = new Map<number, Scorer | null>();
+  /** Retries on a hard fail each built scorer version asks for (absent: none). */
+  private readonly retryLimits = new Map<number, number>();
+  private readonly retrier: HardFailRetrier;
+  private readonly attempts: AttemptStore;
   private readonly pageSize: number;
   private readonly concurrency: number;
   private readonly leaseMs: number;
@@ -58,6 +69,10 @@ export class ScoreWorker {
     this.tickMs = opts.tickMs ?? 250;
     this.tries = opts.tries ?? 3;
     this.backoffMs = opts.backoffMs ?? 200;
+    // Every judge call and retry in flight (up to `concurrency` at once) listens on the worker's signal.
+    setMaxListeners(0, this.abort.signal);
+    this.retrier = new HardFailRetrier(opts.retries.client, opts.retries.attempts);
+    this.attempts = opts.retries.attempts;
   }
 
   /** Looks for work every tick until stopped: scoring as records land, and work left by a crash. */
@@ -143,14 +158,18 @@ export class ScoreWorker {
     const run = this.opts.store.getRun(rs.runId);
     if (!run) return;
     const calls: RunCallPolicy = { privacy: run.options.privacy, skipPromptCache: run.options.skipPromptCache };
+    const retryRun: RetryRun = { runId: run.id, sampling: run.options.sampling, privacy: run.options.privacy };
     let cursor = current.scoredSeq;
     const through = this.opts.scores.lastSeq(rs.runId);
+    // A record may bring up to N retries into the page's commit: fewer records a page keep that
+    // commit (scores and attempts, one transaction) no larger than a page without retries.
+    const pageSize = Math.max(1, Math.floor(this.pageSize / (1 + (this.retryLimits.get(rs.scorerId) ?? 0))));
     while (cursor < through && !this.abort.signal.aborted) {
-      const records = this.opts.scores.recordsToScore(rs.runId, cursor, through, this.pageSize);
+      const records = this.opts.scores.recordsToScore(rs.runId, cursor, through, pageSize);
       if (records.length === 0) break;
       // Reading, scoring and committing a page each take milliseconds: other work runs between them.
       await yieldToLoop();
-      const page = await this.scorePage(rs, scorer, calls, records);
+      const page = await this.scorePage(rs, scorer, calls, retryRun, records);
       if (this.abort.signal.aborted) return;
       await yieldToLoop();
       const last = records[records.length - 1]!.seq;
@@ -160,6 +179,7 @@ export class ScoreWorker {
         done: page.done,
         failed: page.failed,
         leaseMs: this.leaseMs,
+        ...(page.attempts.length === 0 ? {} : { alongside: () => this.storeAttempts(rs, page.attempts) }),
       });
       if (!committed) return; // the lease was taken over: the new owner goes on from the cursor
       cursor = last;
@@ -169,8 +189,9 @@ export class ScoreWorker {
     }
   }
 
-  private async scorePage(rs: RunScorer, scorer: Scorer, calls: RunCallPolicy, records: readonly RecordToScore[]) {
+  private async scorePage(rs: RunScorer, scorer: Scorer, calls: RunCallPolicy, retryRun: RetryRun, records: readonly RecordToScore[]) {
     const results: NewScore[][] = new Array<NewScore[]>(records.length);
+    const attempts: NewAttempt[] = [];
     let failed = 0;
     let next = 0;
     const lane = async () => {
@@ -179,31 +200,60 @@ export class ScoreWorker {
         const r = records[i]!;
         const outcome = await this.scoreOne(rs, scorer, calls, r);
         if (outcome.failed) failed += 1;
+        const limit = this.retryLimits.get(rs.scorerId) ?? 0;
+        if (outcome.values && limit > 0 && isHardFail(outcome.values)) {
+          const input = this.inputOf(rs, calls, r);
+          const retried = await this.retrier.retry(
+            retryRun,
+            { rs, record: r, input, first: outcome.scores, limit, score: (i) => this.scoreTried(scorer, i), toScore: (v) => toNewScore(r.seq, scorer, v) },
+            this.abort.signal,
+          );
+          attempts.push(...retried.attempts);
+        }
         results[i] = outcome.scores;
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.concurrency, records.length) }, lane));
-    return { scores: results.flat(), done: records.length - failed, failed };
+    return { scores: results.flat(), done: records.length - failed, failed, attempts };
   }
 
-  private async scoreOne(rs: RunScorer, scorer: Scorer, calls: RunCallPolicy, r: RecordToScore): Promise<{ scores: NewScore[]; failed: boolean }> {
-    const input: ScoreInput = { runId: rs.runId, model: r.model, epoch: r.epoch, vignette: r.vignette, response: r.response, calls };
+  private inputOf(rs: RunScorer, calls: RunCallPolicy, r: RecordToScore): ScoreInput {
+    return { runId: rs.runId, model: r.model, epoch: r.epoch, vignette: r.vignette, response: r.response, calls };
+  }
+
+  private async scoreOne(
+    rs: RunScorer,
+    scorer: Scorer,
+    calls: RunCallPolicy,
+    r: RecordToScore,
+  ): Promise<{ scores: NewScore[]; failed: boolean; values?: ScoreValue[] }> {
+    const scored = await this.scoreTried(scorer, this.inputOf(rs, calls, r));
+    if (Array.isArray(scored)) return { scores: scored.map((v) => toNewScore(r.seq, scorer, v)), failed: false, values: scored };
+    this.opts.logger.warn({ run_id: rs.runId, scorer: rs.name, seq: r.seq, err: scored.error }, 'record could not be scored');
+    return {
+      scores: [{ seq: r.seq, judge: 0, value: 0, passed: null, severity: 'none', explanation: `could not score: ${scored.error}`, failed: true }],
+      failed: true,
+    };
+  }
+
+  /** Scores one answer, trying again after a failure worth retrying: its verdicts, or the last error. */
+  private async scoreTried(scorer: Scorer, input: ScoreInput): Promise<ScoreValue[] | { error: string }> {
     let lastError = '';
     for (let t = 1; t <= this.tries; t++) {
       try {
-        const values = await scorer.score(input, this.abort.signal);
-        return { scores: values.map((v) => toNewScore(r.seq, scorer, v)), failed: false };
+        return await scorer.score(input, this.abort.signal);
       } catch (err) {
         lastError = err instanceof UnscorableRecord ? err.message : toPanoptesError(err).message;
         if (err instanceof UnscorableRecord || this.abort.signal.aborted || t === this.tries) break;
         await sleep(this.backoffMs * 2 ** (t - 1), undefined, { signal: this.abort.signal }).catch(() => undefined);
       }
     }
-    this.opts.logger.warn({ run_id: rs.runId, scorer: rs.name, seq: r.seq, err: lastError }, 'record could not be scored');
-    return {
-      scores: [{ seq: r.seq, judge: 0, value: 0, passed: null, severity: 'none', explanation: `could not score: ${lastError}`, failed: true }],
-      failed: true,
-    };
+    return { error: lastError };
+  }
+
+  /** A page's retries, in its transaction: the attempts, their verdicts, and the judge calls those verdicts cost. */
+  private storeAttempts(rs: RunScorer, attempts: readonly NewAttempt[]): void {
+    for (const u of this.attempts.write(rs.runId, rs.scorerId, attempts)) this.opts.scores.addJudgeUsage(rs.runId, rs.scorerId, u);
   }
 
   /** A stored scorer version, built once per process; null (and logged) when this process cannot build it. */
@@ -213,6 +263,7 @@ export class ScoreWorker {
     try {
       const def = ScorerDefinitionSchema.parse(rs.definition);
       scorer = this.opts.registry.build(def, `scorer ${rs.name}`).scorer;
+      if (def.retryOnHardFail !== undefined) this.retryLimits.set(rs.scorerId, def.retryOnHardFail);
     } catch (err) {
       this.opts.logger.error({ err, scorer: rs.name, version: rs.version }, 'stored scorer cannot be built here');
     }

@@ -196,6 +196,11 @@ export const ReportInputSchema = z
     /** A metadata key: standard errors clustered by it, and a leaderboard per value. */
     by: z.string().min(1).max(200).optional(),
     reducer: ReducerInput.optional(),
+    /**
+     * Which attempt of each record the statistics use when a scorer retried hard fails: `first`
+     * (default) the sweep's own record, `final` each record's last attempt.
+     */
+    attempt: z.enum(['first', 'final']).optional(),
   })
   .strict();
 export type ReportInput = z.infer<typeof ReportInputSchema>;
@@ -262,7 +267,10 @@ export interface ResponsesPage {
 }
 
 export interface StatsReport {
+  /** The sweep's own calls; the totals below are theirs. */
   models: ModelCost[];
+  /** The candidate models' extra calls that retried hard fails (a scorer's retryOnHardFail), apart from the sweep's. */
+  retries: ModelCost[];
   totalEstCostUsd: number;
   totalInputTokens: number;
   totalOutputTokens: number;
@@ -368,6 +376,8 @@ export interface ScoringStatus {
   scorers: ScorerStatus[];
   /** Judge calls' tokens and cost, apart from the sweep's own. */
   judgeUsage: ModelCost[];
+  /** The candidate models' calls that retried hard fails (retryOnHardFail), apart from the sweep's and the judges'. */
+  retryUsage: ModelCost[];
 }
 
 /** One vignette of a run: every model's response at every epoch, each with every score it got. */
@@ -391,6 +401,18 @@ export interface ScoreDetail {
       explanation: string;
       /** The judge's model for an LLM judge; null for rules. */
       judge: string | null;
+    }[];
+    /**
+     * The retries of this answer that a scorer with retryOnHardFail made after a hard fail (attempt
+     * 2 and on, this answer being attempt 1), each with that scorer's verdicts on it (none when it
+     * could not be scored); empty without retries.
+     */
+    retries: {
+      scorer: string;
+      version: string;
+      attempt: number;
+      response: string;
+      scores: ScoreDetail['responses'][number]['scores'];
     }[];
   }[];
 }

@@ -25,7 +25,7 @@ import type { BuiltScorer } from '../scoring/scorer-registry.js';
 import { toScoreJsonlLine } from '../scoring/score-export.js';
 import { buildRunComparison, buildScoreReport, type ScoreCell } from '../scoring/report.js';
 import { buildScoreMatrix } from '../scoring/score-matrix.js';
-import type { RunScorer } from '../store/score-store.js';
+import type { RecordScore, ReportAttempt, RunScorer } from '../store/score-store.js';
 import { firstIssuePath, formatZodIssues } from '../validation.js';
 import type { WorkerInfo } from '../workers/worker-handle.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
@@ -102,6 +102,11 @@ export const DEFAULT_RUN_OPTIONS: RunOptions = {
 const MATRIX_PAGE = 50;
 
 /** A run id: creation time in base 36 (so ids sort by age) and random bits. */
+/** A stored score as the side-by-side view shows it. */
+function detailScore(sc: RecordScore): ScoreDetail['responses'][number]['scores'][number] {
+  return { scorer: sc.scorerName, version: sc.version, value: sc.value, passed: sc.passed, severity: sc.severity, explanation: sc.explanation, judge: sc.judge };
+}
+
 export function newRunId(): RunId {
   return `r${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
 }
@@ -298,7 +303,7 @@ export class ControlService implements ControlApi {
   async stats(raw?: StatsInput): Promise<StatsReport> {
     const input = validateInput('stats', raw) ?? {};
     if (input.runId !== undefined) this.requireRun(input.runId);
-    return statsReport(this.store, this.catalogData, input.runId);
+    return statsReport(this.store, this.scoring.attempts, this.catalogData, input.runId);
   }
 
   /** Writes a run's records to a file, one line per (model, epoch, vignette); atomic via rename. */
@@ -375,9 +380,10 @@ export class ControlService implements ControlApi {
         models: run.models,
         pending,
         by: input.by ?? null,
+        attempt: input.attempt ?? 'first',
         ...(input.reducer ? { reducer: input.reducer } : {}),
       },
-      this.reportCells(run.id, rs, input.by ?? null),
+      this.reportCells(run.id, rs, input.by ?? null, input.attempt ?? 'first'),
     );
   }
 
@@ -442,16 +448,15 @@ export class ControlService implements ControlApi {
     for (let cursor: number | null = 0; cursor !== null; ) {
       const page = this.store.responses(run.id, { vignetteId: input.vignetteId }, { limit: 1000, cursor });
       for (const r of page.items) {
-        const scores = this.scoring.scores.recordScores(run.id, r.seq).map((sc) => ({
-          scorer: sc.scorerName,
-          version: sc.version,
-          value: sc.value,
-          passed: sc.passed,
-          severity: sc.severity,
-          explanation: sc.explanation,
-          judge: sc.judge,
+        const scores = this.scoring.scores.recordScores(run.id, r.seq).map(detailScore);
+        const retries = this.scoring.attempts.recordAttempts(run.id, r.seq).map((a) => ({
+          scorer: a.scorerName,
+          version: a.version,
+          attempt: a.attempt,
+          response: a.response,
+          scores: a.scores.map(detailScore),
         }));
-        responses.push({ model: r.model, epoch: r.epoch, seq: r.seq, response: r.response, scores });
+        responses.push({ model: r.model, epoch: r.epoch, seq: r.seq, response: r.response, scores, retries });
       }
       cursor = page.nextCursor;
     }
@@ -476,8 +481,8 @@ export class ControlService implements ControlApi {
   }
 
   /** A scorer's stored scores as the report reads them, a page at a time, giving the event loop a turn between pages. */
-  private async *reportCells(runId: RunId, rs: RunScorer, by: string | null): AsyncGenerator<ScoreCell[]> {
-    for (const page of this.scoring.scores.cells(runId, rs.scorerId, by)) {
+  private async *reportCells(runId: RunId, rs: RunScorer, by: string | null, attempt: ReportAttempt = 'first'): AsyncGenerator<ScoreCell[]> {
+    for (const page of this.scoring.scores.cells(runId, rs.scorerId, by, attempt)) {
       yield page.map((c) => ({ model: c.model, vignetteId: c.vignetteId, epoch: c.epoch, value: c.value, passed: c.passed, group: c.group }));
       await new Promise<void>((r) => setImmediate(r));
     }

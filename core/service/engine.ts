@@ -19,6 +19,7 @@ import {
 } from '../remote/listener-control.js';
 import { Scheduler } from '../scheduler/scheduler.js';
 import { Store } from '../store/store.js';
+import { AttemptStore } from '../store/attempt-store.js';
 import { ScoreStore } from '../store/score-store.js';
 import { ScoreWorker } from '../scoring/score-worker.js';
 import { judgeScorerBuilder } from '../scoring/judge/judge-builder.js';
@@ -31,7 +32,7 @@ import { ControlService } from './control-service.js';
 import { EventHub } from './event-hub.js';
 import { ForeignWriteWatcher } from './foreign-writes.js';
 import { loadCatalog } from './load-catalog.js';
-import { modelCosts, priceUsage, summarizeRun } from './summaries.js';
+import { modelCosts, priceUsage, retryCosts, summarizeRun } from './summaries.js';
 import { scoringStatus, type ServiceScoring } from './scoring-status.js';
 
 export interface EngineOptions {
@@ -134,8 +135,24 @@ export function openEngine(opts: EngineOptions): Engine {
   const grants = { network: opts.allowPluginNetwork ?? false };
   registry.register('code', codeScorerBuilder(grants), checkCodeDefinition(grants));
   // Pages committed by the worker become `scoring` events through the hub (built next).
-  const worker = new ScoreWorker({ store, scores, registry, logger, onProgress: (id) => events.scoringChanged(id) });
-  const scoring: ServiceScoring = { registry, scores, worker, judgeUsage: (id) => scores.judgeUsage(id).map((u) => priceUsage(u, catalog)) };
+  const attempts = new AttemptStore(store);
+  // Retries of hard fails are the candidate's own calls: through the same client as the sweep's.
+  const worker = new ScoreWorker({
+    store,
+    scores,
+    registry,
+    logger,
+    retries: { client: modelClient, attempts },
+    onProgress: (id) => events.scoringChanged(id),
+  });
+  const scoring: ServiceScoring = {
+    registry,
+    scores,
+    worker,
+    attempts,
+    judgeUsage: (id) => scores.judgeUsage(id).map((u) => priceUsage(u, catalog)),
+    retryUsage: (id) => retryCosts(store, attempts, catalog, id),
+  };
   const events = new EventHub({
     run: (id) => {
       const run = store.getRun(id);

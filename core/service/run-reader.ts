@@ -9,6 +9,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { PanoptesError, type RunId } from '../domain.js';
 import { databasePath } from '../paths.js';
+import { AttemptStore } from '../store/attempt-store.js';
 import { Store } from '../store/store.js';
 import type { RunSummary, StatsReport } from './contract.js';
 import { FALLBACK_PRICE } from '../models/cost.js';
@@ -38,7 +39,7 @@ export async function openRunReader(opts: { dataDir: string; catalogPaths?: stri
     listRuns: (limit) => store.listRuns({ limit }).map((run) => summarizeRun(store, catalog, run)),
     stats(runId) {
       if (runId !== undefined && !store.getRun(runId)) throw new PanoptesError('not_found', `no run "${runId}"`, { where: 'runId' });
-      return statsReport(store, catalog, runId);
+      return statsReport(store, new AttemptStore(store), catalog, runId);
     },
     close: () => store.close(),
   };

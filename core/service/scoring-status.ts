@@ -1,22 +1,27 @@
 /**
  * A run's scoring status: each attached scorer version with its records done, pending and failed,
- * and the judges' usage apart from the sweep's own.
+ * and the judges' usage and the retries' apart from the sweep's own.
  * Runs on: Node (core).
  */
 import type { RunId } from '../domain.js';
 import type { ScoreWorker } from '../scoring/score-worker.js';
 import type { ScorerRegistry } from '../scoring/scorer-registry.js';
+import type { AttemptStore } from '../store/attempt-store.js';
 import type { ScoreStore } from '../store/score-store.js';
 import type { Store } from '../store/store.js';
 import type { ModelCost, ScoringStatus } from './contract.js';
 
-/** What the service scores with: the registry that builds scorers, their store, and the worker. */
+/** What the service scores with: the registry that builds scorers, their stores, and the worker. */
 export interface ServiceScoring {
   registry: ScorerRegistry;
   scores: ScoreStore;
+  /** The retries of hard fails that scorers asked for. */
+  attempts: AttemptStore;
   worker: ScoreWorker;
   /** Judge calls' usage for a run, priced (none until a judge layer reports it). */
   judgeUsage?: (runId: RunId) => ModelCost[];
+  /** The candidate's calls that retried hard fails, priced (none without retries). */
+  retryUsage?: (runId: RunId) => ModelCost[];
 }
 
 export function scoringStatus(store: Store, scoring: ServiceScoring, runId: RunId): ScoringStatus {
@@ -34,5 +39,6 @@ export function scoringStatus(store: Store, scoring: ServiceScoring, runId: RunI
       failed: s.failed,
     })),
     judgeUsage: scoring.judgeUsage?.(runId) ?? [],
+    retryUsage: scoring.retryUsage?.(runId) ?? [],
   };
 }

@@ -8,6 +8,7 @@ import { estCostUsd } from '../models/cost.js';
 import type { ModelUsage, Run, RunId, RunPrices, StoredResponse } from '../domain.js';
 import type { Catalog } from '../models/catalog.js';
 import type { Price } from '../models/cost.js';
+import type { AttemptStore } from '../store/attempt-store.js';
 import type { Store } from '../store/store.js';
 import type { ModelCost, PricedResponse, RunSummary, StatsReport } from './contract.js';
 
@@ -33,9 +34,30 @@ export function modelCosts(store: Store, catalog: PriceList, runId?: RunId): Mod
     const prices = store.runPrices(runId);
     return store.usageByModel(runId).map((u) => priced(u, prices?.[u.model] ?? catalog.priceOf(u.model)));
   }
-  // Over every run: each run's share at its own prices, summed per model.
+  return sumPerModel(catalog, store.usageByRunAndModel());
+}
+
+/**
+ * The candidate models' calls made to retry hard fails (retryOnHardFail), priced like the sweep's
+ * at each run's kept prices, but apart from it: a retry is an extra call the sweep did not plan.
+ */
+export function retryCosts(store: Store, attempts: AttemptStore, catalog: PriceList, runId?: RunId): ModelCost[] {
+  if (runId !== undefined) {
+    const prices = store.runPrices(runId);
+    return attempts.usage(runId).map((u) => priced(u, prices?.[u.model] ?? catalog.priceOf(u.model)));
+  }
+  const prices = new Map<RunId, RunPrices | null>();
+  const rows = attempts.usageByRun().map((u) => {
+    if (!prices.has(u.runId)) prices.set(u.runId, store.runPrices(u.runId));
+    return { ...u, prices: prices.get(u.runId)! };
+  });
+  return sumPerModel(catalog, rows);
+}
+
+/** Each run's usage of a model at the run's own prices, summed per model, sorted by model. */
+function sumPerModel(catalog: PriceList, rows: Iterable<ModelUsage & { runId: RunId; prices: RunPrices | null }>): ModelCost[] {
   const byModel = new Map<string, ModelCost>();
-  for (const u of store.usageByRunAndModel()) {
+  for (const u of rows) {
     const { runId: _run, prices, ...usage } = u;
     const c = priced(usage, prices?.[u.model] ?? catalog.priceOf(u.model));
     const sum = byModel.get(u.model);
@@ -84,12 +106,13 @@ export function usageTotals(usage: readonly ModelCost[]) {
   };
 }
 
-/** Tokens, calls and cost per model with their totals, for one run or over every run. */
-export function statsReport(store: Store, catalog: PriceList, runId?: RunId): StatsReport {
+/** Tokens, calls and cost per model with their totals, for one run or over every run; retries of hard fails apart. */
+export function statsReport(store: Store, attempts: AttemptStore, catalog: PriceList, runId?: RunId): StatsReport {
   const models = modelCosts(store, catalog, runId);
   const t = usageTotals(models);
   return {
     models,
+    retries: retryCosts(store, attempts, catalog, runId),
     totalEstCostUsd: t.estCostUsd,
     totalInputTokens: t.inputTokens,
     totalOutputTokens: t.outputTokens,

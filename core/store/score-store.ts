@@ -11,8 +11,8 @@ import type { ModelUsage, RunId } from '../domain.js';
 import { ownerIsDeadLocally, type Store } from './store.js';
 
 export type StoredSeverity = 'none' | 'soft' | 'hard';
-const SEVERITY_CODE: Record<StoredSeverity, number> = { none: 0, soft: 1, hard: 2 };
-const SEVERITY_NAME: readonly StoredSeverity[] = ['none', 'soft', 'hard'];
+export const SEVERITY_CODE: Record<StoredSeverity, number> = { none: 0, soft: 1, hard: 2 };
+export const SEVERITY_NAME: readonly StoredSeverity[] = ['none', 'soft', 'hard'];
 
 export interface NewScorerVersion {
   version: string;
@@ -118,6 +118,8 @@ export interface StoredScoreCell {
 
 /** One score as exports and details read it. */
 export interface ScoreLine extends Omit<StoredScoreCell, 'group'> {
+  /** 1 for the sweep's record; 2 and on for a retry on a hard fail. */
+  attempt: number;
   scorerName: string;
   version: string;
   judges: string[];
@@ -189,6 +191,13 @@ interface LineRow extends CellRow {
   judges: string;
   severity: number;
   explanation: string | null;
+  position: number;
+  attempt: number;
+}
+
+/** Export order: record, scorer (in the order attached), attempt, judge. */
+function lineOrder(a: LineRow, b: LineRow): number {
+  return a.seq - b.seq || a.position - b.position || a.attempt - b.attempt || a.judge - b.judge;
 }
 
 const RUN_SCORER_COLUMNS = `rs.run_id, rs.scorer_id, sc.version, sc.name, sc.kind, sc.layer, sc.judges, sc.definition,
@@ -225,6 +234,33 @@ function toCell(r: CellRow): StoredScoreCell {
     passed: r.passed === null ? null : r.passed === 1,
     group: r.grp === null || r.grp === undefined ? null : String(r.grp),
   };
+}
+
+/** Which attempt of each record a report reads: the sweep's own record, or the last retry on a hard fail. */
+export type ReportAttempt = 'first' | 'final';
+
+type CellsPageArgs = [path: string | null, scorerId: number, afterSeq: number, throughSeq: number, runId: string, limit: number];
+
+/**
+ * A page of a scorer's cells. grp: the metadata value a report is sliced by (json_extract of a NULL
+ * path is NULL). 'final' takes each verdict from the record's last scored retry where it has one
+ * (an index seek on attempt_scores' key per score), else the record's own.
+ */
+function cellsSql(attempt: ReportAttempt): string {
+  const final = attempt === 'final';
+  return `SELECT sc.seq, j.model, j.epoch, s.vignette_idx, v.vignette_id, sc.judge,
+            ${final ? 'IIF(a.seq IS NULL, sc.value, a.value) AS value, IIF(a.seq IS NULL, sc.passed, a.passed) AS passed' : 'sc.value, sc.passed'},
+            json_extract(v.metadata, ?) AS grp
+     FROM scores sc CROSS JOIN responses s ON s.seq = sc.seq CROSS JOIN jobs j ON j.id = s.job_id
+       JOIN vignettes v ON v.run_id = j.run_id AND v.idx = s.vignette_idx
+       ${
+         final
+           ? `LEFT JOIN attempt_scores a ON a.scorer_id = sc.scorer_id AND a.seq = sc.seq AND a.judge = sc.judge
+                AND a.attempt = (SELECT MAX(m.attempt) FROM attempt_scores m WHERE m.scorer_id = sc.scorer_id AND m.seq = sc.seq)`
+           : ''
+       }
+     WHERE sc.scorer_id = ? AND sc.seq > ? AND sc.seq <= ? AND j.run_id = ? AND sc.failed = 0
+     ORDER BY sc.seq, sc.judge LIMIT ?`;
 }
 
 /**
@@ -327,24 +363,27 @@ export class ScoreStore {
       runSeqRange: db.prepare<[string], { lo: number | null; hi: number | null }>(
         `SELECT MIN(first_seq) AS lo, MAX(last_seq) AS hi FROM jobs WHERE run_id = ?`,
       ),
-      // grp: the metadata value a report is sliced by (json_extract of a NULL path is NULL).
-      cellsPage: db.prepare<[string | null, number, number, number, string, number], CellRow>(
-        `SELECT sc.seq, j.model, j.epoch, s.vignette_idx, v.vignette_id, sc.judge, sc.value, sc.passed,
-                json_extract(v.metadata, ?) AS grp
-         FROM scores sc CROSS JOIN responses s ON s.seq = sc.seq CROSS JOIN jobs j ON j.id = s.job_id
-           JOIN vignettes v ON v.run_id = j.run_id AND v.idx = s.vignette_idx
-         WHERE sc.scorer_id = ? AND sc.seq > ? AND sc.seq <= ? AND j.run_id = ? AND sc.failed = 0
-         ORDER BY sc.seq, sc.judge LIMIT ?`,
-      ),
+      cellsPage: db.prepare<CellsPageArgs, CellRow>(cellsSql('first')),
+      finalCellsPage: db.prepare<CellsPageArgs, CellRow>(cellsSql('final')),
       linesPage: db.prepare<[string, number, number, number], LineRow>(
         `SELECT sc.seq, j.model, j.epoch, s.vignette_idx, sc.judge, sc.value, sc.passed, sc.severity, sc.explanation,
-                v.vignette_id, scr.name, scr.version, scr.judges
+                v.vignette_id, scr.name, scr.version, scr.judges, rs.position, 1 AS attempt
          FROM scores sc CROSS JOIN responses s ON s.seq = sc.seq CROSS JOIN jobs j ON j.id = s.job_id
            JOIN scorers scr ON scr.id = sc.scorer_id
            JOIN run_scorers rs ON rs.run_id = j.run_id AND rs.scorer_id = sc.scorer_id
            JOIN vignettes v ON v.run_id = j.run_id AND v.idx = s.vignette_idx
          WHERE j.run_id = ? AND sc.seq > ? AND sc.seq <= ? AND sc.failed = 0
          ORDER BY sc.seq, rs.position, sc.judge LIMIT ?`,
+      ),
+      // The retries' verdicts on a range of records (by attempt_scores' seq index): few, beside the scores.
+      attemptLines: db.prepare<[string, number, number], LineRow>(
+        `SELECT a.seq, j.model, j.epoch, s.vignette_idx, a.judge, a.value, a.passed, a.severity, a.explanation,
+                v.vignette_id, scr.name, scr.version, scr.judges, rs.position, a.attempt
+         FROM attempt_scores a CROSS JOIN responses s ON s.seq = a.seq CROSS JOIN jobs j ON j.id = s.job_id
+           JOIN scorers scr ON scr.id = a.scorer_id
+           JOIN run_scorers rs ON rs.run_id = j.run_id AND rs.scorer_id = a.scorer_id
+           JOIN vignettes v ON v.run_id = j.run_id AND v.idx = s.vignette_idx
+         WHERE j.run_id = ? AND a.seq > ? AND a.seq <= ?`,
       ),
       // Through the run's jobs and the unique (job, vignette) key, then the scores' primary key:
       // a range of vignettes costs what its own records hold, whatever the run's size.
@@ -472,7 +511,15 @@ export class ScoreStore {
     runId: RunId,
     scorerId: number,
     owner: string,
-    page: { scores: readonly NewScore[]; throughSeq: number; done: number; failed: number; leaseMs: number },
+    page: {
+      scores: readonly NewScore[];
+      throughSeq: number;
+      done: number;
+      failed: number;
+      leaseMs: number;
+      /** Other writes that must land with this page or not at all (a retry's attempts), run after the lease check. */
+      alongside?: () => void;
+    },
   ): boolean {
     return this.store.withoutSync(() =>
       this.db
@@ -494,11 +541,17 @@ export class ScoreStore {
             if (inserted > 0 && s.usage) addUsage(usage, s.usage);
           }
           for (const u of usage.values()) this.stmt.addJudgeUsage.run({ runId, scorerId, ...u });
+          page.alongside?.();
           this.stmt.advance.run({ through: page.throughSeq, done: page.done, failed: page.failed, until: Date.now() + page.leaseMs, runId, scorerId });
           return true;
         })
         .immediate(),
     );
+  }
+
+  /** Adds a judge's calls to the run's judge usage: for verdicts stored beside scores, in their transaction. */
+  addJudgeUsage(runId: RunId, scorerId: number, usage: JudgeUsage): void {
+    this.stmt.addJudgeUsage.run({ runId, scorerId, ...usage });
   }
 
   /** The judges' usage on a run, per judge model, over every scorer version. */
@@ -513,13 +566,21 @@ export class ScoreStore {
 
   /**
    * A scorer's scores on a run, in seq order, a page at a time (no statement stays open between
-   * pages, so writes in between find the connection free). Failed attempts are left out.
+   * pages, so writes in between find the connection free). Records that could not be scored are
+   * left out. `attempt` 'final' reads each record's last scored retry in place of the record's own.
    */
-  *cells(runId: RunId, scorerId: number, by: string | null = null, pageSize = 5000): Generator<StoredScoreCell[], void, undefined> {
+  *cells(
+    runId: RunId,
+    scorerId: number,
+    by: string | null = null,
+    attempt: ReportAttempt = 'first',
+    pageSize = 5000,
+  ): Generator<StoredScoreCell[], void, undefined> {
     const { lo, hi } = this.seqRange(runId);
     const path = by === null ? null : `$.${JSON.stringify(by)}`;
+    const page = attempt === 'final' ? this.stmt.finalCellsPage : this.stmt.cellsPage;
     for (let cursor = lo - 1; cursor < hi; ) {
-      const { rows, more } = wholeRecords(this.stmt.cellsPage.all(path, scorerId, cursor, hi, runId, pageSize), pageSize);
+      const { rows, more } = wholeRecords(page.all(path, scorerId, cursor, hi, runId, pageSize), pageSize);
       if (rows.length > 0) yield rows.map(toCell);
       if (!more) return;
       cursor = rows[rows.length - 1]!.seq;
@@ -571,13 +632,17 @@ export class ScoreStore {
     }));
   }
 
-  /** Every score of a run, every scorer, in seq order: what `export --scores` writes. */
+  /** Every score of a run, every scorer and attempt, in seq order: what `export --scores` writes. */
   *lines(runId: RunId, pageSize = 2000): Generator<ScoreLine, void, undefined> {
     const { lo, hi } = this.seqRange(runId);
     for (let cursor = lo - 1; cursor < hi; ) {
-      const { rows, more } = wholeRecords(this.stmt.linesPage.all(runId, cursor, hi, pageSize), pageSize);
+      const { rows: own, more } = wholeRecords(this.stmt.linesPage.all(runId, cursor, hi, pageSize), pageSize);
+      // A page holds whole records, so their retries are those with seq up to its last.
+      const retries = own.length === 0 ? [] : this.stmt.attemptLines.all(runId, cursor, own[own.length - 1]!.seq);
+      const rows = retries.length === 0 ? own : [...own, ...retries].sort(lineOrder);
       for (const r of rows) {
         yield {
+          attempt: r.attempt,
           seq: r.seq,
           model: r.model,
           epoch: r.epoch,
@@ -594,7 +659,7 @@ export class ScoreStore {
         };
       }
       if (!more) return;
-      cursor = rows[rows.length - 1]!.seq;
+      cursor = own[own.length - 1]!.seq;
     }
   }
 }

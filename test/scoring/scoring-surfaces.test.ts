@@ -57,7 +57,7 @@ describe('the CLI', () => {
     expect(exported.code).toBe(0);
     const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toHaveLength(720);
-    expect(Object.keys(lines[0]!)).toEqual(['vignette_id', 'model', 'epoch', 'scorer', 'version', 'value', 'passed', 'explanation', 'judge']);
+    expect(Object.keys(lines[0]!)).toEqual(['vignette_id', 'model', 'epoch', 'attempt', 'scorer', 'version', 'value', 'passed', 'explanation', 'judge']);
     expect(lines.filter((l) => l.scorer === 'terse').every((l) => l.passed === false && (l.explanation as string).endsWith('more than 0'))).toBe(true);
     const exact = lines.filter((l) => l.scorer === 'exact');
     expect(exact.filter((l) => l.passed).every((l) => l.explanation === '')).toBe(true);
@@ -151,6 +151,21 @@ describe('the HTTP API', () => {
     expect(picked.status).toBe(200);
     expect(picked.json).toMatchObject({ scorer: 'pick', by: 'topic', reducer: 'majority' });
     expect(picked.json.slices.map((s: { value: string }) => s.value).sort()).toEqual(['even', 'odd']);
+
+    // Retries on hard fails: the report says which attempt it shows; per-run stats carry the retries apart.
+    const retried = await api.call('POST', `/runs/${runId}/score`, { body: { scorers: { scorers: [{ name: 'again', type: 'match', retryOnHardFail: 2 }] } } });
+    expect(retried.status).toBe(202);
+    await api.engine.scoring.finish(runId);
+    const first = await api.call('GET', `/runs/${runId}/report?scorer=again`);
+    const final = await api.call('GET', `/runs/${runId}/report?scorer=again&attempt=final`);
+    expect([first.json.attempt, final.json.attempt]).toEqual(['first', 'final']);
+    expect(first.json.models).toEqual(report.json.models);
+    expect(final.json.models[1].mean).toBeGreaterThan(first.json.models[1].mean);
+    expect((await api.call('GET', `/runs/${runId}/report?attempt=last`)).status).toBe(400);
+    const stats = await api.call('GET', `/runs/${runId}/stats`);
+    expect(stats.json.retries.models.map((m: { model: string }) => m.model)).toEqual(['mock-strong', 'mock-weak']);
+    expect(stats.json.retries.total_est_cost_usd).toBeGreaterThan(0);
+    expect(Object.keys((await api.call('GET', '/stats')).json)).toEqual(['models', 'total_est_cost_usd']);
 
     expect((await api.call('GET', `/runs/${runId}/report?reducer=median`)).status).toBe(400);
     expect((await api.call('GET', `/runs/${runId}/report?scorer=nope`)).status).toBe(404);

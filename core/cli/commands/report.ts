@@ -11,6 +11,7 @@ import type { EpochReducer } from '../../service/contract.js';
 import { EXIT, addCommonOptions, reportError, type CommonOptions } from '../common.js';
 
 const REDUCERS: readonly EpochReducer[] = ['mean', 'majority', 'max'];
+const ATTEMPTS = ['first', 'final'] as const;
 
 interface ReportCliOptions extends CommonOptions {
   scorer?: string;
@@ -18,6 +19,7 @@ interface ReportCliOptions extends CommonOptions {
   reducer?: string;
   json?: boolean;
   against?: string;
+  attempt?: string;
 }
 
 export function registerReportCommand(program: Command): void {
@@ -29,6 +31,7 @@ export function registerReportCommand(program: Command): void {
       .option('--scorer <name>', 'the scorer to report (default: the first)')
       .option('--by <key>', 'a metadata key: cluster standard errors by it and slice the leaderboard')
       .option('--reducer <r>', `how epochs reduce to one value per vignette: ${REDUCERS.join(' | ')} (default mean)`)
+      .option('--attempt <a>', 'with retries on hard fails: first (default: the sweep\'s own records) | final (each record\'s last attempt)')
       .option('--against <run-id>', 'compare with another run of the same manifest, paired by vignette id (diff = that run − this one)')
       .option('--json', 'print the report as JSON'),
   ).action(async (runId: string, opts: ReportCliOptions, cmd: Command) => {
@@ -36,6 +39,12 @@ export function registerReportCommand(program: Command): void {
     try {
       if (opts.reducer !== undefined && !REDUCERS.includes(opts.reducer as EpochReducer)) {
         throw new PanoptesError('invalid_input', `--reducer must be one of ${REDUCERS.join(', ')}, got "${opts.reducer}"`, { where: '--reducer' });
+      }
+      if (opts.attempt !== undefined && !ATTEMPTS.includes(opts.attempt as (typeof ATTEMPTS)[number])) {
+        throw new PanoptesError('invalid_input', `--attempt must be one of ${ATTEMPTS.join(', ')}, got "${opts.attempt}"`, { where: '--attempt' });
+      }
+      if (opts.against !== undefined && opts.attempt !== undefined) {
+        throw new PanoptesError('invalid_input', '--attempt does not apply to a comparison of two runs (--against)', { where: '--attempt' });
       }
       if (opts.against !== undefined && opts.by !== undefined) {
         throw new PanoptesError('invalid_input', '--by does not apply to a comparison of two runs (--against)', { where: '--by' });
@@ -53,7 +62,12 @@ export function registerReportCommand(program: Command): void {
         const comparison = await engine.service.compareRuns({ runA: runId, runB: opts.against, ...shared });
         process.stdout.write(opts.json ? JSON.stringify(comparison) + '\n' : formatRunComparison(comparison).join('\n') + '\n');
       } else {
-        const report = await engine.service.report({ runId, ...shared, ...(opts.by === undefined ? {} : { by: opts.by }) });
+        const report = await engine.service.report({
+          runId,
+          ...shared,
+          ...(opts.by === undefined ? {} : { by: opts.by }),
+          ...(opts.attempt === undefined ? {} : { attempt: opts.attempt as (typeof ATTEMPTS)[number] }),
+        });
         process.stdout.write(opts.json ? JSON.stringify(report) + '\n' : formatScoreReport(report).join('\n') + '\n');
       }
       cmd.setOptionValue('exit', EXIT.ok);

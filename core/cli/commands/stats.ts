@@ -1,5 +1,6 @@
 /**
- * `panoptes stats`: tokens, calls and estimated cost per model, across every run or one.
+ * `panoptes stats`: tokens, calls and estimated cost per model, across every run or one; the calls
+ * that retried hard fails in a table of their own.
  * Runs on: Node (core).
  */
 import type { Command } from 'commander';
@@ -31,6 +32,10 @@ export function registerStatsCommand(program: Command): void {
         process.stdout.write('no responses recorded yet\n');
       } else {
         printUsageTable(stats.models);
+        if (stats.retries.length > 0) {
+          process.stdout.write("\nretries of hard fails (the candidates' extra calls, apart from the sweep's above):\n");
+          printUsageTable(stats.retries);
+        }
       }
       cmd.setOptionValue('exit', EXIT.ok);
     } catch (err) {

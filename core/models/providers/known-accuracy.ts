@@ -28,14 +28,17 @@ function fmix32(h: number): number {
 }
 
 /**
- * A uniform draw in [0, 1) from (model, vignette id, epoch, stream). Separators between the fields
- * keep ("ab", "c") and ("a", "bc") apart; `stream` gives independent draws for the decision and for
- * the choice of the wrong answer. 53 bits from two finalized words.
+ * A uniform draw in [0, 1) from (model, vignette id, epoch, attempt, stream). Separators between
+ * the fields keep ("ab", "c") and ("a", "bc") apart; `stream` gives independent draws for the
+ * decision and for the choice of the wrong answer. Attempt 1 (the sweep's) hashes no attempt, so
+ * its draws are those of a model asked once; a retry (attempt 2 and on) is a draw of its own.
+ * 53 bits from two finalized words.
  */
-function uniform(model: string, vignetteId: string, epoch: number, stream: number): number {
+function uniform(model: string, vignetteId: string, epoch: number, stream: number, attempt: number): number {
   let h = fnv1a(0x811c9dc5 ^ stream, model);
   h = fnv1a(Math.imul(h ^ 0x1f, 0x01000193), vignetteId);
   h = fnv1a(Math.imul(h ^ 0x1e, 0x01000193), String(epoch));
+  if (attempt > 1) h = fnv1a(Math.imul(h ^ 0x1d, 0x01000193), String(attempt));
   const hi = fmix32(h);
   const lo = fmix32(hi ^ 0x9e3779b9 ^ stream);
   return (hi * 2 ** 21 + (lo >>> 11)) / 2 ** 53;
@@ -45,9 +48,9 @@ function uniform(model: string, vignetteId: string, epoch: number, stream: numbe
  * Whether the model answers this vignette at this epoch with exactly the target. Over many
  * vignettes the share of hits is `accuracy` (a probability in [0, 1]).
  */
-export function answersTarget(model: string, vignetteId: string, epoch: number, accuracy: number): boolean {
+export function answersTarget(model: string, vignetteId: string, epoch: number, accuracy: number, attempt = 1): boolean {
   if (!(accuracy >= 0 && accuracy <= 1)) throw new RangeError(`accuracy must be in [0, 1], got ${accuracy}`);
-  return uniform(model, vignetteId, epoch, 0) < accuracy;
+  return uniform(model, vignetteId, epoch, 0, attempt) < accuracy;
 }
 
 /** How the `match` scorer compares texts: trimmed and case-folded. */
@@ -69,8 +72,8 @@ const DISTRACTORS = [
  * A choice-style target (one letter, like "B") gets another option letter; a number gets another
  * number; any other text gets a distractor sentence that does not contain the target.
  */
-export function wrongAnswer(target: string, model: string, vignetteId: string, epoch: number): string {
-  const pick = uniform(model, vignetteId, epoch, 1);
+export function wrongAnswer(target: string, model: string, vignetteId: string, epoch: number, attempt = 1): string {
+  const pick = uniform(model, vignetteId, epoch, 1, attempt);
   const t = target.trim();
   if (/^[A-Za-z]$/.test(t)) {
     const upper = t.toUpperCase();
@@ -97,7 +100,7 @@ export function wrongAnswer(target: string, model: string, vignetteId: string, e
 
 /**
  * The answer of a model with known accuracy: the target itself on a hit, else a wrong answer.
- * `accuracy` is the share of hits, in [0, 1].
+ * `accuracy` is the share of hits, in [0, 1]; `attempt` is the try at this sample (1: the sweep's).
  */
 export function knownAccuracyAnswer(
   model: string,
@@ -105,6 +108,7 @@ export function knownAccuracyAnswer(
   epoch: number,
   target: string,
   accuracy: number,
+  attempt = 1,
 ): string {
-  return answersTarget(model, vignetteId, epoch, accuracy) ? target : wrongAnswer(target, model, vignetteId, epoch);
+  return answersTarget(model, vignetteId, epoch, accuracy, attempt) ? target : wrongAnswer(target, model, vignetteId, epoch, attempt);
 }

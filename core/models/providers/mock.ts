@@ -10,7 +10,7 @@
  *   judgeNoise            0..1: the host is a judge (see mock-judge.ts) that answers judge prompts
  *                         in the judge protocol, wrong this share of the time
  *   accuracy              0..1: answer a vignette that has a target with exactly the target at this
- *                         rate, deterministically per (model, vignette id, epoch), else a wrong answer
+ *                         rate, deterministically per (model, vignette id, epoch, attempt), else a wrong answer
  * Runs on: Node (core).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -91,8 +91,8 @@ export function mockAnswer(hostModel: string, request: ModelRequest, outputToken
   return { text, outputTokens: n };
 }
 
-function knownAccuracy(hostModel: string, vignetteId: string, epoch: number, target: string, accuracy: number) {
-  const text = knownAccuracyAnswer(hostModel, vignetteId, epoch, target, accuracy);
+function knownAccuracy(hostModel: string, vignetteId: string, epoch: number, target: string, accuracy: number, attempt: number) {
+  const text = knownAccuracyAnswer(hostModel, vignetteId, epoch, target, accuracy, attempt);
   return { text, outputTokens: mockTokenCount(text) };
 }
 
@@ -151,7 +151,7 @@ export class MockHostClient implements HostClient {
       verdict !== undefined
         ? { text: verdict, outputTokens: mockTokenCount(verdict) }
         : opts.accuracy !== undefined && target !== undefined
-          ? knownAccuracy(host.model, request.vignette!.id, request.epoch ?? 1, target, opts.accuracy)
+          ? knownAccuracy(host.model, request.vignette!.id, request.epoch ?? 1, target, opts.accuracy, request.attempt ?? 1)
           : mockAnswer(host.model, request, opts.outputTokens);
     const inputTokens = request.messages.reduce((n, m) => n + mockTokenCount(m.content), 0);
     return {

@@ -1,6 +1,7 @@
 /**
  * One vignette's responses side by side (models down, epochs across), each with every score it got:
- * scorer, value, pass or fail, hard or soft, the judge and its rationale. A modal
+ * scorer, value, pass or fail, hard or soft, the judge and its rationale; under it, the retries a
+ * scorer made after a hard fail, each with its answer and verdicts. A modal
  * dialog: focus moves into it when it opens, Escape closes it, and focus goes back to the matrix
  * cell that opened it.
  * Runs on: renderer.
@@ -14,6 +15,7 @@ import { useFetch } from './use-fetch.js';
 
 type DetailResponse = ScoreDetail['responses'][number];
 type DetailScore = DetailResponse['scores'][number];
+type DetailRetry = DetailResponse['retries'][number];
 
 function ScoreLine({ score }: { score: DetailScore }) {
   const verdict = score.passed === null ? null : score.passed ? 'pass' : 'fail';
@@ -25,6 +27,26 @@ function ScoreLine({ score }: { score: DetailScore }) {
       {score.judge ? <span className="muted small"> judge {score.judge}</span> : null}
       {score.explanation ? <div className="score-explanation small">{score.explanation}</div> : null}
     </li>
+  );
+}
+
+function RetryBlock({ retry }: { retry: DetailRetry }) {
+  return (
+    <div className="sbs-retry" data-attempt={retry.attempt}>
+      <div className="muted small">
+        retry: attempt {retry.attempt} for {retry.scorer}
+      </div>
+      <div className="sbs-text">{retry.response}</div>
+      {retry.scores.length > 0 ? (
+        <ul className="score-list">
+          {retry.scores.map((s, i) => (
+            <ScoreLine key={`${s.judge ?? ''}:${i}`} score={s} />
+          ))}
+        </ul>
+      ) : (
+        <div className="muted small">could not be scored</div>
+      )}
+    </div>
   );
 }
 
@@ -44,6 +66,9 @@ function ResponseCell({ responses }: { responses: readonly DetailResponse[] }) {
           ) : (
             <div className="muted small">not scored yet</div>
           )}
+          {r.retries.map((retry) => (
+            <RetryBlock key={`${retry.version}:${retry.attempt}`} retry={retry} />
+          ))}
         </div>
       ))}
     </>

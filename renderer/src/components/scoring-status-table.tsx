@@ -1,7 +1,7 @@
 /**
  * The scorers attached to a run and how far each got: layer, kind, version, judges, records
- * scored / still to score / failed, with a progress bar; judge calls' tokens and cost, apart from
- * the sweep's own.
+ * scored / still to score / failed, with a progress bar; judge calls' tokens and cost, and the
+ * calls that retried hard fails, each apart from the sweep's own.
  * Runs on: renderer.
  */
 import type { ScoringStatus } from '../api/types.js';
@@ -60,6 +60,13 @@ export function ScoringStatusTable({ status }: { status: ScoringStatus }) {
           <h3>Judge calls</h3>
           <p className="muted small">Accounted apart from the sweep's own calls.</p>
           <ModelCostTable models={status.judgeUsage} testId="judge-usage" withTotal />
+        </div>
+      ) : null}
+      {status.retryUsage.length > 0 ? (
+        <div className="judge-usage">
+          <h3>Retries of hard fails</h3>
+          <p className="muted small">The models' extra calls for scorers with retryOnHardFail, apart from the sweep's own calls.</p>
+          <ModelCostTable models={status.retryUsage} testId="retry-usage" withTotal />
         </div>
       ) : null}
     </>
