@@ -73,6 +73,8 @@ export interface ReportOptions {
   models?: readonly string[];
   /** Scores still to be computed for this scorer version (shown, not used). */
   pending?: number;
+  /** A pairwise judge's baseline (a model, or a baseline file): means are win rates against it. */
+  pairwiseBaseline?: string;
 }
 
 /** Text a group-less vignette is sliced under. */
@@ -486,6 +488,7 @@ export async function buildScoreReport(options: ReportOptions, cells: ScoreCells
     pending: options.pending ?? 0,
   };
   if (run.agreement.seen) report.judges = await run.agreement.report(options.kind);
+  if (options.pairwiseBaseline !== undefined) report.pairwise = { baseline: options.pairwiseBaseline };
   if (by !== null) {
     const slices = index.groups.map((value) => ({ value, models: [] as ModelScore[] }));
     for (const name of names) {

@@ -10,6 +10,7 @@
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { TERMINAL_RUN_STATUSES, toPanoptesError, type RunId } from '../domain.js';
+import type { RecordBaseline } from '../store/baseline-reads.js';
 import type { NewScore, RecordToScore, RunScorer, ScoreStore } from '../store/score-store.js';
 import { processOwnerId, type Store } from '../store/store.js';
 import { UnscorableRecord, type RunCallPolicy, type Scorer, type ScoreInput, type ScoreValue } from './scorer.js';
@@ -36,6 +37,9 @@ export interface ScoreWorkerOptions {
   /** First wait between tries (default 200 ms; doubles). */
   backoffMs?: number;
 }
+
+/** A record as the worker scores it: for a pairwise judge over a model of the run, with that model's answer beside it. */
+type PairedRecord = RecordToScore & { baseline?: RecordBaseline };
 
 export class ScoreWorker {
   readonly owner = processOwnerId();
@@ -146,8 +150,11 @@ export class ScoreWorker {
     let cursor = current.scoredSeq;
     const through = this.opts.scores.lastSeq(rs.runId);
     while (cursor < through && !this.abort.signal.aborted) {
-      const records = this.opts.scores.recordsToScore(rs.runId, cursor, through, this.pageSize);
-      if (records.length === 0) break;
+      const read = this.opts.scores.recordsToScore(rs.runId, cursor, through, this.pageSize);
+      if (read.length === 0) break;
+      const records = scorer.baseline === undefined ? read : this.withBaselines(rs.runId, scorer.baseline, cursor, through, read);
+      // The first record's baseline has not answered yet: the cursor stays before it until it has.
+      if (records.length === 0) return;
       // Reading, scoring and committing a page each take milliseconds: other work runs between them.
       await yieldToLoop();
       const page = await this.scorePage(rs, scorer, calls, records);
@@ -164,12 +171,29 @@ export class ScoreWorker {
       if (!committed) return; // the lease was taken over: the new owner goes on from the cursor
       cursor = last;
       this.opts.onProgress?.(rs.runId);
+      if (records.length < read.length) return; // the rest of the page waits for its baseline's answers
       // Let the sweep, the UI and the transports have the event loop between pages.
       await yieldToLoop();
     }
   }
 
-  private async scorePage(rs: RunScorer, scorer: Scorer, calls: RunCallPolicy, records: readonly RecordToScore[]) {
+  /**
+   * The page's records with the baseline model's answer beside each (one query for the page), up
+   * to the first whose baseline may still answer: that one and the records after it wait for a
+   * later tick, so none is scored without its baseline or skipped.
+   */
+  private withBaselines(runId: RunId, baseline: string, afterSeq: number, throughSeq: number, records: readonly RecordToScore[]): PairedRecord[] {
+    const bySeq = new Map(this.opts.scores.baselines.of(runId, baseline, afterSeq, throughSeq, this.pageSize).map((b) => [b.seq, b]));
+    const paired: PairedRecord[] = [];
+    for (const r of records) {
+      const b = bySeq.get(r.seq);
+      if (b === undefined || b.state === 'waiting') break;
+      paired.push({ ...r, baseline: b });
+    }
+    return paired;
+  }
+
+  private async scorePage(rs: RunScorer, scorer: Scorer, calls: RunCallPolicy, records: readonly PairedRecord[]) {
     const results: NewScore[][] = new Array<NewScore[]>(records.length);
     let failed = 0;
     let next = 0;
@@ -186,10 +210,13 @@ export class ScoreWorker {
     return { scores: results.flat(), done: records.length - failed, failed };
   }
 
-  private async scoreOne(rs: RunScorer, scorer: Scorer, calls: RunCallPolicy, r: RecordToScore): Promise<{ scores: NewScore[]; failed: boolean }> {
+  private async scoreOne(rs: RunScorer, scorer: Scorer, calls: RunCallPolicy, r: PairedRecord): Promise<{ scores: NewScore[]; failed: boolean }> {
     const input: ScoreInput = { runId: rs.runId, model: r.model, epoch: r.epoch, vignette: r.vignette, response: r.response, calls };
-    let lastError = '';
-    for (let t = 1; t <= this.tries; t++) {
+    if (r.baseline?.state === 'answered') input.baseline = { response: r.baseline.response };
+    // A baseline that will never answer makes the record unscorable without asking the scorer.
+    const cannot = r.baseline?.state === 'missing' ? r.baseline.why : undefined;
+    let lastError = cannot ?? '';
+    for (let t = 1; cannot === undefined && t <= this.tries; t++) {
       try {
         const values = await scorer.score(input, this.abort.signal);
         return { scores: values.map((v) => toNewScore(r.seq, scorer, v)), failed: false };
