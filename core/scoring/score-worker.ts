@@ -152,11 +152,11 @@ export class ScoreWorker {
     while (cursor < through && !this.abort.signal.aborted) {
       const read = this.opts.scores.recordsToScore(rs.runId, cursor, through, this.pageSize);
       if (read.length === 0) break;
-      const records = scorer.baseline === undefined ? read : this.withBaselines(rs.runId, scorer.baseline, cursor, through, read);
-      // The first record's baseline has not answered yet: the cursor stays before it until it has.
-      if (records.length === 0) return;
       // Reading, scoring and committing a page each take milliseconds: other work runs between them.
       await yieldToLoop();
+      const records = scorer.baseline === undefined ? read : await this.withBaselines(rs.runId, scorer.baseline, cursor, through, read);
+      // The first record's baseline has not answered yet: the cursor stays before it until it has.
+      if (records.length === 0) return;
       const page = await this.scorePage(rs, scorer, calls, records);
       if (this.abort.signal.aborted) return;
       await yieldToLoop();
@@ -182,7 +182,7 @@ export class ScoreWorker {
    * to the first whose baseline may still answer: that one and the records after it wait for a
    * later tick, so none is scored without its baseline or skipped.
    */
-  private withBaselines(runId: RunId, baseline: string, afterSeq: number, throughSeq: number, records: readonly RecordToScore[]): PairedRecord[] {
+  private async withBaselines(runId: RunId, baseline: string, afterSeq: number, throughSeq: number, records: readonly RecordToScore[]): Promise<PairedRecord[]> {
     const bySeq = new Map(this.opts.scores.baselines.of(runId, baseline, afterSeq, throughSeq, this.pageSize).map((b) => [b.seq, b]));
     const paired: PairedRecord[] = [];
     for (const r of records) {
@@ -190,6 +190,7 @@ export class ScoreWorker {
       if (b === undefined || b.state === 'waiting') break;
       paired.push({ ...r, baseline: b });
     }
+    await yieldToLoop();
     return paired;
   }
 
