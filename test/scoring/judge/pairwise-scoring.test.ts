@@ -3,7 +3,8 @@
  * vignette's target 80 % of the time, mock-weak 60 %) and mock-judge: against a baseline model of
  * the same run, scored live as the run lands its records (the baseline's answers landing after the
  * records they are compared with), every record exactly once and mock-strong's win rate above one
- * half; a baseline whose job failed makes "could not score" records that say why; a baseline
+ * half; a record whose baseline's job is still running waits (nothing scored, nothing failed); a
+ * baseline whose job failed or was cancelled makes "could not score" records that say why; a baseline
  * model the run does not have is refused naming the field; and the report says its means are win
  * rates against the baseline.
  */
@@ -83,6 +84,31 @@ describe('pairwise judges against a model of the run', () => {
     const explanations = e.store.db.prepare(`SELECT explanation FROM scores WHERE failed = 1`).pluck().all() as string[];
     expect(explanations).toHaveLength(10);
     for (const x of explanations) expect(x).toMatch(/^could not score: the baseline "broken"'s job at epoch 1 ended \(failed\) without an answer to this vignette/);
+  });
+
+  it('holds the cursor before a record whose baseline job is still running, and scores it could-not-score once the run is cancelled', async () => {
+    const catalog = writeMockCatalog(tmp.dir, { stuck: { latencyMs: 600_000 } });
+    const e = (engine = openEngine({ dataDir: join(tmp.dir, 'data'), tickMs: 20, catalogPaths: [catalog] }));
+    const run = await e.service.createRun({
+      manifestPath: writeTargetManifest(tmp.dir, 10),
+      models: ['mock-strong', 'stuck'],
+      epochs: 1,
+      // mock-strong's job first; then the baseline's, whose calls do not return.
+      concurrency: 1,
+      scorers: { scorers: [{ ...PAIRWISE, baseline: 'stuck' }] },
+    });
+    const ended = e.scheduler.runToCompletion(run.id);
+    while (e.store.jobs(run.id).find((j) => j.model === 'mock-strong')?.status !== 'done') await new Promise((r) => setTimeout(r, 10));
+    // Every record of mock-strong has landed; its baseline's job is still running: nothing is scored, nothing failed.
+    await e.scoring.wake();
+    expect((await e.service.scoringStatus({ runId: run.id })).scorers[0]).toMatchObject({ done: 0, failed: 0, pending: 10 });
+    await e.service.cancelRun({ runId: run.id });
+    expect(await ended).toMatchObject({ status: 'cancelled' });
+    e.scoring.start();
+    await e.scoring.finish(run.id);
+    expect((await e.service.scoringStatus({ runId: run.id })).scorers[0]).toMatchObject({ done: 0, failed: 10, pending: 0 });
+    const explanations = e.store.db.prepare(`SELECT explanation FROM scores WHERE failed = 1`).pluck().all() as string[];
+    for (const x of explanations) expect(x).toMatch(/^could not score: the baseline "stuck"'s job at epoch 1 ended \(cancelled\) without an answer/);
   });
 
   it('refuses a baseline model the run does not have, naming the field, and stores nothing', async () => {
