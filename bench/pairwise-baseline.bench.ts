@@ -2,9 +2,9 @@
  * What reading a pairwise judge's baseline answers costs the score worker on a large run: a
  * finished run of 2 models (`mock-strong`, `mock-weak`) x 5 epochs x 100,000 vignettes (1,000,000
  * records) is written straight to a fresh database, then every page of 1,000 records is read as the
- * worker reads it, once alone (`recordsToScore`) and once with the baseline model's answers beside
- * it (`baselines.of`, one query per page). Reports both totals and the longest page (the event
- * loop is held for one page at a time).
+ * worker reads it (`recordsToScore`), and the baseline model's answers beside it (`baselines.of`,
+ * one query per page, after a turn of the event loop). Reports the totals of each kind of read and
+ * the longest single read, in wall and CPU time: each holds the event loop on its own.
  *   npm run bench -- pairwise
  * Runs on: Node.
  */
@@ -22,18 +22,37 @@ const EPOCHS = 5;
 const PAGE = 1000;
 const RUN_ID = 'rpair';
 
-/** Reads every page of the run through `read`; the total and the longest page, in ms. */
-function pages(last: number, read: (after: number) => number): { total_ms: number; longest_page_ms: number; pages: number } {
-  let longest = 0;
-  let n = 0;
-  const t0 = performance.now();
-  for (let cursor = 0; cursor < last; ) {
+interface Timing {
+  total_ms: number;
+  /** The longest single read, in wall time and in this process's CPU time (the machine may be shared). */
+  longest_wall_ms: number;
+  longest_cpu_ms: number;
+  reads: number;
+}
+
+/** Times each call of `read`. */
+class Timer {
+  private total = 0;
+  private wall = 0;
+  private cpu = 0;
+  private n = 0;
+
+  time<T>(read: () => T): T {
     const t = performance.now();
-    cursor = read(cursor);
-    longest = Math.max(longest, performance.now() - t);
-    n += 1;
+    const c = process.cpuUsage();
+    const out = read();
+    const used = process.cpuUsage(c);
+    const wall = performance.now() - t;
+    this.total += wall;
+    this.wall = Math.max(this.wall, wall);
+    this.cpu = Math.max(this.cpu, (used.user + used.system) / 1000);
+    this.n += 1;
+    return out;
   }
-  return { total_ms: round(performance.now() - t0, 0), longest_page_ms: round(longest, 1), pages: n };
+
+  result(): Timing {
+    return { total_ms: round(this.total, 0), longest_wall_ms: round(this.wall, 1), longest_cpu_ms: round(this.cpu, 1), reads: this.n };
+  }
 }
 
 function main(): void {
@@ -52,16 +71,17 @@ function main(): void {
     try {
       const scores = new ScoreStore(store);
       const last = scores.lastSeq(RUN_ID);
-      const alone = pages(last, (after) => scores.recordsToScore(RUN_ID, after, last, PAGE).at(-1)!.seq);
+      // The worker reads a page's records, gives the event loop a turn, then reads their baselines.
+      const pages = new Timer();
+      const baselines = new Timer();
       let answered = 0;
-      const paired = pages(last, (after) => {
-        const page = scores.recordsToScore(RUN_ID, after, last, PAGE);
-        const baselines = scores.baselines.of(RUN_ID, 'mock-weak', after, last, PAGE);
-        answered += baselines.filter((b) => b.state === 'answered').length;
-        return page.at(-1)!.seq;
-      });
+      for (let cursor = 0; cursor < last; ) {
+        const page = pages.time(() => scores.recordsToScore(RUN_ID, cursor, last, PAGE));
+        answered += baselines.time(() => scores.baselines.of(RUN_ID, 'mock-weak', cursor, last, PAGE)).filter((b) => b.state === 'answered').length;
+        cursor = page.at(-1)!.seq;
+      }
       if (answered !== records) throw new Error(`${answered} of ${records} records found their baseline's answer`);
-      console.log(JSON.stringify({ records, page_size: PAGE, records_alone: alone, records_with_baselines: paired }));
+      console.log(JSON.stringify({ records, page_size: PAGE, record_pages: pages.result(), baseline_reads: baselines.result() }));
     } finally {
       store.close();
     }
