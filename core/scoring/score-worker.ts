@@ -4,7 +4,9 @@
  * of records past the cursor, scores them, and commits the scores with the cursor in one
  * transaction; a kill -9 between pages loses nothing and a restart goes on from the cursor, so
  * every (record, scorer version, judge) is scored exactly once. No model is called for the sweep:
- * only judges call models.
+ * only judges call models. A pairwise judge against a model of the run gets that model's answer
+ * beside each record, read once per page; a record whose baseline may still answer holds the
+ * cursor before it until it has.
  * Runs on: Node (core).
  */
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
