@@ -3,7 +3,7 @@
  * from an earlier run's responses.jsonl (the epoch's line wins) wins more than it loses; a file of
  * `{"id", "response"}` lines missing a vignette makes that vignette's records "could not score"
  * saying so; the file is given relative to the scoring file, and pinned by its hash, so an edited
- * file is a new scorer version; every line is validated, and a bad one is refused naming
+ * file is a new scorer version, and a file edited under an attached scorer is not compared with; every line is validated, and a bad one is refused naming
  * file:line and the field, as is a file over the in-memory bound, before anything is stored.
  */
 import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
@@ -116,6 +116,23 @@ describe('pairwise judges against a baseline file', () => {
     expect(both).toHaveLength(2);
     expect(both[1]!.version).not.toBe(both[0]!.version);
     expect(both[1]).toMatchObject({ done: 10, failed: 0 });
+  });
+
+  it('does not compare with a file edited after its scorer was attached: its records cannot be scored, saying so', async () => {
+    const e = (engine = openEngine({ dataDir: join(tmp.dir, 'data'), tickMs: 20 }));
+    const run = await e.service.createRun({ manifestPath: writeTargetManifest(tmp.dir, 3), models: ['mock-strong'], epochs: 1 });
+    await e.scheduler.runToCompletion(run.id);
+    const baseline = join(tmp.dir, 'answers.jsonl');
+    writeFileSync(baseline, lines(['q0', 'q1', 'q2'].map((id) => ({ id, response: 'Z' }))));
+    // Attached, then the file changes under it before the worker reads it (its first pass reads
+    // records, then gives the event loop a turn before any scorer runs).
+    await e.service.scoreRun({ runId: run.id, scorers: await readScoringFile(writeScoringFile('answers.jsonl')) });
+    writeFileSync(baseline, lines(['q0', 'q1', 'q2'].map((id) => ({ id, response: 'A' }))));
+    e.scoring.start();
+    await e.scoring.finish(run.id);
+    expect((await e.service.scoringStatus({ runId: run.id })).scorers[0]).toMatchObject({ done: 0, failed: 3 });
+    const failures = e.store.db.prepare(`SELECT explanation FROM scores WHERE failed = 1`).pluck().all() as string[];
+    for (const x of failures) expect(x).toMatch(/^could not score: the baseline file ".*answers\.jsonl" no longer has the content this scorer version was made with/);
   });
 
   it('refuses a bad line at scoring time, naming file:line, and stores nothing', async () => {
