@@ -68,6 +68,10 @@ describe('baseline file lines', () => {
     expect(await refused(lines([{ vignette_id: 'a', epoch: 0, response: 'x' }]))).toEqual([`${path}:1`, expect.stringMatching(/^epoch: /)]);
     expect(await refused(lines([{ id: 'a', response: 'x' }, { id: 'a', response: 'y' }]))).toEqual([`${path}:2`, expect.stringMatching(/^id: vignette "a" already has an answer/)]);
     expect(await refused('\n')).toEqual(['scorers.0.baselineFile', expect.stringMatching(/holds no answers/)]);
+    await expect(readBaselineFile(join(tmp.dir, 'none.jsonl'), 'scorers.0.baselineFile')).rejects.toMatchObject({
+      where: 'scorers.0.baselineFile',
+      message: expect.stringMatching(/cannot read the baseline file ".*none\.jsonl" \(ENOENT\)/),
+    });
     // A sparse file: refused by its size, before a byte is read.
     truncateSync(path, MAX_BASELINE_FILE_BYTES + 1);
     await expect(readBaselineFile(path, 'scorers.0.baselineFile')).rejects.toMatchObject({ where: 'scorers.0.baselineFile', message: expect.stringMatching(/64 MiB/) });
