@@ -78,12 +78,16 @@ export async function readBaselineFile(path: string, field: string): Promise<Bas
   } catch (err) {
     refuse(field, `cannot read the baseline file "${path}" (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
-  if (size > MAX_BASELINE_FILE_BYTES) {
-    refuse(field, `the baseline file "${path}" is ${size} bytes; baseline answers are held in memory, so files over ${MAX_BASELINE_FILE_BYTES} bytes (64 MiB) are refused`);
-  }
+  const tooLarge = (bytes: string) => `the baseline file "${path}" is ${bytes} bytes; baseline answers are held in memory, so files over ${MAX_BASELINE_FILE_BYTES} bytes (64 MiB) are refused`;
+  if (size > MAX_BASELINE_FILE_BYTES) refuse(field, tooLarge(String(size)));
   const hash = createHash('sha256');
-  const stream = createReadStream(path);
-  stream.on('data', (chunk) => hash.update(chunk));
+  // One byte past the bound at most, so a file that grew since its size was read is still refused.
+  const stream = createReadStream(path, { end: MAX_BASELINE_FILE_BYTES });
+  let bytes = 0;
+  stream.on('data', (chunk) => {
+    bytes += chunk.length;
+    hash.update(chunk);
+  });
   const answers = new Map<string, AnswersOfVignette>();
   let line = 0;
   try {
@@ -112,9 +116,12 @@ export async function readBaselineFile(path: string, field: string): Promise<Bas
     }
   } catch (err) {
     stream.destroy();
+    // A file that grew past the bound while it was read ends in a cut line: the size is the error.
+    if (bytes > MAX_BASELINE_FILE_BYTES) refuse(field, tooLarge(`more than ${MAX_BASELINE_FILE_BYTES}`));
     if (err instanceof PanoptesError) throw err;
     refuse(field, `cannot read the baseline file "${path}" (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
+  if (bytes > MAX_BASELINE_FILE_BYTES) refuse(field, tooLarge(`more than ${MAX_BASELINE_FILE_BYTES}`));
   if (answers.size === 0) refuse(field, `the baseline file "${path}" holds no answers`);
   return new BaselineAnswers(answers, hash.digest('hex'));
 }
