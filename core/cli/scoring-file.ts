@@ -1,7 +1,8 @@
 /**
  * Reads a scoring file (JSON, or YAML by its .yaml/.yml extension) into a validated scoring
  * config. A syntax error names the file and line; a bad definition names the file and the field.
- * A code plugin's `file` is read here, relative to the scoring file.
+ * A code plugin's `file` is read here, and a pairwise judge's `baselineFile` resolved, relative to
+ * the scoring file.
  * Runs on: Node (core).
  */
 import { readFile } from 'node:fs/promises';
@@ -45,7 +46,13 @@ export async function readScoringFile(path: string): Promise<ScoringConfig> {
     const field = firstIssuePath(parsed.error);
     throw new PanoptesError('invalid_input', `${path}: ${formatZodIssues(parsed.error)}`, { where: field ? `${path}: ${field}` : path });
   }
-  return { scorers: await Promise.all(parsed.data.scorers.map((s, i) => readPluginFile(path, s, i))) };
+  return { scorers: await Promise.all(parsed.data.scorers.map((s, i) => readPluginFile(path, resolveBaselineFile(path, s), i))) };
+}
+
+/** A pairwise judge's baseline file, given relative to the scoring file, as a path the engine reads wherever it runs from. */
+function resolveBaselineFile(scoringPath: string, def: ScorerDefinition): ScorerDefinition {
+  if (def.type !== 'judge' || def.baselineFile === undefined) return def;
+  return { ...def, baselineFile: resolve(dirname(scoringPath), def.baselineFile) };
 }
 
 /**

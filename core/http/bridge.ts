@@ -32,10 +32,12 @@ import {
   type ControlMethod,
   type CreateRunInput,
   type Envelope,
+  type ScoreRunInput,
 } from '../service/contract.js';
 import { validateInput } from '../service/control-service.js';
 import { bearerAuth, bearerToken, createTokenCheck } from './auth.js';
 import { attachEventStream } from './bridge-events.js';
+import { confineBaselineFiles } from './confine-baseline-files.js';
 import { EXPORT_CONTENT_TYPES, ExportLinks, exportFileName, exportStream, type ExportFormat } from './bridge-export.js';
 import { statusOf } from './errors.js';
 import { allowedHostNames } from './host-guard.js';
@@ -111,11 +113,16 @@ async function ok<T>(reply: FastifyReply, work: () => Promise<T>): Promise<Fasti
   }
 }
 
-/** A call that names a manifest on the server's disk, with that path replaced by its real path once ManifestRoots allows it. */
+/** A call that names a manifest (or a baseline file) on the server's disk, with that path replaced by its real path once ManifestRoots allows it. */
 async function confineManifest(method: ControlMethod, input: unknown, roots: ManifestRoots): Promise<unknown> {
   if (method === 'createRun') {
     const i = input as CreateRunInput;
-    return { ...i, manifestPath: await roots.resolve(i.manifestPath, 'manifestPath') };
+    const scorers = await confineBaselineFiles(i.scorers, roots);
+    return { ...i, manifestPath: await roots.resolve(i.manifestPath, 'manifestPath'), ...(scorers === undefined ? {} : { scorers }) };
+  }
+  if (method === 'scoreRun') {
+    const i = input as ScoreRunInput;
+    return { ...i, scorers: await confineBaselineFiles(i.scorers, roots) };
   }
   if (method === 'checkManifest') {
     const i = input as CheckManifestInput;

@@ -26,28 +26,31 @@ export class ManifestRoots {
     return new ManifestRoots([join(dataDir, 'manifests'), examplesDir(), ...extra]);
   }
 
-  /** The real path of `path` when it lies under a root; else a refusal naming the roots (`where` names the field). */
-  async resolve(path: string, where: string): Promise<string> {
+  /**
+   * The real path of `path` when it lies under a root; else a refusal naming the roots (`where`
+   * names the field, `what` the kind of file: a manifest, or a pairwise judge's baseline file).
+   */
+  async resolve(path: string, where: string, what = 'manifest'): Promise<string> {
     const asked = resolve(path);
     const real = await realpath(asked).catch((err: NodeJS.ErrnoException) => {
       if (err.code === 'ENOENT' || err.code === 'ENOTDIR') return null;
-      throw this.refusal(asked, where);
+      throw this.refusal(asked, where, what);
     });
     const roots = await Promise.all(this.roots.map((r) => realpath(r).catch(() => r)));
     const inside = (p: string) => roots.some((root) => isUnder(root, p));
     if (real === null) {
       // Missing: said so only inside a root, so the answer is no test of which files exist elsewhere.
-      if (inside(asked)) throw new PanoptesError('manifest_invalid', `cannot read manifest ${asked}: no such file`, { where: asked });
-      throw this.refusal(asked, where);
+      if (inside(asked)) throw new PanoptesError(what === 'manifest' ? 'manifest_invalid' : 'invalid_input', `cannot read ${what} ${asked}: no such file`, { where: asked });
+      throw this.refusal(asked, where, what);
     }
-    if (!inside(real)) throw this.refusal(asked, where);
+    if (!inside(real)) throw this.refusal(asked, where, what);
     return real;
   }
 
-  private refusal(path: string, where: string): PanoptesError {
+  private refusal(path: string, where: string, what: string): PanoptesError {
     return new PanoptesError(
       'invalid_input',
-      `${path} is outside the folders manifests are read from over this server: ${this.roots.join(', ')} (put the manifest there, upload it, or start the server with --manifest-root)`,
+      `${path} is outside the folders ${what === 'manifest' ? 'manifests' : 'data files'} are read from over this server: ${this.roots.join(', ')} (put the ${what} there${what === 'manifest' ? ', upload it,' : ''} or start the server with --manifest-root)`,
       { where },
     );
   }

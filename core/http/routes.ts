@@ -26,6 +26,7 @@ import {
 import type { ControlService } from '../service/control-service.js';
 import { bearerAuth } from './auth.js';
 import type { QueuedRunGate } from './backpressure.js';
+import { confineBaselineFiles } from './confine-baseline-files.js';
 import { sendError } from './errors.js';
 import type { ManifestRoots } from './manifest-roots.js';
 import { STATS_JSON_SCHEMA } from './stats-schema.js';
@@ -66,9 +67,10 @@ export const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (instance, 
   app.addHook('onRequest', bearerAuth(opts.tokenCheck));
 
   app.post('/runs', { schema: { body: CreateRunBodySchema } }, async (request, reply) => {
-    const { manifest, ...rest } = request.body;
+    const { manifest, scorers, ...rest } = request.body;
     const manifestPath = await opts.manifestRoots.resolve(manifest, 'manifest');
-    const run = await queuedRunGate.admit(() => service.createRun({ manifestPath, ...rest }));
+    const confined = await confineBaselineFiles(scorers, opts.manifestRoots);
+    const run = await queuedRunGate.admit(() => service.createRun({ manifestPath, ...rest, ...(confined === undefined ? {} : { scorers: confined }) }));
     if (run === null) {
       return sendError(reply, 429, 'too_many_queued_runs', `${queuedRunGate.maxQueued} runs are queued already; retry later`, {
         retryAfterS: QUEUE_FULL_RETRY_AFTER_S,
@@ -123,7 +125,8 @@ export const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (instance, 
 
   /** Scores a run with a scoring file's scorers (records as they land, or a finished run again): 202 with the scoring status. */
   app.post('/runs/:id/score', { schema: { params: RunParamsSchema, body: ScoreBodySchema } }, async (request, reply) => {
-    return reply.code(202).send(await service.scoreRun({ runId: request.params.id, scorers: request.body.scorers }));
+    const scorers = await confineBaselineFiles(request.body.scorers, opts.manifestRoots);
+    return reply.code(202).send(await service.scoreRun({ runId: request.params.id, scorers }));
   });
 
   app.get('/runs/:id/report', { schema: { params: RunParamsSchema, querystring: ReportQuerySchema } }, async (request) => {

@@ -87,6 +87,9 @@ export function formatScoreReport(report: ScoreReport): string[] {
   const lines = [
     `Run ${report.run_id}: scorer ${report.scorer} (version ${report.scorer_version}), ${kind}, ${epochs}, epochs reduced by ${report.reducer}.`,
   ];
+  if (report.pairwise) {
+    lines.push(`Pairwise against the baseline ${report.pairwise.baseline}: a win counts 1, a tie 0.5, a loss 0, so a mean is the win rate against the baseline (0.5: as good as it).`);
+  }
   if (report.pending > 0) lines.push(`${report.pending} scores still pending: figures will move.`);
   if (report.attempt === 'final') lines.push("Each record's last attempt after retries on hard fails (not the sweep's own answers).");
   if (report.models.length === 0) {

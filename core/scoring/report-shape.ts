@@ -84,6 +84,11 @@ export interface ScoreReport {
    * compare) and the judges, in the order their verdicts came.
    */
   judges?: { alpha: number | null; judges: string[] };
+  /**
+   * For a pairwise judge: what each answer was compared with (a model of the run, or a baseline
+   * file). Its values are 1 win, 0.5 tie, 0 loss, so a model's mean is its win rate against it.
+   */
+  pairwise?: { baseline: string };
 }
 
 /**

@@ -75,6 +75,8 @@ export interface ReportOptions {
   pending?: number;
   /** Which attempt of each record the cells are (default `first`): said in the report, not used. */
   attempt?: 'first' | 'final';
+  /** A pairwise judge's baseline (a model, or a baseline file): means are win rates against it. */
+  pairwiseBaseline?: string;
 }
 
 /** Text a group-less vignette is sliced under. */
@@ -489,6 +491,7 @@ export async function buildScoreReport(options: ReportOptions, cells: ScoreCells
     attempt: options.attempt ?? 'first',
   };
   if (run.agreement.seen) report.judges = await run.agreement.report(options.kind);
+  if (options.pairwiseBaseline !== undefined) report.pairwise = { baseline: options.pairwiseBaseline };
   if (by !== null) {
     const slices = index.groups.map((value) => ({ value, models: [] as ModelScore[] }));
     for (const name of names) {

@@ -5,7 +5,9 @@
  * transaction; a kill -9 between pages loses nothing and a restart goes on from the cursor, so
  * every (record, scorer version, judge) is scored exactly once. No model is called for the sweep:
  * judges call models, and a scorer with `retryOnHardFail` has a hard fail posed again
- * (hard-fail-retry.ts); the attempts commit with the page, so they too land exactly once.
+ * (hard-fail-retry.ts); the attempts commit with the page, so they too land exactly once. A
+ * pairwise judge against a model of the run gets that model's answer beside each record, read
+ * once per page; a record whose baseline may still answer holds the cursor before it until it has.
  * Runs on: Node (core).
  */
 import { setMaxListeners } from 'node:events';
@@ -14,6 +16,7 @@ import type { Logger } from 'pino';
 import { TERMINAL_RUN_STATUSES, toPanoptesError, type RunId } from '../domain.js';
 import type { ModelClient } from '../models/model-client.js';
 import type { AttemptStore, NewAttempt } from '../store/attempt-store.js';
+import type { RecordBaseline } from '../store/baseline-reads.js';
 import type { NewScore, RecordToScore, RunScorer, ScoreStore } from '../store/score-store.js';
 import { processOwnerId, type Store } from '../store/store.js';
 import { HardFailRetrier, isHardFail, type RetryRun } from './hard-fail-retry.js';
@@ -43,6 +46,9 @@ export interface ScoreWorkerOptions {
   /** First wait between tries (default 200 ms; doubles). */
   backoffMs?: number;
 }
+
+/** A record as the worker scores it: for a pairwise judge over a model of the run, with that model's answer beside it. */
+type PairedRecord = RecordToScore & { baseline?: RecordBaseline };
 
 export class ScoreWorker {
   readonly owner = processOwnerId();
@@ -165,10 +171,13 @@ export class ScoreWorker {
     // commit (scores and attempts, one transaction) no larger than a page without retries.
     const pageSize = Math.max(1, Math.floor(this.pageSize / (1 + (this.retryLimits.get(rs.scorerId) ?? 0))));
     while (cursor < through && !this.abort.signal.aborted) {
-      const records = this.opts.scores.recordsToScore(rs.runId, cursor, through, pageSize);
-      if (records.length === 0) break;
+      const read = this.opts.scores.recordsToScore(rs.runId, cursor, through, pageSize);
+      if (read.length === 0) break;
       // Reading, scoring and committing a page each take milliseconds: other work runs between them.
       await yieldToLoop();
+      const records = scorer.baseline === undefined ? read : await this.withBaselines(rs.runId, scorer.baseline, cursor, through, read);
+      // The first record's baseline has not answered yet: the cursor stays before it until it has.
+      if (records.length === 0) return;
       const page = await this.scorePage(rs, scorer, calls, retryRun, records);
       if (this.abort.signal.aborted) return;
       await yieldToLoop();
@@ -184,12 +193,30 @@ export class ScoreWorker {
       if (!committed) return; // the lease was taken over: the new owner goes on from the cursor
       cursor = last;
       this.opts.onProgress?.(rs.runId);
+      if (records.length < read.length) return; // the rest of the page waits for its baseline's answers
       // Let the sweep, the UI and the transports have the event loop between pages.
       await yieldToLoop();
     }
   }
 
-  private async scorePage(rs: RunScorer, scorer: Scorer, calls: RunCallPolicy, retryRun: RetryRun, records: readonly RecordToScore[]) {
+  /**
+   * The page's records with the baseline model's answer beside each (one query for the page), up
+   * to the first whose baseline may still answer: that one and the records after it wait for a
+   * later tick, so none is scored without its baseline or skipped.
+   */
+  private async withBaselines(runId: RunId, baseline: string, afterSeq: number, throughSeq: number, records: readonly RecordToScore[]): Promise<PairedRecord[]> {
+    const bySeq = new Map(this.opts.scores.baselines.of(runId, baseline, afterSeq, throughSeq, records.length).map((b) => [b.seq, b]));
+    const paired: PairedRecord[] = [];
+    for (const r of records) {
+      const b = bySeq.get(r.seq);
+      if (b === undefined || b.state === 'waiting') break;
+      paired.push({ ...r, baseline: b });
+    }
+    await yieldToLoop();
+    return paired;
+  }
+
+  private async scorePage(rs: RunScorer, scorer: Scorer, calls: RunCallPolicy, retryRun: RetryRun, records: readonly PairedRecord[]) {
     const results: NewScore[][] = new Array<NewScore[]>(records.length);
     const attempts: NewAttempt[] = [];
     let failed = 0;
@@ -217,17 +244,20 @@ export class ScoreWorker {
     return { scores: results.flat(), done: records.length - failed, failed, attempts };
   }
 
-  private inputOf(rs: RunScorer, calls: RunCallPolicy, r: RecordToScore): ScoreInput {
-    return { runId: rs.runId, model: r.model, epoch: r.epoch, vignette: r.vignette, response: r.response, calls };
+  private inputOf(rs: RunScorer, calls: RunCallPolicy, r: PairedRecord): ScoreInput {
+    const input: ScoreInput = { runId: rs.runId, model: r.model, epoch: r.epoch, vignette: r.vignette, response: r.response, calls };
+    if (r.baseline?.state === 'answered') input.baseline = { response: r.baseline.response };
+    return input;
   }
 
   private async scoreOne(
     rs: RunScorer,
     scorer: Scorer,
     calls: RunCallPolicy,
-    r: RecordToScore,
+    r: PairedRecord,
   ): Promise<{ scores: NewScore[]; failed: boolean; values?: ScoreValue[] }> {
-    const scored = await this.scoreTried(scorer, this.inputOf(rs, calls, r));
+    // A baseline that will never answer makes the record unscorable without asking the scorer.
+    const scored = r.baseline?.state === 'missing' ? { error: r.baseline.why } : await this.scoreTried(scorer, this.inputOf(rs, calls, r));
     if (Array.isArray(scored)) return { scores: scored.map((v) => toNewScore(r.seq, scorer, v)), failed: false, values: scored };
     this.opts.logger.warn({ run_id: rs.runId, scorer: rs.name, seq: r.seq, err: scored.error }, 'record could not be scored');
     return {

@@ -77,7 +77,10 @@ export interface Scorer {
   readonly kind: 'pass_fail' | 'graded';
   /** The judges this scorer consults, in order; empty for rules and plugins. */
   readonly judges: readonly string[];
-  /** A pairwise judge's baseline model: its answer to the same vignette and epoch comes as `input.baseline`. */
+  /**
+   * A pairwise judge's baseline model, one of the run's: its answer to the same vignette and epoch
+   * comes as `input.baseline`. Unset for a judge against a baseline file, which reads its own answers.
+   */
   readonly baseline?: string;
   /**
    * Scores one response. Rejects for a failure worth retrying later (a judge call that failed), or

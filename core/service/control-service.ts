@@ -21,6 +21,9 @@ import { responsesPath } from '../scheduler/response-log.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import type { Store } from '../store/store.js';
 import type { ScoringConfig } from '../scoring/scoring-config.js';
+import { pinBaselineFiles } from '../scoring/judge/baseline-file.js';
+import { refuseBaselinesOutsideRun } from '../scoring/judge/baseline-model.js';
+import { pairwiseBaselineOf } from '../scoring/judge/judge-definition.js';
 import type { BuiltScorer } from '../scoring/scorer-registry.js';
 import { toScoreJsonlLine } from '../scoring/score-export.js';
 import { buildRunComparison, buildScoreReport, type ScoreCell } from '../scoring/report.js';
@@ -171,6 +174,8 @@ export class ControlService implements ControlApi {
     });
     // Scorers are built (so a bad one is refused) before anything is stored.
     if (input.scorers) {
+      input.scorers = await pinBaselineFiles(input.scorers);
+      refuseBaselinesOutsideRun(input.scorers, input.models, 'the run');
       this.refuseUnsafeJudges(input.privacy ?? DEFAULT_RUN_OPTIONS.privacy, this.scoring.registry.buildAll(input.scorers), 'the run');
       await this.scoring.registry.check(input.scorers);
     }
@@ -353,9 +358,11 @@ export class ControlService implements ControlApi {
   async scoreRun(raw: ScoreRunInput): Promise<ScoringStatus> {
     const input = validateInput('scoreRun', raw);
     const run = this.requireRun(input.runId);
-    this.scoring.registry.buildAll(input.scorers);
-    await this.scoring.registry.check(input.scorers);
-    this.attachScorers(run, input.scorers);
+    const scorers = await pinBaselineFiles(input.scorers);
+    this.scoring.registry.buildAll(scorers);
+    refuseBaselinesOutsideRun(scorers, run.models, `run ${run.id}`);
+    await this.scoring.registry.check(scorers);
+    this.attachScorers(run, scorers);
     return this.scoringStatusOf(input.runId);
   }
 
@@ -382,6 +389,7 @@ export class ControlService implements ControlApi {
         by: input.by ?? null,
         attempt: input.attempt ?? 'first',
         ...(input.reducer ? { reducer: input.reducer } : {}),
+        ...(rs.layer === 'judge' ? { pairwiseBaseline: pairwiseBaselineOf(rs.definition) } : {}),
       },
       this.reportCells(run.id, rs, input.by ?? null, input.attempt ?? 'first'),
     );

@@ -8,6 +8,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { ModelUsage, RunId } from '../domain.js';
+import { BaselineReads } from './baseline-reads.js';
 import { ownerIsDeadLocally, type Store } from './store.js';
 
 export type StoredSeverity = 'none' | 'soft' | 'hard';
@@ -277,10 +278,13 @@ function wholeRecords<R extends { seq: number }>(rows: R[], pageSize: number): {
 export class ScoreStore {
   private readonly db: Database.Database;
   private readonly stmt: ReturnType<ScoreStore['prepare']>;
+  /** A pairwise judge's baseline answers, read beside a page of records. */
+  readonly baselines: BaselineReads;
 
   constructor(private readonly store: Store) {
     this.db = store.db;
     this.stmt = this.prepare();
+    this.baselines = new BaselineReads(store.db);
   }
 
   private prepare() {

@@ -1,7 +1,8 @@
 /**
  * The readable report: reports built from hand-made cells print a leaderboard with aligned
  * columns, interval and consistency figures, the unstable vignettes, the pair table with its
- * verdict (better / not distinguishable), the minimum detectable difference and slices.
+ * verdict (better / not distinguishable), the minimum detectable difference and slices, and a
+ * pairwise judge's note that its means are win rates against the baseline.
  */
 import { describe, expect, it } from 'vitest';
 import { formatP, formatScoreReport } from '../../core/scoring/format-report.js';
@@ -51,6 +52,18 @@ describe('formatScoreReport', () => {
     expect(lines[pairHead]).toMatch(/^pair\s+n\s+diff\s+95 % CI\s+p\s+p \(Holm\)\s+min\. detectable$/);
     expect(lines[pairHead + 1]).toMatch(/^strong − weak\s+30\s+\+0\.833\s+\[\+0\.\d{3}, \+0\.\d{3}\]\s+<0\.001\s+<0\.001\s+0\.\d{3}\s+strong better$/);
     expect(lines.some((l) => l.startsWith('min. detectable: the smallest true difference'))).toBe(true);
+  });
+
+  it("says that a pairwise judge's means are win rates against its baseline", async () => {
+    const wins = { strong: { v1: [1, 0.5], v2: [1, 1], v3: [0, 0.5] } };
+    const report = await buildScoreReport({ ...base, kind: 'graded', pairwiseBaseline: 'weak' }, cells(wins));
+    expect(report.pairwise).toEqual({ baseline: 'weak' });
+    expect(formatScoreReport(report)[1]).toBe(
+      'Pairwise against the baseline weak: a win counts 1, a tie 0.5, a loss 0, so a mean is the win rate against the baseline (0.5: as good as it).',
+    );
+    const plain = await buildScoreReport({ ...base, kind: 'graded' }, cells(wins));
+    expect(plain.pairwise).toBeUndefined();
+    expect(formatScoreReport(plain).some((l) => l.includes('win rate'))).toBe(false);
   });
 
   it('says "not distinguishable" when the interval spans zero, and labels exact McNemar', async () => {

@@ -17,10 +17,6 @@ export function judgeScorerBuilder(opts: { client: ModelClient; catalog: Catalog
         throw new PanoptesError('invalid_input', `${where}.judges.${i}: "${judge}" is not in the catalog`, { where: `${where}.judges.${i}` });
       }
     });
-    if (definition.mode === 'pairwise') {
-      // The scoring work queue hands a scorer one record; it does not yet fetch the baseline's answer beside it.
-      throw new PanoptesError('invalid_input', `${where}.mode: pairwise judges cannot be scored from a scoring file yet`, { where: `${where}.mode` });
-    }
     return { scorer: createLlmJudge({ definition, version, client: opts.client, catalog: opts.catalog }), layer: 'judge', definition };
   };
 }

@@ -20,7 +20,8 @@ import { PanoptesError } from '../../domain.js';
 import type { Catalog } from '../../models/catalog.js';
 import { parseVerdict, renderJudgePrompt, type JudgePrompt, type Verdict } from '../../models/judge-protocol.js';
 import type { ChatMessage, ModelClient, ModelResponse } from '../../models/model-client.js';
-import type { JudgeCallFacts, ScoreInput, Scorer, ScoreValue } from '../scorer.js';
+import { UnscorableRecord, type JudgeCallFacts, type ScoreInput, type Scorer, type ScoreValue } from '../scorer.js';
+import { readBaselineFile, type BaselineAnswers } from './baseline-file.js';
 import { resolveJudgeDefinition, type JudgeDefinition, type ResolvedJudgeDefinition } from './judge-definition.js';
 
 /** The router profile judge calls run under: their own budget window and metrics tag. */
@@ -81,6 +82,8 @@ class LlmJudge implements Scorer {
   private readonly def: ResolvedJudgeDefinition;
   /** Per candidate model: the pattern of every model name its prompts must not carry. */
   private readonly redactors = new Map<string, RegExp>();
+  /** A baseline file's answers, read once when the first record needs them and kept while the scorer lives. */
+  private fileAnswers: Promise<BaselineAnswers> | null = null;
 
   constructor(private readonly opts: LlmJudgeOptions) {
     this.def = resolveJudgeDefinition(opts.definition);
@@ -199,7 +202,7 @@ class LlmJudge implements Scorer {
    * it loses both, 0.5 for a tie, and a tie when the two orders disagree.
    */
   private async scorePairwise(input: ScoreInput, signal: AbortSignal | undefined): Promise<ScoreValue[]> {
-    const baseline = this.def.baseline!;
+    const baseline = this.def.baseline;
     if (input.model === baseline) {
       return this.def.judges.map((judge) => {
         const selfJudged = this.selfJudged(judge, input.model);
@@ -213,19 +216,20 @@ class LlmJudge implements Scorer {
         };
       });
     }
-    if (input.baseline === undefined) {
+    const theirAnswer = this.def.baselineFile === null ? input.baseline?.response : await this.answerFromFile(input);
+    if (theirAnswer === undefined) {
       throw new PanoptesError('invalid_input', `pairwise judge "${this.name}" needs the baseline model's answer to vignette ${input.vignette.id} at epoch ${input.epoch}`, {
         where: 'baseline',
       });
     }
     const material = { ...this.material(input), rubric: this.def.rubric, scale: this.def.scale };
     const answer = this.redact(input.response, input.model);
-    const theirs = this.redact(input.baseline.response, input.model);
+    const theirs = this.redact(theirAnswer, input.model);
     const first = renderJudgePrompt({ ...material, answers: [answer, theirs] });
     const second = renderJudgePrompt({ ...material, answers: [theirs, answer] });
     return Promise.all(
       this.def.judges.map(async (judge) => {
-        const selfJudged = this.selfJudged(judge, input.model) || this.selfJudged(judge, baseline);
+        const selfJudged = this.selfJudged(judge, input.model) || (baseline !== null && this.selfJudged(judge, baseline));
         const [r1, r2] = await Promise.all([this.ask(judge, first, input, signal), this.ask(judge, second, input, signal)]);
         const usage = usageOf([r1, r2]);
         const v1 = parseVerdict(r1.text, 'pairwise', this.def.scale);
@@ -248,6 +252,24 @@ class LlmJudge implements Scorer {
         };
       }),
     );
+  }
+
+  /** The baseline file's answer for the record: the file must still hold what the scorer version pinned. */
+  private async answerFromFile(input: ScoreInput): Promise<string> {
+    const file = this.def.baselineFile!;
+    this.fileAnswers ??= readBaselineFile(file.path, 'baselineFile');
+    let answers: BaselineAnswers;
+    try {
+      answers = await this.fileAnswers;
+    } catch (err) {
+      throw new UnscorableRecord((err as Error).message);
+    }
+    if (file.sha256 !== null && answers.sha256 !== file.sha256) {
+      throw new UnscorableRecord(`the baseline file "${file.path}" no longer has the content this scorer version was made with (sha256 ${file.sha256}, now ${answers.sha256})`);
+    }
+    const answer = answers.answer(input.vignette.id, input.epoch);
+    if (answer === undefined) throw new UnscorableRecord(`no baseline answer for vignette ${input.vignette.id} in "${file.path}"`);
+    return answer;
   }
 }
 

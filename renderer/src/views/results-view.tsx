@@ -108,6 +108,12 @@ function Leaderboard({ report }: { report: ScoreReport }) {
           {report.by ? ` · standard errors clustered by ${report.by}` : ''}
         </span>
       </header>
+      {report.pairwise ? (
+        <p className="small" data-testid="pairwise-baseline">
+          Pairwise against the baseline <strong>{report.pairwise.baseline}</strong>: a win counts 1, a tie 0.5, a loss 0, so a mean is the win
+          rate against the baseline <span className="muted">(0.5: as good as it)</span>
+        </p>
+      ) : null}
       {report.judges ? (
         <p className="small" data-testid="judge-agreement">
           Judges {report.judges.judges.join(', ')} · agreement (Krippendorff's α):{' '}

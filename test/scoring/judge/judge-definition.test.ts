@@ -22,6 +22,7 @@ describe('judge definition', () => {
       scale: 'pass_fail',
       mode: 'single',
       baseline: null,
+      baselineFile: null,
       sampling: JUDGE_DEFAULT_SAMPLING,
       severity: 'hard',
     });
@@ -39,8 +40,12 @@ describe('judge definition', () => {
     expect(issues({ ...base, rubric: '   ' })).toEqual([expect.objectContaining({ path: 'rubric' })]);
     expect(issues({ ...base, scale: { min: 5, max: 1 } })[0]).toMatchObject({ message: 'scale.max must be greater than scale.min' });
     expect(issues({ ...base, scale: { min: 1, max: Infinity } }).length).toBeGreaterThan(0);
-    expect(issues({ ...base, mode: 'pairwise' })).toEqual([{ path: 'baseline', message: 'pairwise mode needs a baseline model to compare with' }]);
+    expect(issues({ ...base, mode: 'pairwise' })).toEqual([{ path: 'baseline', message: 'pairwise mode needs a baseline model (or a baselineFile) to compare with' }]);
     expect(issues({ ...base, baseline: 'mock-fast' })).toEqual([{ path: 'baseline', message: 'a baseline is only for mode "pairwise"' }]);
+    expect(issues({ ...base, baselineFile: 'b.jsonl' })).toEqual([{ path: 'baselineFile', message: 'a baselineFile is only for mode "pairwise"' }]);
+    expect(issues({ ...base, mode: 'pairwise', baseline: 'm', baselineFile: 'b.jsonl' })).toEqual([{ path: 'baselineFile', message: 'give baseline or baselineFile, not both' }]);
+    expect(issues({ ...base, mode: 'pairwise', baseline: 'm', baselineSha256: 'a'.repeat(64) })).toEqual([expect.objectContaining({ path: 'baselineSha256' })]);
+    expect(issues({ ...base, mode: 'pairwise', baselineFile: 'b.jsonl', baselineSha256: 'xyz' })).toEqual([expect.objectContaining({ path: 'baselineSha256' })]);
     expect(issues({ ...base, mode: 'pairwise', baseline: 'm', scale: 'pass_fail' })).toEqual([expect.objectContaining({ path: 'scale' })]);
     expect(issues({ ...base, sampling: { temperature: 9 } })).toEqual([expect.objectContaining({ path: 'sampling.temperature' })]);
     expect(issues({ ...base, severity: 'fatal' })).toEqual([expect.objectContaining({ path: 'severity' })]);

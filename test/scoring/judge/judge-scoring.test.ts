@@ -1,7 +1,7 @@
 /**
  * Judges in the scoring engine: a run created with a judge scorer is judged as its records land,
  * by both mock judges, one verdict per (record, judge), the judges' calls made under the judge
- * profile apart from the sweep's and their usage stored per judge for the run; a scoring file naming an unknown judge, or a pairwise judge, is
+ * profile apart from the sweep's and their usage stored per judge for the run; a scoring file naming an unknown judge is
  * refused with the field and changes nothing.
  */
 import { join } from 'node:path';
@@ -71,7 +71,7 @@ describe('judge scorers in the engine', () => {
     expect((await e.service.stats({ runId: run.id })).models.map((m) => m.model)).toEqual(['mock-strong', 'mock-weak']);
   });
 
-  it('refuses an unknown judge or a pairwise judge in a scoring file, naming the field', async () => {
+  it('refuses an unknown judge in a scoring file, naming the field', async () => {
     const e = (engine = openEngine({ dataDir: join(tmp.dir, 'data'), tickMs: 20 }));
     const run = await e.service.createRun({ manifestPath: writeTargetManifest(tmp.dir, 3), models: ['mock-fast'], epochs: 1 });
     await e.scheduler.runToCompletion(run.id);
@@ -79,9 +79,6 @@ describe('judge scorers in the engine', () => {
       code: 'invalid_input',
       where: 'scorers.0.judges.1',
     });
-    await expect(
-      e.service.scoreRun({ runId: run.id, scorers: { scorers: [{ ...JUDGED, mode: 'pairwise', baseline: 'mock-fast' }] } }),
-    ).rejects.toMatchObject({ where: 'scorers.0.mode' });
     expect((await e.service.scoringStatus({ runId: run.id })).scorers).toEqual([]);
   });
 });
