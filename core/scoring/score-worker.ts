@@ -178,10 +178,11 @@ export class ScoreWorker {
       const records = scorer.baseline === undefined ? read : await this.withBaselines(rs.runId, scorer.baseline, cursor, through, read);
       // The first record's baseline has not answered yet: the cursor stays before it until it has.
       if (records.length === 0) return;
-      const page = await this.scorePage(rs, scorer, calls, retryRun, records);
+      const last = records[records.length - 1]!.seq;
+      const scored = this.opts.scores.scoredIn(rs.scorerId, cursor, last);
+      const page = await this.scorePage(rs, scorer, calls, retryRun, scored.size === 0 ? records : records.filter((r) => !scored.has(r.seq)));
       if (this.abort.signal.aborted) return;
       await yieldToLoop();
-      const last = records[records.length - 1]!.seq;
       const committed = this.opts.scores.commitScores(rs.runId, rs.scorerId, this.owner, {
         scores: page.scores,
         throughSeq: last,

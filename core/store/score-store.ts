@@ -364,6 +364,7 @@ export class ScoreStore {
       rewind: db.prepare(
         `UPDATE run_scorers SET scored_seq = ?, failed_count = 0 WHERE run_id = ? AND scorer_id = ?`,
       ),
+      scoredIn: db.prepare<[number, number, number], number>(`SELECT DISTINCT seq FROM scores WHERE scorer_id = ? AND seq > ? AND seq <= ?`).pluck(),
       runSeqRange: db.prepare<[string], { lo: number | null; hi: number | null }>(
         `SELECT MIN(first_seq) AS lo, MAX(last_seq) AS hi FROM jobs WHERE run_id = ?`,
       ),
@@ -490,6 +491,14 @@ export class ScoreStore {
   }
 
   /** Up to `limit` of the run's records with afterSeq < seq <= throughSeq, in seq order. */
+  /**
+   * The records in (afterSeq, throughSeq] this scorer version has a score for: after a second chance
+   * rewinds the cursor to a record that failed, those already scored are not scored or counted again.
+   */
+  scoredIn(scorerId: number, afterSeq: number, throughSeq: number): Set<number> {
+    return new Set(this.stmt.scoredIn.all(scorerId, afterSeq, throughSeq));
+  }
+
   recordsToScore(runId: RunId, afterSeq: number, throughSeq: number, limit: number): RecordToScore[] {
     // Many vignettes share one metadata text (a topic, a split): parse each distinct text once a page.
     const metadata = new Map<string, Record<string, unknown>>();

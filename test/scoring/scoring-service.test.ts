@@ -101,6 +101,23 @@ describe('scoring a run', () => {
     expect((await e.service.stats({ runId: run.id })).totalCalls).toBe(calls);
   });
 
+  it('gives records that failed to score another chance, counting each record once', async () => {
+    const e = open();
+    const run = await e.service.createRun({ manifestPath: writeTargetManifest(tmp.dir, 30), models: ['mock-strong'], epochs: 3 });
+    await e.scheduler.runToCompletion(run.id);
+    // Fails every epoch of one vignette early in the run, so the second chance rewinds past records already scored.
+    const flaky = { scorers: [{ name: 'flaky', type: 'code' as const, code: `function score(i) { if (i.vignetteId === 'q3') throw new Error('no verdict'); return 1; }` }] };
+    await e.service.scoreRun({ runId: run.id, scorers: flaky });
+    await e.scoring.finish(run.id);
+    expect((await e.service.scoringStatus({ runId: run.id })).scorers[0]).toMatchObject({ done: 87, failed: 3, pending: 0 });
+
+    await e.service.scoreRun({ runId: run.id, scorers: flaky });
+    await e.scoring.finish(run.id);
+    expect((await e.service.scoringStatus({ runId: run.id })).scorers[0]).toMatchObject({ done: 87, failed: 3, pending: 0 });
+    const rows = e.store.db.prepare(`SELECT failed, COUNT(*) AS n FROM scores GROUP BY failed ORDER BY failed`).all();
+    expect(rows).toEqual([{ failed: 0, n: 87 }, { failed: 1, n: 3 }]);
+  });
+
   it('refuses a bad scoring file or an unknown run, changing nothing', async () => {
     const e = open();
     const manifest = writeTargetManifest(tmp.dir, 3);
