@@ -11,7 +11,8 @@ import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/pr
 import type { Logger } from 'pino';
 import { TERMINAL_RUN_STATUSES, toPanoptesError, type RunId } from '../domain.js';
 import type { NewScore, RecordToScore, RunScorer, ScoreStore } from '../store/score-store.js';
-import { processOwnerId, type Store } from '../store/store.js';
+import { processOwnerId } from '../store/owner-liveness.js';
+import type { Store } from '../store/store.js';
 import { UnscorableRecord, type RunCallPolicy, type Scorer, type ScoreInput, type ScoreValue } from './scorer.js';
 import type { ScorerRegistry } from './scorer-registry.js';
 import { ScorerDefinitionSchema } from './scoring-config.js';

@@ -8,7 +8,8 @@
  */
 import type Database from 'better-sqlite3';
 import type { ModelUsage, RunId } from '../domain.js';
-import { ownerIsDeadLocally, type Store } from './store.js';
+import { ownerIsDeadLocally } from './owner-liveness.js';
+import type { Store } from './store.js';
 
 export type StoredSeverity = 'none' | 'soft' | 'hard';
 const SEVERITY_CODE: Record<StoredSeverity, number> = { none: 0, soft: 1, hard: 2 };

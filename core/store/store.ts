@@ -1,22 +1,10 @@
 /**
- * The Store: the only code that speaks SQL. SQLite through better-sqlite3 in WAL mode. Every write
- * that must be atomic is one IMMEDIATE transaction; every aggregate is SQL.
- *
- * Durability: commits are synchronous (synchronous=FULL), so nothing acknowledged is lost on
- * kill -9 or power loss, except the two kinds a sweep makes by the thousand, which commit
- * `withoutSync`: a run's records (synced by the record lander within a second) and the router's
- * metrics and cache entries. In WAL mode such a commit still survives the process being killed; an
- * OS crash or power loss can undo it only until the next synchronous commit or `syncWal()`, each
- * of which syncs every commit before it. What such a loss undoes is redone: a job's progress is
- * counted from the same rows as its records. An fsync costs the whole machine far more than the
- * commit it ends.
+ * The Store: the only code that speaks SQL. SQLite through better-sqlite3 in WAL mode, on one
+ * connection whose durability (`withoutSync`, `syncWal`) is connection.ts's. Every write that must
+ * be atomic is one IMMEDIATE transaction; every aggregate is SQL.
  * Runs on: Node (core).
  */
-import { closeSync, fdatasyncSync, openSync, readSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
-import { hostname } from 'node:os';
-import { randomBytes } from 'node:crypto';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import {
   PanoptesError,
   type IndexedVignette,
@@ -34,18 +22,13 @@ import {
   type StoredResponse,
   type Usage,
 } from '../domain.js';
-import { MIGRATIONS } from './migrations.js';
+import { Connection, type ConnectionOptions } from './connection.js';
+import { ownerIsDeadLocally } from './owner-liveness.js';
 import { RunLostError, type RunFence } from './run-fence.js';
 import { RecordWrites } from './record-writes.js';
 import { parseStoredRunOptions } from './run-options.js';
 
-export interface StoreOptions {
-  /** Milliseconds a writer waits for another process's lock before failing. */
-  busyTimeoutMs?: number;
-  readonly?: boolean;
-  /** Path of a better-sqlite3 addon built for another ABI (Electron's), instead of the Node build in node_modules. */
-  nativeBinding?: string;
-}
+export type StoreOptions = ConnectionOptions;
 
 export interface NewRun {
   id: RunId;
@@ -199,104 +182,17 @@ const RESPONSE_JOINS = `FROM responses s
   JOIN runs r ON r.id = j.run_id
   JOIN vignettes v ON v.run_id = j.run_id AND v.idx = s.vignette_idx`;
 
-const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
-
-/**
- * A database file is opened only when it is one: a missing file is created (read-write) or
- * reported (read-only); an empty file or one that is not SQLite is refused with its path, never
- * taken for a new database and written over.
- */
-function checkDatabaseFile(path: string, readonly: boolean): void {
-  let size: number;
-  try {
-    size = statSync(path).size;
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw openError(err, path);
-    if (readonly) throw new PanoptesError('not_found', `no database at ${path}: nothing has been run with this data folder yet`, { where: path });
-    return;
-  }
-  const refuse = (what: string) =>
-    new PanoptesError('invalid_input', `${path} ${what}, not a Panoptes database: move it away (a missing database is created afresh) or choose another --data-dir`, { where: path });
-  if (size === 0) throw refuse('is an empty file (0 bytes)');
-  const head = Buffer.alloc(SQLITE_HEADER.length);
-  const fd = openSync(path, 'r');
-  try {
-    readSync(fd, head, 0, head.length, 0);
-  } finally {
-    closeSync(fd);
-  }
-  if (!head.equals(SQLITE_HEADER)) throw refuse('is not a SQLite file');
-}
-
-/** Another program's SQLite database: tables, but none of the schema's versions. */
-function refuseForeignSchema(db: Database.Database, path: string): void {
-  const version = db.pragma('user_version', { simple: true }) as number;
-  const tables = (db.prepare(`SELECT COUNT(*) AS n FROM sqlite_master`).get() as { n: number }).n;
-  if (version === 0 && tables > 0) {
-    throw new PanoptesError('invalid_input', `${path} is another program's SQLite database, not a Panoptes database: choose another --data-dir`, { where: path });
-  }
-}
-
-/** What went wrong opening the database, in one line naming the file or its folder. */
-function openError(err: unknown, path: string): unknown {
-  if (err instanceof PanoptesError) return err;
-  const code = (err as { code?: string }).code ?? '';
-  const message = err instanceof Error ? err.message : String(err);
-  if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') {
-    return new PanoptesError('invalid_input', `${path} is corrupt (${message}): restore it from a backup or move it away`, { where: path, cause: err });
-  }
-  if (code === 'SQLITE_READONLY' || code === 'SQLITE_CANTOPEN' || code === 'EACCES' || code === 'EPERM' || code === 'EROFS') {
-    return new PanoptesError('invalid_input', `cannot open ${path} for writing: the data folder ${dirname(path)} is read-only (${message})`, { where: dirname(path), cause: err });
-  }
-  return err;
-}
-
-/** This process, as an owner of runs: host and pid tell a crashed owner from a live one. */
-export function processOwnerId(): string {
-  return `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-}
-
-export function ownerIsDeadLocally(owner: string | null): boolean {
-  if (!owner) return true;
-  const [host, pidText] = owner.split(':');
-  if (host !== hostname()) return false;
-  const pid = Number(pidText);
-  if (!Number.isInteger(pid) || pid <= 0) return true;
-  if (pid === process.pid) return false;
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-}
-
 export class Store {
-  readonly db: Database.Database;
   readonly path: string;
-
+  private readonly connection: Connection;
   private readonly stmt: ReturnType<Store['prepareStatements']>;
   /** The SQL that lands records (record-writes.ts): the job ledger's and the lander's way in. */
   readonly records: RecordWrites;
-  /** The write-ahead log, opened on the first `syncWal`. */
-  private walFd: number | undefined;
 
   constructor(path: string, opts: StoreOptions = {}) {
     this.path = path;
-    if (path !== ':memory:') checkDatabaseFile(path, opts.readonly ?? false);
-    this.db = new Database(path, {
-      readonly: opts.readonly ?? false,
-      ...(opts.nativeBinding === undefined ? {} : { nativeBinding: opts.nativeBinding }),
-    });
+    this.connection = new Connection(path, opts);
     try {
-      this.db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 10_000}`);
-      if (path !== ':memory:') refuseForeignSchema(this.db, path);
-      if (!opts.readonly) {
-        this.db.pragma('journal_mode = WAL');
-        this.db.pragma('synchronous = FULL');
-        this.db.pragma('foreign_keys = ON');
-        this.migrate();
-      }
       this.stmt = this.prepareStatements();
       this.records = new RecordWrites({
         db: this.db,
@@ -305,77 +201,31 @@ export class Store {
         jobGuard: this.stmt.jobGuard,
       });
     } catch (err) {
-      this.db.close();
-      throw openError(err, path);
+      throw this.connection.abandon(err);
     }
   }
 
-  /**
-   * Closes the database. The last connection to close returns it to rollback-journal mode: SQLite
-   * cannot open a WAL database read-only where it may not create the `-shm` file, so a data folder
-   * made read-only afterwards could not be read at all. The next read-write open turns WAL on again.
-   */
+  /** The connection, for the rooms under core/store/ only (score-store.ts); every other caller goes through the Store. */
+  get db(): Database.Database {
+    return this.connection.db;
+  }
+
   close(): void {
-    if (this.walFd !== undefined) closeSync(this.walFd);
-    this.walFd = undefined;
-    if (!this.db.open) return;
-    if (!this.db.readonly && !this.db.memory) {
-      try {
-        this.db.pragma('busy_timeout = 0');
-        this.db.pragma('journal_mode = DELETE');
-      } catch {
-        // Another connection is open: it stays in WAL mode, and the last one to close switches.
-      }
-    }
-    this.db.close();
+    this.connection.close();
   }
 
-  /**
-   * Runs `commit` (which makes its own transaction) with synchronous=NORMAL: the commit skips its
-   * fsync. For writes that are many and small, made durable in bulk by `syncWal` or by the next
-   * synchronous commit (in WAL mode that fsync covers every commit before it).
-   */
+  /** A commit without its fsync, made durable by `syncWal` or the next synchronous commit (see connection.ts). */
   withoutSync<T>(commit: () => T): T {
-    this.db.pragma('synchronous = NORMAL');
-    try {
-      return commit();
-    } finally {
-      this.db.pragma('synchronous = FULL');
-    }
+    return this.connection.withoutSync(commit);
   }
 
-  /** Makes every commit so far durable: one fdatasync of the write-ahead log, what a synchronous commit ends with. */
+  /** Makes every commit so far durable: one fdatasync of the write-ahead log. */
   syncWal(): void {
-    if (this.db.memory || this.db.readonly) return;
-    if (this.walFd === undefined) {
-      try {
-        // Read-write: Windows flushes only handles opened for writing.
-        this.walFd = openSync(`${this.path}-wal`, 'r+');
-      } catch (err) {
-        // No log yet means no commit is waiting in one.
-        if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
-        throw err;
-      }
-    }
-    fdatasyncSync(this.walFd);
-  }
-
-  /** Runs every migration newer than the database, each in its own transaction. */
-  private migrate(): void {
-    const current = this.db.pragma('user_version', { simple: true }) as number;
-    for (const m of MIGRATIONS) {
-      if (m.version <= current) continue;
-      this.db
-        .transaction(() => {
-          this.db.exec(m.sql);
-          this.db.pragma(`user_version = ${m.version}`);
-        })
-        .immediate();
-    }
+    this.connection.syncWal();
   }
 
   schemaVersion(): number {
-    return this.db.pragma('user_version', { simple: true }) as number;
+    return this.connection.schemaVersion();
   }
 
   private prepareStatements() {
@@ -899,12 +749,9 @@ export class Store {
     return rows.map(toRun);
   }
 
-  /**
-   * SQLite's `PRAGMA data_version`: it changes when another connection (another process on this
-   * data folder) commits, never for this connection's own commits. Reading it costs microseconds.
-   */
+  /** Changes when another process commits to this database, never for this connection's own commits. */
   dataVersion(): number {
-    return this.db.pragma('data_version', { simple: true }) as number;
+    return this.connection.dataVersion();
   }
 
   /** The newest runs with what shows their progress, to tell which another process changed. */
@@ -1038,7 +885,7 @@ export class Store {
   }
 
   integrityCheck(): string {
-    return this.db.pragma('integrity_check', { simple: true }) as string;
+    return this.connection.integrityCheck();
   }
 }
 
