@@ -122,7 +122,7 @@ export class Scheduler {
     if (!run) {
       const existing = this.active.get(runId);
       if (existing) return existing.done;
-      const current = this.store.getRun(runId);
+      const current = this.store.queries.getRun(runId);
       if (!current) throw new PanoptesError('not_found', `no run ${runId}`, { where: 'runId' });
       if (TERMINAL_RUN_STATUSES.includes(current.status)) return current;
       throw new PanoptesError('conflict', `run ${runId} is ${current.status} and owned by another scheduler`);
@@ -141,7 +141,7 @@ export class Scheduler {
       this.tick();
       if (this.active.size === 0) {
         this.store.recoverInterruptedRuns();
-        if (this.store.unfinishedRunIds().length === 0) return;
+        if (this.store.queries.unfinishedRunIds().length === 0) return;
         // What is left belongs to a live scheduler elsewhere: wait for its lease or its end.
         await new Promise((r) => setTimeout(r, this.tickMs));
         continue;
@@ -243,13 +243,13 @@ export class Scheduler {
         // Cancelled runs are settled already; a stopped scheduler hands its run back to the queue.
         const released = this.store.releaseRun(run.id, fence.owner);
         logger.info({ requeued: released }, 'run stopped before the end');
-        return this.store.getRun(run.id)!;
+        return this.store.queries.getRun(run.id)!;
       }
       // Records still waiting reach the database and responses.jsonl before the run is settled.
       lander.close();
       if (lost) return this.gaveUp(run.id, logger);
       await this.reconcileLog(log, logger, signal);
-      if (signal.aborted) return this.store.getRun(run.id)!;
+      if (signal.aborted) return this.store.queries.getRun(run.id)!;
       const { run: settled } = this.store.settleRun(run.id, fence);
       logger.info({ status: settled.status, error: settled.error ?? undefined }, 'run finished');
       return settled;
@@ -304,6 +304,6 @@ export class Scheduler {
   private gaveUp(runId: RunId, logger: Logger): Run {
     this.lost.add(runId);
     logger.warn('another process took the run over; stopped its jobs here');
-    return this.store.getRun(runId)!;
+    return this.store.queries.getRun(runId)!;
   }
 }

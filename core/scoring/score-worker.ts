@@ -99,7 +99,7 @@ export class ScoreWorker {
   async finish(runId: RunId): Promise<void> {
     while (!this.abort.signal.aborted) {
       await this.wake();
-      const run = this.opts.store.getRun(runId);
+      const run = this.opts.store.queries.getRun(runId);
       const last = this.opts.scores.lastSeq(runId);
       const ended = !run || TERMINAL_RUN_STATUSES.includes(run.status);
       // A scorer this process cannot build (url_health without --allow-network) is left to one that can.
@@ -141,7 +141,7 @@ export class ScoreWorker {
   private async catchUp(rs: RunScorer, scorer: Scorer): Promise<void> {
     const current = this.opts.scores.runScorer(rs.runId, rs.scorerId);
     if (!current) return;
-    const run = this.opts.store.getRun(rs.runId);
+    const run = this.opts.store.queries.getRun(rs.runId);
     if (!run) return;
     const calls: RunCallPolicy = { privacy: run.options.privacy, skipPromptCache: run.options.skipPromptCache };
     let cursor = current.scoredSeq;

@@ -238,7 +238,7 @@ export class ControlService implements ControlApi {
 
   async listRuns(raw?: ListRunsInput): Promise<RunSummary[]> {
     const input = validateInput('listRuns', raw) ?? {};
-    return this.store.listRuns(input).map((r) => this.summarize(r));
+    return this.store.queries.listRuns(input).map((r) => this.summarize(r));
   }
 
   async getRun(raw: RunIdInput): Promise<RunDetail> {
@@ -246,9 +246,9 @@ export class ControlService implements ControlApi {
     const run = this.requireRun(runId);
     return {
       run: this.summarize(run),
-      jobs: this.store.jobs(runId),
+      jobs: this.store.queries.jobs(runId),
       usage: this.costs(runId),
-      failures: this.store.vignetteFailures(runId, 1000),
+      failures: this.store.queries.vignetteFailures(runId, 1000),
       responsesPath: responsesPath(this.dataDir, runId),
     };
   }
@@ -279,7 +279,7 @@ export class ControlService implements ControlApi {
       });
     }
     const retried = this.store.retryFailedJobs(runId);
-    for (const job of this.store.jobs(runId)) this.events.jobChanged(runId, job.id);
+    for (const job of this.store.queries.jobs(runId)) this.events.jobChanged(runId, job.id);
     this.events.runChanged(runId);
     this.scheduler.wake();
     return retried;
@@ -288,7 +288,7 @@ export class ControlService implements ControlApi {
   async responses(raw: ResponsesInput): Promise<ResponsesPage> {
     const { runId, limit, cursor, ...filter } = validateInput('responses', raw);
     this.requireRun(runId);
-    const page = this.store.responses(runId, filter, {
+    const page = this.store.queries.responses(runId, filter, {
       ...(limit === undefined ? {} : { limit }),
       ...(cursor === undefined ? {} : { cursor }),
     });
@@ -340,7 +340,7 @@ export class ControlService implements ControlApi {
       return;
     }
     const toLine = format === 'csv' ? toCsvLine : toJsonlLine;
-    for (const r of this.store.iterateResponses(runId)) yield toLine(r) + '\n';
+    for (const r of this.store.queries.iterateResponses(runId)) yield toLine(r) + '\n';
   }
 
   // ---- Scoring ---------------------------------------------------------------------------------
@@ -440,7 +440,7 @@ export class ControlService implements ControlApi {
     const responses: ScoreDetail['responses'] = [];
     // One record per (model, epoch): a page of 1,000 holds them all unless the run is very wide.
     for (let cursor: number | null = 0; cursor !== null; ) {
-      const page = this.store.responses(run.id, { vignetteId: input.vignetteId }, { limit: 1000, cursor });
+      const page = this.store.queries.responses(run.id, { vignetteId: input.vignetteId }, { limit: 1000, cursor });
       for (const r of page.items) {
         const scores = this.scoring.scores.recordScores(run.id, r.seq).map((sc) => ({
           scorer: sc.scorerName,
@@ -647,7 +647,7 @@ export class ControlService implements ControlApi {
   // ---- Helpers -----------------------------------------------------------------------------------
 
   private requireRun(runId: RunId, where = 'runId'): Run {
-    const run = this.store.getRun(runId);
+    const run = this.store.queries.getRun(runId);
     if (!run) throw new PanoptesError('not_found', `no run "${runId}"`, { where });
     return run;
   }

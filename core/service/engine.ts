@@ -137,10 +137,10 @@ export function openEngine(opts: EngineOptions): Engine {
   const scoring: ServiceScoring = { registry, scores, worker, judgeUsage: (id) => scores.judgeUsage(id).map((u) => priceUsage(u, catalog)) };
   const events = new EventHub({
     run: (id) => {
-      const run = store.getRun(id);
+      const run = store.queries.getRun(id);
       return run ? summarizeRun(store, catalog, run) : null;
     },
-    job: (id) => store.getJob(id),
+    job: (id) => store.queries.getJob(id),
     usage: (id) => modelCosts(store, catalog, id),
     workers: () => pool.list(),
     scoring: (id) => scoringStatus(store, scoring, id),

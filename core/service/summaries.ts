@@ -30,12 +30,12 @@ function priced(u: ModelUsage, price: Price): ModelCost {
 /** Usage per model with estimated cost (and the cache's saving), for one run or over every run. */
 export function modelCosts(store: Store, catalog: PriceList, runId?: RunId): ModelCost[] {
   if (runId !== undefined) {
-    const prices = store.runPrices(runId);
-    return store.usageByModel(runId).map((u) => priced(u, prices?.[u.model] ?? catalog.priceOf(u.model)));
+    const prices = store.queries.runPrices(runId);
+    return store.queries.usageByModel(runId).map((u) => priced(u, prices?.[u.model] ?? catalog.priceOf(u.model)));
   }
   // Over every run: each run's share at its own prices, summed per model.
   const byModel = new Map<string, ModelCost>();
-  for (const u of store.usageByRunAndModel()) {
+  for (const u of store.queries.usageByRunAndModel()) {
     const { runId: _run, prices, ...usage } = u;
     const c = priced(usage, prices?.[u.model] ?? catalog.priceOf(u.model));
     const sum = byModel.get(u.model);
@@ -56,7 +56,7 @@ export function modelCosts(store: Store, catalog: PriceList, runId?: RunId): Mod
  * the day (or none) does not change them.
  */
 export function priceResponses(store: Store, catalog: PriceList, runId: RunId, records: StoredResponse[]): PricedResponse[] {
-  const prices = store.runPrices(runId);
+  const prices = store.queries.runPrices(runId);
   // The page's records are its own: priced in place, not copied (copying 1,000 cost ~8 ms).
   return records.map((r) => {
     const cost = estCostUsd(r.usage, prices?.[r.model] ?? catalog.priceOf(r.model));
@@ -104,8 +104,8 @@ export function statsReport(store: Store, catalog: PriceList, runId?: RunId): St
 export function summarizeRun(store: Store, catalog: PriceList, run: Run): RunSummary {
   return {
     ...run,
-    failedVignettes: store.vignetteFailureCount(run.id),
-    waitingForHost: store.waitingForHost(run.id),
+    failedVignettes: store.queries.vignetteFailureCount(run.id),
+    waitingForHost: store.queries.waitingForHost(run.id),
     ...usageTotals(modelCosts(store, catalog, run.id)),
   };
 }

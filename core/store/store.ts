@@ -11,22 +11,19 @@ import {
   type Job,
   type JobId,
   type JobStatus,
-  type ModelUsage,
   type Run,
   type RunId,
   type HostWait,
   type RunOptions,
   type RunPrices,
   type RunStatus,
-  type VignetteFailure,
-  type StoredResponse,
-  type Usage,
 } from '../domain.js';
 import { Connection, type ConnectionOptions } from './connection.js';
 import { ownerIsDeadLocally } from './owner-liveness.js';
 import { RunLostError, type RunFence } from './run-fence.js';
 import { RecordWrites } from './record-writes.js';
-import { parseStoredRunOptions } from './run-options.js';
+import { RunQueries } from './run-queries.js';
+import { toRun, toVignette, type RunRow, type VignetteRow } from './run-rows.js';
 
 export type StoreOptions = ConnectionOptions;
 
@@ -41,25 +38,6 @@ export interface NewRun {
   prices?: RunPrices;
 }
 
-export interface ResponseFilter {
-  model?: string;
-  epoch?: number;
-  vignetteId?: string;
-  /** Substring of the response text (case-insensitive). */
-  text?: string;
-}
-
-export interface ResponsesPage {
-  items: StoredResponse[];
-  /** Pass back as `cursor` for the next page; null at the end. */
-  nextCursor: number | null;
-}
-
-export interface RunListOptions {
-  limit?: number;
-  status?: RunStatus;
-}
-
 /** What a run's last job leaves behind: the run's final status and the reason when it failed. */
 export interface RunSettlement {
   run: Run;
@@ -67,132 +45,20 @@ export interface RunSettlement {
   changed: boolean;
 }
 
-interface RunRow {
-  id: string;
-  manifest_path: string;
-  models: string;
-  epochs: number;
-  vignette_count: number;
-  status: RunStatus;
-  job_count: number;
-  done_count: number;
-  failed_count: number;
-  options: string;
-  created_at: number;
-  started_at: number | null;
-  finished_at: number | null;
-  error: string | null;
-  owner: string | null;
-  lease_until: number | null;
-}
-
-interface JobRow {
-  id: number;
-  run_id: string;
-  model: string;
-  epoch: number;
-  status: JobStatus;
-  attempt: number;
-  worker_id: string | null;
-  vignettes_done: number;
-  input_tokens: number;
-  output_tokens: number;
-  started_at: number | null;
-  finished_at: number | null;
-  error: string | null;
-  waiting_for_host: string | null;
-  vignette_count: number;
-}
-
-interface VignetteFailureRow {
-  job_id: number;
-  vignette_idx: number;
-  vignette_id: string;
-  model: string;
-  epoch: number;
-  attempts: number;
-  code: string;
-  message: string;
-  at: number;
-}
-
-interface ResponseRow {
-  seq: number;
-  job_id: number;
-  vignette_idx: number;
-  response: string;
-  input_tokens: number;
-  output_tokens: number;
-  cached_tokens: number | null;
-  reasoning_tokens: number | null;
-  latency_ms: number;
-  host: string;
-  cached: number;
-  finished_at: number;
-  run_id: string;
-  model: string;
-  epoch: number;
-  vignette_id: string;
-  prompt: string;
-  system: string | null;
-  target: string | null;
-  metadata: string | null;
-  options: string;
-}
-
-interface VignetteRow {
-  idx: number;
-  vignette_id: string;
-  prompt: string;
-  system: string | null;
-  target: string | null;
-  metadata: string | null;
-}
-
-const JOB_COLUMNS = `j.id, j.run_id, j.model, j.epoch, j.status, j.attempt, j.worker_id, j.vignettes_done,
-  j.input_tokens, j.output_tokens, j.started_at, j.finished_at, j.error, j.waiting_for_host, r.vignette_count`;
-
-interface UsageRow {
-  model: string;
-  input: number;
-  output: number;
-  calls: number;
-  cached_calls: number;
-  cached_input: number;
-  cached_output: number;
-}
-
-const USAGE_COLUMNS = `model, SUM(input_tokens) AS input, SUM(output_tokens) AS output, SUM(vignettes_done) AS calls,
-  SUM(cached_calls) AS cached_calls, SUM(cached_input_tokens) AS cached_input, SUM(cached_output_tokens) AS cached_output`;
-
-const RESPONSE_COLUMNS = `s.seq, s.job_id, s.vignette_idx, s.response, s.input_tokens, s.output_tokens,
-  s.cached_tokens, s.reasoning_tokens, s.latency_ms, s.host, s.cached, s.finished_at,
-  j.run_id, j.model, j.epoch, v.vignette_id, v.prompt, v.system, v.target, v.metadata, r.options`;
-
-// CROSS JOIN keeps responses the outer loop, walked in seq order: a page (`seq > cursor ... LIMIT n`)
-// then reads n rows, where letting SQLite start from the run's jobs sorted the whole run per page.
-/** One vignette's records: from the run's jobs through the unique (job, vignette) key. */
-const VIGNETTE_RESPONSE_JOINS = `FROM jobs j
-  CROSS JOIN responses s ON s.job_id = j.id AND s.vignette_idx = @idx
-  JOIN runs r ON r.id = j.run_id
-  JOIN vignettes v ON v.run_id = j.run_id AND v.idx = s.vignette_idx`;
-
-const RESPONSE_JOINS = `FROM responses s
-  CROSS JOIN jobs j ON j.id = s.job_id
-  JOIN runs r ON r.id = j.run_id
-  JOIN vignettes v ON v.run_id = j.run_id AND v.idx = s.vignette_idx`;
-
 export class Store {
   readonly path: string;
   private readonly connection: Connection;
   private readonly stmt: ReturnType<Store['prepareStatements']>;
   /** The SQL that lands records (record-writes.ts): the job ledger's and the lander's way in. */
   readonly records: RecordWrites;
+  /** The reads of the app, the HTTP API and the engine (run-queries.ts). */
+  readonly queries: RunQueries;
 
   constructor(path: string, opts: StoreOptions = {}) {
     this.path = path;
     this.connection = new Connection(path, opts);
     try {
+      this.queries = new RunQueries(this.db);
       this.stmt = this.prepareStatements();
       this.records = new RecordWrites({
         db: this.db,
@@ -239,7 +105,6 @@ export class Store {
         `INSERT INTO runs (id, manifest_path, models, epochs, vignette_count, status, job_count, options, created_at)
          VALUES (@id, @manifestPath, @models, @epochs, @vignetteCount, 'queued', @jobCount, @options, @createdAt)`,
       ),
-      getRun: db.prepare<[string], RunRow>(`SELECT * FROM runs WHERE id = ?`),
       claimNext: db.prepare<[string, number, number], RunRow>(
         `UPDATE runs SET status = 'running', owner = ?, lease_until = ?, started_at = COALESCE(started_at, ?)
          WHERE id = (SELECT id FROM runs WHERE status = 'queued' ORDER BY created_at, rowid LIMIT 1)
@@ -265,10 +130,6 @@ export class Store {
         `INSERT INTO jobs (run_id, model, epoch, status) VALUES (?, ?, ?, 'pending')
          ON CONFLICT (run_id, model, epoch) DO NOTHING`,
       ),
-      jobsOfRun: db.prepare<[string], JobRow>(
-        `SELECT ${JOB_COLUMNS} FROM jobs j JOIN runs r ON r.id = j.run_id WHERE j.run_id = ? ORDER BY j.model, j.epoch`,
-      ),
-      getJob: db.prepare<[number], JobRow>(`SELECT ${JOB_COLUMNS} FROM jobs j JOIN runs r ON r.id = j.run_id WHERE j.id = ?`),
       startAttempt: db.prepare<[string, number, number], { attempt: number }>(
         `UPDATE jobs SET attempt = attempt + 1, status = 'running', worker_id = ?, error = NULL,
            started_at = COALESCE(started_at, ?)
@@ -279,12 +140,6 @@ export class Store {
         `SELECT j.status, j.attempt, j.run_id, j.vignettes_done, r.vignette_count
          FROM jobs j JOIN runs r ON r.id = j.run_id WHERE j.id = ?`,
       ),
-      runSeqRange: db.prepare<[string], { lo: number | null; hi: number | null }>(
-        `SELECT MIN(first_seq) AS lo, MAX(last_seq) AS hi FROM jobs WHERE run_id = ?`,
-      ),
-      vignetteIndex: db.prepare<[string, string], { idx: number }>(
-        `SELECT idx FROM vignettes WHERE run_id = ? AND vignette_id = ?`,
-      ),
       markJobFailed: db.prepare(`UPDATE jobs SET status = 'failed', finished_at = ?, error = ?, waiting_for_host = NULL WHERE id = ?`),
       setJobWaiting: db.prepare(`UPDATE jobs SET waiting_for_host = ? WHERE id = ? AND attempt = ? AND status = 'running'`),
       putVignetteFailure: db.prepare(
@@ -292,21 +147,6 @@ export class Store {
          ON CONFLICT (job_id, vignette_idx) DO UPDATE SET attempts = excluded.attempts, code = excluded.code,
            message = excluded.message, at = excluded.at`,
       ),
-      vignetteFailures: db.prepare<[string, number], VignetteFailureRow>(
-        `SELECT f.job_id, f.vignette_idx, v.vignette_id, j.model, j.epoch, f.attempts, f.code, f.message, f.at
-         FROM vignette_failures f JOIN jobs j ON j.id = f.job_id
-           JOIN vignettes v ON v.run_id = j.run_id AND v.idx = f.vignette_idx
-         WHERE j.run_id = ? ORDER BY j.model, j.epoch, f.vignette_idx LIMIT ?`,
-      ),
-      vignetteFailureCount: db.prepare<[string], { n: number }>(
-        `SELECT COUNT(*) AS n FROM vignette_failures f JOIN jobs j ON j.id = f.job_id WHERE j.run_id = ?`,
-      ),
-      runWaiting: db.prepare<[string], { waiting_for_host: string }>(
-        `SELECT waiting_for_host FROM jobs WHERE run_id = ? AND waiting_for_host IS NOT NULL
-         ORDER BY json_extract(waiting_for_host, '$.since') LIMIT 1`,
-      ),
-      runPrices: db.prepare<[string], { prices: string | null }>(`SELECT prices FROM runs WHERE id = ?`),
-      anyRunWithoutPrices: db.prepare<[], { any: number }>(`SELECT EXISTS (SELECT 1 FROM runs WHERE prices IS NULL) AS any`),
       setRunPrices: db.prepare(`UPDATE runs SET prices = ? WHERE id = ?`),
       noteJobError: db.prepare(`UPDATE jobs SET status = 'pending', error = ? WHERE id = ? AND attempt = ? AND status = 'running'`),
       bumpFailed: db.prepare(`UPDATE runs SET failed_count = failed_count + 1 WHERE id = ?`),
@@ -321,23 +161,11 @@ export class Store {
       cancelJobs: db.prepare(
         `UPDATE jobs SET status = 'cancelled', finished_at = ? WHERE run_id = ? AND status IN ('pending', 'running')`,
       ),
-      usageAll: db.prepare<[], UsageRow>(`SELECT ${USAGE_COLUMNS} FROM jobs GROUP BY model HAVING SUM(vignettes_done) > 0 ORDER BY model`),
-      usageByRun: db.prepare<[], UsageRow & { run_id: string; prices: string | null }>(
-        `SELECT j.run_id, r.prices, ${USAGE_COLUMNS} FROM jobs j JOIN runs r ON r.id = j.run_id
-         GROUP BY j.run_id, j.model HAVING SUM(vignettes_done) > 0`,
-      ),
-      usageRun: db.prepare<[string], UsageRow>(`SELECT ${USAGE_COLUMNS} FROM jobs WHERE run_id = ? GROUP BY model ORDER BY model`),
       pendingVignettes: db.prepare<[string, number, number, number], VignetteRow>(
         `SELECT v.idx, v.vignette_id, v.prompt, v.system, v.target, v.metadata FROM vignettes v
           WHERE v.run_id = ? AND v.idx > ?
             AND NOT EXISTS (SELECT 1 FROM responses r WHERE r.job_id = ? AND r.vignette_idx = v.idx)
           ORDER BY v.idx LIMIT ?`,
-      ),
-      responsesPage: db.prepare<[string, number, number, number], ResponseRow>(
-        `SELECT ${RESPONSE_COLUMNS} ${RESPONSE_JOINS} WHERE j.run_id = ? AND s.seq > ? AND s.seq <= ? ORDER BY s.seq LIMIT ?`,
-      ),
-      responseCount: db.prepare<[string], { n: number }>(
-        `SELECT COALESCE(SUM(vignettes_done), 0) AS n FROM jobs WHERE run_id = ?`,
       ),
       deleteStagedVignettes: db.prepare(`DELETE FROM vignettes WHERE run_id = ?`),
       stage: db.prepare(`INSERT INTO staged_runs (run_id, created_at) VALUES (?, ?)`),
@@ -411,7 +239,7 @@ export class Store {
         this.stmt.unstage.run(input.id);
       })
       .immediate();
-    return this.getRun(input.id)!;
+    return this.queries.getRun(input.id)!;
   }
 
   // ---- Claiming and leasing --------------------------------------------------------------------
@@ -496,16 +324,7 @@ export class Store {
         for (const j of jobs) this.stmt.insertJob.run(runId, j.model, j.epoch);
       })
       .immediate();
-    return this.jobs(runId);
-  }
-
-  jobs(runId: RunId): Job[] {
-    return this.stmt.jobsOfRun.all(runId).map(toJob);
-  }
-
-  getJob(jobId: JobId): Job | null {
-    const row = this.stmt.getJob.get(jobId);
-    return row ? toJob(row) : null;
+    return this.queries.jobs(runId);
   }
 
   /** Starts the next attempt of a job on a worker; null if the job is already settled. */
@@ -576,42 +395,6 @@ export class Store {
       .immediate();
   }
 
-  /** The vignettes a run gave up on, by model, epoch and manifest order (at most `limit`). */
-  vignetteFailures(runId: RunId, limit = 1000): VignetteFailure[] {
-    return this.stmt.vignetteFailures.all(runId, limit).map((r) => ({
-      jobId: r.job_id,
-      vignetteId: r.vignette_id,
-      vignetteIndex: r.vignette_idx,
-      model: r.model,
-      epoch: r.epoch,
-      attempts: r.attempts,
-      code: r.code,
-      message: r.message,
-      at: r.at,
-    }));
-  }
-
-  /** The host some job of the run is waiting for (the longest-waiting), or null. */
-  waitingForHost(runId: RunId): HostWait | null {
-    const row = this.stmt.runWaiting.get(runId);
-    return row ? (JSON.parse(row.waiting_for_host) as HostWait) : null;
-  }
-
-  vignetteFailureCount(runId: RunId): number {
-    return this.stmt.vignetteFailureCount.get(runId)!.n;
-  }
-
-  /** The prices a run is costed at, when it was created with them. */
-  /** Whether a run made before runs kept their prices is stored here (it is priced by the catalog). */
-  hasRunsWithoutPrices(): boolean {
-    return this.stmt.anyRunWithoutPrices.get()!.any === 1;
-  }
-
-  runPrices(runId: RunId): RunPrices | null {
-    const row = this.stmt.runPrices.get(runId);
-    return row?.prices ? (JSON.parse(row.prices) as RunPrices) : null;
-  }
-
   /** Notes a retryable failure: the job waits for its next attempt. */
   noteRetry(jobId: JobId, attempt: number, error: string, fence?: RunFence): void {
     this.db
@@ -632,34 +415,33 @@ export class Store {
     return this.db
       .transaction(() => {
         this.hold(fence);
-        const row = this.stmt.getRun.get(runId);
-        if (!row) throw new PanoptesError('not_found', `no run ${runId}`);
-        if (row.status !== 'running' && row.status !== 'queued') return { run: toRun(row), changed: false };
+        const run = this.queries.getRun(runId);
+        if (!run) throw new PanoptesError('not_found', `no run ${runId}`);
+        if (run.status !== 'running' && run.status !== 'queued') return { run, changed: false };
         let status: RunStatus = 'done';
         let error: string | null = null;
-        if (row.done_count < row.job_count) {
-          const options = parseStoredRunOptions(row.options);
+        if (run.doneCount < run.jobCount) {
           const failed = this.stmt.failedJobs.all(runId);
           // Jobs that failed as a whole (no worker, a refused key), not by giving up on some vignettes.
           const whole = failed.filter((f) => f.gave_up === 0);
-          const givenUp = this.stmt.vignetteFailureCount.get(runId)!.n;
+          const givenUp = this.queries.vignetteFailureCount(runId);
           // Done with failures only when the user chose so and no job failed as a whole.
-          status = options.endWithFailures === 'done' && whole.length === 0 && givenUp > 0 ? 'done' : 'failed';
+          status = run.options.endWithFailures === 'done' && whole.length === 0 && givenUp > 0 ? 'done' : 'failed';
           const list = whole
             .slice(0, 5)
             .map((f) => `${f.model}@${f.epoch}: ${f.error ?? 'failed'}`)
             .join('; ');
           const more = whole.length > 5 ? `; and ${whole.length - 5} more` : '';
-          const parts = [`${failed.length} of ${row.job_count} jobs failed${whole.length > 0 ? `: ${list}${more}` : ''}`];
+          const parts = [`${failed.length} of ${run.jobCount} jobs failed${whole.length > 0 ? `: ${list}${more}` : ''}`];
           if (givenUp > 0) {
-            const listed = this.stmt.vignetteFailures.all(runId, 10);
-            const vlist = listed.map((f) => `${f.vignette_id} (${f.model}@${f.epoch}): ${f.message}`).join('; ');
+            const listed = this.queries.vignetteFailures(runId, 10);
+            const vlist = listed.map((f) => `${f.vignetteId} (${f.model}@${f.epoch}): ${f.message}`).join('; ');
             parts.push(`${givenUp} vignettes failed: ${vlist}${givenUp > listed.length ? `; and ${givenUp - listed.length} more` : ''}`);
           }
           error = parts.join('; ');
         }
         this.stmt.finishRun.run(status, Date.now(), error, runId);
-        return { run: toRun(this.stmt.getRun.get(runId)!), changed: true };
+        return { run: this.queries.getRun(runId)!, changed: true };
       })
       .immediate();
   }
@@ -668,14 +450,14 @@ export class Store {
   cancelRun(runId: RunId, reason = 'cancelled by user'): Run {
     return this.db
       .transaction(() => {
-        const row = this.stmt.getRun.get(runId);
-        if (!row) throw new PanoptesError('not_found', `no run ${runId}`, { where: 'runId' });
-        if (row.status === 'queued' || row.status === 'running') {
+        const run = this.queries.getRun(runId);
+        if (!run) throw new PanoptesError('not_found', `no run ${runId}`, { where: 'runId' });
+        if (run.status === 'queued' || run.status === 'running') {
           const now = Date.now();
           this.stmt.cancelJobs.run(now, runId);
           this.stmt.finishRun.run('cancelled', now, reason, runId);
         }
-        return toRun(this.stmt.getRun.get(runId)!);
+        return this.queries.getRun(runId)!;
       })
       .immediate();
   }
@@ -688,10 +470,10 @@ export class Store {
   retryFailedJobs(runId: RunId): Run {
     return this.db
       .transaction(() => {
-        const row = this.stmt.getRun.get(runId);
-        if (!row) throw new PanoptesError('not_found', `no run ${runId}`, { where: 'runId' });
-        if (row.status === 'queued' || row.status === 'running') {
-          throw new PanoptesError('conflict', `run ${runId} is ${row.status}: retry it once it has ended`, { where: 'runId' });
+        const run = this.queries.getRun(runId);
+        if (!run) throw new PanoptesError('not_found', `no run ${runId}`, { where: 'runId' });
+        if (run.status === 'queued' || run.status === 'running') {
+          throw new PanoptesError('conflict', `run ${runId} is ${run.status}: retry it once it has ended`, { where: 'runId' });
         }
         // The vignettes those jobs gave up on are posed again: they are failures no longer.
         this.db
@@ -705,7 +487,7 @@ export class Store {
           .run(runId).changes;
         // A failed run whose jobs all landed failed after them (its responses.jsonl could not be
         // written): taking it up again finishes what is left.
-        if (reset === 0 && row.status !== 'failed') {
+        if (reset === 0 && run.status !== 'failed') {
           throw new PanoptesError('conflict', `run ${runId} has no failed or cancelled job to retry`, { where: 'runId' });
         }
         this.db
@@ -714,7 +496,7 @@ export class Store {
                failed_count = (SELECT COUNT(*) FROM jobs WHERE run_id = runs.id AND status = 'failed') WHERE id = ?`,
           )
           .run(runId);
-        return toRun(this.stmt.getRun.get(runId)!);
+        return this.queries.getRun(runId)!;
       })
       .immediate();
   }
@@ -727,26 +509,9 @@ export class Store {
         const now = Date.now();
         this.stmt.cancelJobs.run(now, runId);
         this.stmt.finishRun.run('failed', now, reason, runId);
-        return toRun(this.stmt.getRun.get(runId)!);
+        return this.queries.getRun(runId)!;
       })
       .immediate();
-  }
-
-  // ---- Reading ---------------------------------------------------------------------------------
-
-  getRun(runId: RunId): Run | null {
-    const row = this.stmt.getRun.get(runId);
-    return row ? toRun(row) : null;
-  }
-
-  listRuns(opts: RunListOptions = {}): Run[] {
-    const limit = Math.min(Math.max(opts.limit ?? 100, 1), 1000);
-    const rows = opts.status
-      ? this.db
-          .prepare<[string, number], RunRow>(`SELECT * FROM runs WHERE status = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`)
-          .all(opts.status, limit)
-      : this.db.prepare<[number], RunRow>(`SELECT * FROM runs ORDER BY created_at DESC, rowid DESC LIMIT ?`).all(limit);
-    return rows.map(toRun);
   }
 
   /** Changes when another process commits to this database, never for this connection's own commits. */
@@ -754,212 +519,7 @@ export class Store {
     return this.connection.dataVersion();
   }
 
-  /** The newest runs with what shows their progress, to tell which another process changed. */
-  runProgress(limit: number): Array<{ id: RunId; status: RunStatus; doneCount: number; failedCount: number; calls: number }> {
-    return this.db
-      .prepare<[number], { id: string; status: RunStatus; done_count: number; failed_count: number; calls: number }>(
-        `SELECT r.id, r.status, r.done_count, r.failed_count,
-           (SELECT COALESCE(SUM(j.vignettes_done), 0) FROM jobs j WHERE j.run_id = r.id) AS calls
-         FROM runs r ORDER BY r.created_at DESC, r.rowid DESC LIMIT ?`,
-      )
-      .all(limit)
-      .map((r) => ({ id: r.id, status: r.status, doneCount: r.done_count, failedCount: r.failed_count, calls: r.calls }));
-  }
-
-  /** Each job of a run with what shows its progress (status, attempt, records landed). */
-  jobProgress(runId: RunId): Array<{ id: JobId; status: JobStatus; attempt: number; done: number }> {
-    return this.db
-      .prepare<[string], { id: number; status: JobStatus; attempt: number; done: number }>(
-        `SELECT id, status, attempt, vignettes_done AS done FROM jobs WHERE run_id = ?`,
-      )
-      .all(runId);
-  }
-
-  /** Runs still to finish: queued ones and those whose owner died. */
-  unfinishedRunIds(): RunId[] {
-    return this.db
-      .prepare<[], { id: string }>(`SELECT id FROM runs WHERE status IN ('queued', 'running') ORDER BY created_at, rowid`)
-      .all()
-      .map((r) => r.id);
-  }
-
-  /**
-   * Token totals per model from every landed record (tokens of records served from the prompt
-   * cache counted apart: nobody billed them, but the answers carry them), as SQL over the per-job counters that each
-   * record's transaction maintains (so the aggregate reads jobs, not a million responses).
-   */
-  usageByModel(runId?: RunId): ModelUsage[] {
-    const rows = runId === undefined ? this.stmt.usageAll.all() : this.stmt.usageRun.all(runId);
-    return rows.map((r) => ({
-      model: r.model,
-      inputTokens: r.input,
-      outputTokens: r.output,
-      calls: r.calls,
-      cachedCalls: r.cached_calls,
-      cachedInputTokens: r.cached_input,
-      cachedOutputTokens: r.cached_output,
-    }));
-  }
-
-  /** Token totals per (run, model), each with the prices its run was created with (null for a run without). */
-  usageByRunAndModel(): Array<ModelUsage & { runId: RunId; prices: RunPrices | null }> {
-    return this.stmt.usageByRun.all().map((r) => ({
-      runId: r.run_id,
-      prices: r.prices === null ? null : (JSON.parse(r.prices) as RunPrices),
-      model: r.model,
-      inputTokens: r.input,
-      outputTokens: r.output,
-      calls: r.calls,
-      cachedCalls: r.cached_calls,
-      cachedInputTokens: r.cached_input,
-      cachedOutputTokens: r.cached_output,
-    }));
-  }
-
-  /** Every record of a run, in sequence order: the run's results. */
-  runResults(runId: RunId): StoredResponse[] {
-    return [...this.iterateResponses(runId)];
-  }
-
-  /**
-   * Streams a run's records with seq > afterSeq, in sequence order, without loading them all. Reads
-   * a page at a time: a statement left open between yields would keep the connection busy and make
-   * every write fail until the consumer (a slow HTTP client, say) finished.
-   */
-  *iterateResponses(runId: RunId, afterSeq = 0, pageSize = 1000): IterableIterator<StoredResponse> {
-    const { lo, hi } = this.runSeqRange(runId);
-    for (let cursor = Math.max(afterSeq, lo - 1); cursor < hi; ) {
-      const rows = this.stmt.responsesPage.all(runId, cursor, hi, pageSize);
-      for (const row of rows) yield toStoredResponse(row);
-      if (rows.length < pageSize) return;
-      cursor = rows[rows.length - 1]!.seq;
-    }
-  }
-
-  responseCount(runId: RunId): number {
-    return this.stmt.responseCount.get(runId)?.n ?? 0;
-  }
-
-  /** One page of a run's records, filtered, in sequence order (keyset pagination on seq). */
-  /**
-   * The seq range holding a run's records ({lo: 1, hi: 0} when it has none). Pages walk responses in
-   * seq order within this range only, so another run's records never make a page slow.
-   */
-  private runSeqRange(runId: RunId): { lo: number; hi: number } {
-    const r = this.stmt.runSeqRange.get(runId);
-    return r && r.lo !== null && r.hi !== null ? { lo: r.lo, hi: r.hi } : { lo: 1, hi: 0 };
-  }
-
-  responses(runId: RunId, filter: ResponseFilter = {}, page: { limit?: number; cursor?: number } = {}): ResponsesPage {
-    const limit = Math.min(Math.max(page.limit ?? 100, 1), 1000);
-    const { lo, hi } = this.runSeqRange(runId);
-    const params: Record<string, unknown> = { runId, cursor: Math.max(page.cursor ?? 0, lo - 1), hi, limit: limit + 1 };
-    if (filter.vignetteId !== undefined) {
-      // One vignette: its records are found through the (job, vignette) key, one per job, not by a scan.
-      const v = this.stmt.vignetteIndex.get(runId, filter.vignetteId);
-      if (!v) return { items: [], nextCursor: null };
-      params.idx = v.idx;
-    }
-    const where = params.idx === undefined ? ['j.run_id = @runId', 's.seq > @cursor', 's.seq <= @hi'] : ['j.run_id = @runId', 's.seq > @cursor'];
-    if (filter.model !== undefined) {
-      where.push('j.model = @model');
-      params.model = filter.model;
-    }
-    if (filter.epoch !== undefined) {
-      where.push('j.epoch = @epoch');
-      params.epoch = filter.epoch;
-    }
-    if (filter.text !== undefined && filter.text !== '') {
-      where.push(`(instr(lower(s.response), lower(@text)) > 0 OR instr(lower(v.prompt), lower(@text)) > 0 OR instr(lower(v.vignette_id), lower(@text)) > 0)`);
-      params.text = filter.text;
-    }
-    const from = params.idx === undefined ? RESPONSE_JOINS : VIGNETTE_RESPONSE_JOINS;
-    const rows = this.db
-      .prepare<Record<string, unknown>, ResponseRow>(
-        `SELECT ${RESPONSE_COLUMNS} ${from} WHERE ${where.join(' AND ')} ORDER BY s.seq LIMIT @limit`,
-      )
-      .all(params);
-    const items = rows.slice(0, limit).map(toStoredResponse);
-    const nextCursor = rows.length > limit ? items[items.length - 1]!.seq : null;
-    return { items, nextCursor };
-  }
-
   integrityCheck(): string {
     return this.connection.integrityCheck();
   }
-}
-
-function toRun(row: RunRow): Run {
-  return {
-    id: row.id,
-    manifestPath: row.manifest_path,
-    models: JSON.parse(row.models) as string[],
-    epochs: row.epochs,
-    vignetteCount: row.vignette_count,
-    status: row.status,
-    jobCount: row.job_count,
-    doneCount: row.done_count,
-    failedCount: row.failed_count,
-    options: parseStoredRunOptions(row.options),
-    createdAt: row.created_at,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
-    error: row.error,
-  };
-}
-
-function toJob(row: JobRow): Job {
-  const usage: Usage = { inputTokens: row.input_tokens, outputTokens: row.output_tokens };
-  return {
-    id: row.id,
-    runId: row.run_id,
-    model: row.model,
-    epoch: row.epoch,
-    status: row.status,
-    attempt: row.attempt,
-    workerId: row.worker_id,
-    vignettesDone: row.vignettes_done,
-    vignetteCount: row.vignette_count,
-    usage,
-    startedAt: row.started_at,
-    finishedAt: row.finished_at,
-    error: row.error,
-    waitingForHost: row.waiting_for_host === null ? null : (JSON.parse(row.waiting_for_host) as HostWait),
-  };
-}
-
-function toVignette(row: VignetteRow): IndexedVignette {
-  const v: IndexedVignette = { index: row.idx, id: row.vignette_id, prompt: row.prompt };
-  if (row.system !== null) v.system = row.system;
-  if (row.target !== null) v.target = row.target;
-  if (row.metadata !== null) v.metadata = JSON.parse(row.metadata) as Record<string, unknown>;
-  return v;
-}
-
-function toStoredResponse(row: ResponseRow): StoredResponse {
-  const usage: Usage = { inputTokens: row.input_tokens, outputTokens: row.output_tokens };
-  if (row.cached_tokens !== null) usage.cachedTokens = row.cached_tokens;
-  if (row.reasoning_tokens !== null) usage.reasoningTokens = row.reasoning_tokens;
-  const options = parseStoredRunOptions(row.options);
-  const r: StoredResponse = {
-    seq: row.seq,
-    runId: row.run_id,
-    jobId: row.job_id,
-    vignetteId: row.vignette_id,
-    vignetteIndex: row.vignette_idx,
-    model: row.model,
-    epoch: row.epoch,
-    prompt: row.prompt,
-    response: row.response,
-    usage,
-    latencyMs: row.latency_ms,
-    host: row.host,
-    cached: row.cached === 1,
-    sampling: options.sampling,
-    finishedAt: row.finished_at,
-  };
-  if (row.system !== null) r.system = row.system;
-  if (row.target !== null) r.target = row.target;
-  if (row.metadata !== null) r.metadata = JSON.parse(row.metadata) as Record<string, unknown>;
-  return r;
 }

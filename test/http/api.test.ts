@@ -101,7 +101,7 @@ describe('HTTP API', () => {
       ['flaky', 40],
       ['steady', 40],
     ]);
-    const usage = api.engine.store.usageByModel();
+    const usage = api.engine.store.queries.usageByModel();
     for (const m of stats.json.models) {
       const u = usage.find((x) => x.model === m.model)!;
       expect(m).toMatchObject({ input_tokens: u.inputTokens, output_tokens: u.outputTokens });

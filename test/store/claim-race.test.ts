@@ -62,6 +62,6 @@ it('two schedulers in two processes racing over 200 queued runs claim each run e
   expect(a!.length).toBeGreaterThan(0);
   expect(b!.length).toBeGreaterThan(0);
   const check = new Store(dbPath);
-  expect(check.listRuns({ status: 'running', limit: 1000 })).toHaveLength(200);
+  expect(check.queries.listRuns({ status: 'running', limit: 1000 })).toHaveLength(200);
   check.close();
 });

@@ -48,7 +48,7 @@ it('a taken-over owner writes nothing: attempts, records, outcomes, failures, se
   const next: RunFence = { runId: 'r1', owner: 'h:2:bbbbbb', leaseMs: 60_000 };
   expect(store.claimRun('r1', next.owner, next.leaseMs)).not.toBeNull();
 
-  const before = JSON.stringify([store.getRun('r1'), store.jobs('r1'), store.responseCount('r1')]);
+  const before = JSON.stringify([store.queries.getRun('r1'), store.queries.jobs('r1'), store.queries.responseCount('r1')]);
   expect(() => store.startAttempt(job!.id, 'w', old)).toThrow(RunLostError);
   expect(() => store.records.append(job!.id, attempt, [record(job!.id, 1)], old)).toThrow(RunLostError);
   expect(() => store.records.settle({ jobId: job!.id, attempt, workerId: 'w', vignettesDone: 3, usage: { inputTokens: 0, outputTokens: 0 } }, [record(job!.id, 1), record(job!.id, 2)], old)).toThrow(RunLostError);
@@ -59,7 +59,7 @@ it('a taken-over owner writes nothing: attempts, records, outcomes, failures, se
   let wrote = false;
   expect(() => store.fenced(old, () => (wrote = true))).toThrow(RunLostError);
   expect(wrote).toBe(false);
-  expect(JSON.stringify([store.getRun('r1'), store.jobs('r1'), store.responseCount('r1')])).toBe(before);
+  expect(JSON.stringify([store.queries.getRun('r1'), store.queries.jobs('r1'), store.queries.responseCount('r1')])).toBe(before);
 
   // The new owner's writes go through, and each extends its lease.
   const a2 = store.startAttempt(job!.id, 'w', next)!;

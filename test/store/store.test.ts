@@ -94,7 +94,7 @@ describe('Store', () => {
       [record('run1', job2!.id, 'claude', 2, 0, 50, 5), record('run1', job2!.id, 'claude', 2, 1, 50, 5)],
     );
     expect(landed.landed).toBe(true);
-    const stats = store.usageByModel();
+    const stats = store.queries.usageByModel();
     expect(stats).toHaveLength(1);
     expect(stats[0]).toEqual({
       model: 'claude', inputTokens: 200, outputTokens: 20, calls: 3, cachedCalls: 0, cachedInputTokens: 0, cachedOutputTokens: 0,
@@ -111,7 +111,7 @@ describe('Store', () => {
     const a = store.startAttempt(job!.id, 'w')!;
     const huge = 3_000_000_000;
     store.records.append(job!.id, a, [0, 1, 2].map((i) => record('big', job!.id, 'm', 1, i, huge, huge)));
-    expect(store.usageByModel('big')[0]).toMatchObject({ inputTokens: 3 * huge, outputTokens: 3 * huge, calls: 3 });
+    expect(store.queries.usageByModel('big')[0]).toMatchObject({ inputTokens: 3 * huge, outputTokens: 3 * huge, calls: 3 });
   });
 
   it('lands a job once: a duplicate outcome and a stale attempt change nothing', () => {
@@ -124,17 +124,17 @@ describe('Store', () => {
 
     expect(store.records.append(job!.id, first, recs)).toEqual([]);
     expect(store.records.settle(outcome(first), recs).landed).toBe(false);
-    expect(store.responseCount('r')).toBe(0);
+    expect(store.queries.responseCount('r')).toBe(0);
 
     expect(store.records.settle(outcome(second), recs).landed).toBe(true);
-    const after = store.getRun('r')!;
+    const after = store.queries.getRun('r')!;
     expect(after.doneCount).toBe(1);
     expect(store.records.settle(outcome(second), recs).landed).toBe(false);
     expect(store.records.settle(outcome(first), recs).landed).toBe(false);
-    expect(store.getRun('r')!.doneCount).toBe(1);
-    expect(store.responseCount('r')).toBe(2);
-    expect(store.runResults('r')).toHaveLength(2);
-    expect(store.usageByModel('r')[0]).toMatchObject({ inputTokens: 10, outputTokens: 10, calls: 2 });
+    expect(store.queries.getRun('r')!.doneCount).toBe(1);
+    expect(store.queries.responseCount('r')).toBe(2);
+    expect(store.queries.runResults('r')).toHaveLength(2);
+    expect(store.queries.usageByModel('r')[0]).toMatchObject({ inputTokens: 10, outputTokens: 10, calls: 2 });
   });
 
   it('refuses to settle a job as done while vignettes lack records', () => {
@@ -145,8 +145,8 @@ describe('Store', () => {
         record('r', job!.id, 'm', 1, 0, 1, 1),
       ]),
     ).toThrow(/1 of 3 records/);
-    expect(store.getRun('r')!.doneCount).toBe(0);
-    expect(store.responseCount('r')).toBe(0); // the whole transaction rolled back
+    expect(store.queries.getRun('r')!.doneCount).toBe(0);
+    expect(store.queries.responseCount('r')).toBe(0); // the whole transaction rolled back
   });
 
   it('hands out the oldest queued run and each run once', () => {
@@ -167,11 +167,11 @@ describe('Store', () => {
     const hostname = (await import('node:os')).hostname();
     store.claimNextRun(`${hostname}:${deadPid}:x`, 60_000); // a: owner dead
     store.claimNextRun(`elsewhere:1:x`, -1); // b: lease already lapsed
-    const [jobA] = store.jobs('a');
+    const [jobA] = store.queries.jobs('a');
     store.startAttempt(jobA!.id, 'w');
     expect(store.recoverInterruptedRuns().sort()).toEqual(['a', 'b']);
-    expect(store.getRun('a')!.status).toBe('queued');
-    expect(store.jobs('a')[0]!.status).toBe('pending');
+    expect(store.queries.getRun('a')!.status).toBe('queued');
+    expect(store.queries.jobs('a')[0]!.status).toBe('pending');
     // A live owner with a valid lease keeps its run.
     store.claimNextRun(`${hostname}:${process.pid}:x`, 60_000);
     expect(store.recoverInterruptedRuns()).toEqual([]);
@@ -200,7 +200,7 @@ describe('Store', () => {
     store.stageVignettes('ghost', vignettes(5));
     expect(store.discardAbandonedStaging()).toBe(1);
     expect([...store.pendingVignettes('ghost', 0)]).toEqual([]);
-    expect(store.listRuns()).toEqual([]);
+    expect(store.queries.listRuns()).toEqual([]);
   });
 
   it('pages responses by cursor and filters by model, epoch and text', () => {
@@ -212,16 +212,16 @@ describe('Store', () => {
     const seen: number[] = [];
     let cursor: number | undefined;
     for (;;) {
-      const page = store.responses('r', {}, { limit: 7, ...(cursor === undefined ? {} : { cursor }) });
+      const page = store.queries.responses('r', {}, { limit: 7, ...(cursor === undefined ? {} : { cursor }) });
       seen.push(...page.items.map((i) => i.seq));
       if (page.nextCursor === null) break;
       cursor = page.nextCursor;
     }
     expect(seen).toHaveLength(40);
     expect(new Set(seen).size).toBe(40);
-    expect(store.responses('r', { model: 'm2', epoch: 1 }).items).toHaveLength(10);
-    expect(store.responses('r', { text: 'ANSWER 7' }).items.map((i) => i.vignetteId)).toEqual(['v7', 'v7', 'v7', 'v7']);
-    expect(store.responses('r', { vignetteId: 'v3' }).items.map((i) => `${i.model}@${i.epoch}`).sort()).toEqual(['m1@1', 'm1@2', 'm2@1', 'm2@2']);
+    expect(store.queries.responses('r', { model: 'm2', epoch: 1 }).items).toHaveLength(10);
+    expect(store.queries.responses('r', { text: 'ANSWER 7' }).items.map((i) => i.vignetteId)).toEqual(['v7', 'v7', 'v7', 'v7']);
+    expect(store.queries.responses('r', { vignetteId: 'v3' }).items.map((i) => `${i.model}@${i.epoch}`).sort()).toEqual(['m1@1', 'm1@2', 'm2@1', 'm2@2']);
   });
 
   it('settles a run as failed naming its failed jobs', () => {
@@ -253,7 +253,7 @@ describe('Store', () => {
     }
     const seen: string[] = [];
     for (let cursor: number | undefined; ; ) {
-      const page = store.responses('a', {}, { limit: 16, ...(cursor === undefined ? {} : { cursor }) });
+      const page = store.queries.responses('a', {}, { limit: 16, ...(cursor === undefined ? {} : { cursor }) });
       seen.push(...page.items.map((r) => `${r.runId}|${r.epoch}|${r.vignetteId}`));
       if (page.nextCursor === null) break;
       cursor = page.nextCursor;
@@ -261,11 +261,11 @@ describe('Store', () => {
     expect(seen).toHaveLength(60);
     expect(new Set(seen).size).toBe(60);
     expect(seen.every((k) => k.startsWith('a|'))).toBe(true);
-    expect([...store.iterateResponses('b', 0, 7)]).toHaveLength(30);
-    const v = store.responses('a', { vignetteId: 'v17' }).items;
+    expect([...store.queries.iterateResponses('b', 0, 7)]).toHaveLength(30);
+    const v = store.queries.responses('a', { vignetteId: 'v17' }).items;
     expect(v.map((r) => `${r.epoch}|${r.vignetteId}`)).toEqual(['1|v17', '2|v17']);
-    expect(store.responses('a', { vignetteId: 'nope' }).items).toEqual([]);
-    expect(store.responses('a', { vignetteId: 'v17', epoch: 2 }).items).toHaveLength(1);
+    expect(store.queries.responses('a', { vignetteId: 'nope' }).items).toEqual([]);
+    expect(store.queries.responses('a', { vignetteId: 'v17', epoch: 2 }).items).toHaveLength(1);
   });
   it('counts a record served from the prompt cache as a call without billed tokens, its tokens counted apart', () => {
     const [job] = createRun(store, 'c', ['m'], 1, 3);
@@ -274,16 +274,16 @@ describe('Store', () => {
     store.records.append(job!.id, a, [record('c', job!.id, 'm', 1, 0, 100, 10), cached(1, 70, 7)]);
     // A record landing twice counts once, cached or not.
     store.records.append(job!.id, a, [cached(1, 70, 7), cached(2, 30, 3)]);
-    expect(store.usageByModel('c')).toEqual([
+    expect(store.queries.usageByModel('c')).toEqual([
       { model: 'm', inputTokens: 100, outputTokens: 10, calls: 3, cachedCalls: 2, cachedInputTokens: 100, cachedOutputTokens: 10 },
     ]);
-    expect(store.runResults('c').map((r) => r.cached)).toEqual([false, true, true]);
+    expect(store.queries.runResults('c').map((r) => r.cached)).toEqual([false, true, true]);
   });
 
   it('reads a run stored under the cache option\'s former name (noStore) as skipPromptCache', () => {
     createRun(store, 'old', ['m'], 1, 1);
     const { skipPromptCache: _, ...rest } = OPTIONS;
     store.db.prepare('UPDATE runs SET options = ? WHERE id = ?').run(JSON.stringify({ ...rest, noStore: true }), 'old');
-    expect(store.getRun('old')!.options).toEqual({ ...OPTIONS, skipPromptCache: true });
+    expect(store.queries.getRun('old')!.options).toEqual({ ...OPTIONS, skipPromptCache: true });
   });
 });
