@@ -23,7 +23,7 @@ export async function resumeOne(engine: Engine, runId: string, opts: ResumeOptio
       if (!opts.json) process.stdout.write(`run ${run.id} is ${run.status}${missing ? '; --retry-failed poses its missing records again' : ''}\n`);
       return run.status === 'done' ? EXIT.ok : EXIT.failed;
     }
-    engine.store.recoverInterruptedRuns();
+    engine.store.runs.recoverInterruptedRuns();
   }
   if (!opts.json) process.stderr.write(`resuming run ${runId}\n`);
   const run = await driveRun(engine, runId, false);
@@ -37,7 +37,7 @@ export async function resumeOne(engine: Engine, runId: string, opts: ResumeOptio
 
 export async function resumeAll(engine: Engine, opts: ResumeOptions): Promise<number> {
   const before = new Set(engine.store.queries.unfinishedRunIds());
-  engine.store.recoverInterruptedRuns();
+  engine.store.runs.recoverInterruptedRuns();
   for (const id of engine.store.queries.unfinishedRunIds()) before.add(id);
   // Runs whose scoring was interrupted (a kill -9 mid-scoring) are finished too.
   for (const s of engine.scoring.behindRuns()) before.add(s);

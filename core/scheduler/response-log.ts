@@ -173,7 +173,7 @@ export class ResponseLog {
 
   /** Runs a write under the run's fence when there is one: only the run's owner writes its log. */
   private write(fn: () => void): void {
-    if (this.fence) this.store.fenced(this.fence, fn);
+    if (this.fence) this.store.runs.fenced(this.fence, fn);
     else fn();
   }
 

@@ -196,21 +196,21 @@ export class ControlService implements ControlApi {
       ...(input.endWithFailures === undefined ? {} : { endWithFailures: input.endWithFailures }),
     };
     const runId = newRunId();
-    this.store.beginStaging(runId);
+    this.store.runs.beginStaging(runId);
     let count = 0;
     try {
       let batch: IndexedVignette[] = [];
       for await (const v of readManifest(manifestPath)) {
         batch.push(v);
         if (batch.length >= this.stageBatch) {
-          this.store.stageVignettes(runId, batch);
+          this.store.runs.stageVignettes(runId, batch);
           count += batch.length;
           batch = [];
           // Let running sweeps and the UI breathe between batches of a large manifest.
           await new Promise<void>((r) => setImmediate(r));
         }
       }
-      this.store.stageVignettes(runId, batch);
+      this.store.runs.stageVignettes(runId, batch);
       count += batch.length;
       if (count !== check.count) {
         throw new PanoptesError('manifest_invalid', `${manifestPath} changed while the run was being created`, {
@@ -218,10 +218,10 @@ export class ControlService implements ControlApi {
         });
       }
     } catch (err) {
-      this.store.discardStaging(runId);
+      this.store.runs.discardStaging(runId);
       throw err;
     }
-    const run = this.store.insertRun({
+    const run = this.store.runs.insertRun({
       id: runId,
       manifestPath,
       models: input.models,
@@ -278,7 +278,7 @@ export class ControlService implements ControlApi {
         ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
       });
     }
-    const retried = this.store.retryFailedJobs(runId);
+    const retried = this.store.runs.retryFailedJobs(runId);
     for (const job of this.store.queries.jobs(runId)) this.events.jobChanged(runId, job.id);
     this.events.runChanged(runId);
     this.scheduler.wake();

@@ -116,7 +116,7 @@ export function openEngine(opts: EngineOptions): Engine {
     readonly,
     ...(opts.nativeBinding === undefined ? {} : { nativeBinding: opts.nativeBinding }),
   });
-  if (!readonly) store.discardAbandonedStaging();
+  if (!readonly) store.runs.discardAbandonedStaging();
   const local = !readonly && (opts.local ?? true);
   const pool = new WorkerPool({ waitForWorkerMs: opts.waitForWorkerMs ?? (local ? 0 : 30_000) });
   // Read-only, the router keeps its advisory rows (metrics, cache, budget) in memory: it prunes the store's on start.

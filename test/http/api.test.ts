@@ -21,7 +21,7 @@ describe('HTTP API', () => {
     api = await startApi({ startScheduler: false });
     const { store } = api.engine;
     // Seed the store directly: one running run, one job, one record of 1,000,000 tokens each way.
-    store.insertRun({ id: 'r-seed', manifestPath: '/seed.jsonl', models: ['claude'], epochs: 1, vignetteCount: 1, options: RUN_OPTIONS });
+    store.runs.insertRun({ id: 'r-seed', manifestPath: '/seed.jsonl', models: ['claude'], epochs: 1, vignetteCount: 1, options: RUN_OPTIONS });
     const [job] = store.insertJobs('r-seed', [{ model: 'claude', epoch: 1 }]);
     const attempt = store.startAttempt(job!.id, 'w1')!;
     const usage = { inputTokens: 1_000_000, outputTokens: 1_000_000 };

@@ -18,9 +18,9 @@ let jobs: Array<{ id: number; attempt: number; epoch: number }>;
 beforeEach(async () => {
   tmp = tempDir();
   store = new Store(join(tmp.dir, 'p.db'));
-  store.beginStaging('r');
-  store.stageVignettes('r', Array.from({ length: VIGNETTES }, (_, i) => ({ index: i, id: `v${i}`, prompt: `p${i}` })));
-  store.insertRun({ id: 'r', manifestPath: '/m', models: ['m'], epochs: JOBS, vignetteCount: VIGNETTES, options: { concurrency: JOBS, sampling: {}, privacy: 'strict', skipPromptCache: false, shareCacheAcrossEpochs: false } });
+  store.runs.beginStaging('r');
+  store.runs.stageVignettes('r', Array.from({ length: VIGNETTES }, (_, i) => ({ index: i, id: `v${i}`, prompt: `p${i}` })));
+  store.runs.insertRun({ id: 'r', manifestPath: '/m', models: ['m'], epochs: JOBS, vignetteCount: VIGNETTES, options: { concurrency: JOBS, sampling: {}, privacy: 'strict', skipPromptCache: false, shareCacheAcrossEpochs: false } });
   jobs = store.insertJobs('r', Array.from({ length: JOBS }, (_, e) => ({ model: 'm', epoch: e + 1 }))).map((j) => ({ id: j.id, epoch: j.epoch, attempt: store.startAttempt(j.id, 'w')! }));
   log = ResponseLog.open(store, tmp.dir, 'r');
   await log.reconcile();

@@ -23,9 +23,9 @@ function record(runId: string, jobId: number, model: string, epoch: number, idx:
 }
 
 function createRun(store: Store, id: string, models: string[], epochs: number, n: number) {
-  store.beginStaging(id);
-  store.stageVignettes(id, vignettes(n));
-  store.insertRun({ id, manifestPath: '/m.jsonl', models, epochs, vignetteCount: n, options: OPTIONS });
+  store.runs.beginStaging(id);
+  store.runs.stageVignettes(id, vignettes(n));
+  store.runs.insertRun({ id, manifestPath: '/m.jsonl', models, epochs, vignetteCount: n, options: OPTIONS });
   return store.insertJobs(id, models.flatMap((model) => Array.from({ length: epochs }, (_, e) => ({ model, epoch: e + 1 }))));
 }
 
@@ -152,10 +152,10 @@ describe('Store', () => {
   it('hands out the oldest queued run and each run once', () => {
     createRun(store, 'a', ['m'], 1, 1);
     createRun(store, 'b', ['m'], 1, 1);
-    expect(store.claimNextRun('me', 1000)!.id).toBe('a');
-    expect(store.claimNextRun('me', 1000)!.id).toBe('b');
-    expect(store.claimNextRun('me', 1000)).toBeNull();
-    expect(store.claimRun('a', 'other', 1000)).toBeNull();
+    expect(store.runs.claimNextRun('me', 1000)!.id).toBe('a');
+    expect(store.runs.claimNextRun('me', 1000)!.id).toBe('b');
+    expect(store.runs.claimNextRun('me', 1000)).toBeNull();
+    expect(store.runs.claimRun('a', 'other', 1000)).toBeNull();
   });
 
   it('puts a run back in the queue when its owner process is dead or its lease lapsed', async () => {
@@ -165,16 +165,16 @@ describe('Store', () => {
     const deadPid = child.pid!;
     await new Promise((r) => child.on('exit', r));
     const hostname = (await import('node:os')).hostname();
-    store.claimNextRun(`${hostname}:${deadPid}:x`, 60_000); // a: owner dead
-    store.claimNextRun(`elsewhere:1:x`, -1); // b: lease already lapsed
+    store.runs.claimNextRun(`${hostname}:${deadPid}:x`, 60_000); // a: owner dead
+    store.runs.claimNextRun(`elsewhere:1:x`, -1); // b: lease already lapsed
     const [jobA] = store.queries.jobs('a');
     store.startAttempt(jobA!.id, 'w');
-    expect(store.recoverInterruptedRuns().sort()).toEqual(['a', 'b']);
+    expect(store.runs.recoverInterruptedRuns().sort()).toEqual(['a', 'b']);
     expect(store.queries.getRun('a')!.status).toBe('queued');
     expect(store.queries.jobs('a')[0]!.status).toBe('pending');
     // A live owner with a valid lease keeps its run.
-    store.claimNextRun(`${hostname}:${process.pid}:x`, 60_000);
-    expect(store.recoverInterruptedRuns()).toEqual([]);
+    store.runs.claimNextRun(`${hostname}:${process.pid}:x`, 60_000);
+    expect(store.runs.recoverInterruptedRuns()).toEqual([]);
   });
 
   it("pages a job's pending vignettes in order, skipping those it already answered, while records land in between", () => {
@@ -196,9 +196,9 @@ describe('Store', () => {
   });
 
   it('discards vignettes of a run whose creation never finished', () => {
-    store.beginStaging('ghost');
-    store.stageVignettes('ghost', vignettes(5));
-    expect(store.discardAbandonedStaging()).toBe(1);
+    store.runs.beginStaging('ghost');
+    store.runs.stageVignettes('ghost', vignettes(5));
+    expect(store.runs.discardAbandonedStaging()).toBe(1);
     expect([...store.pendingVignettes('ghost', 0)]).toEqual([]);
     expect(store.queries.listRuns()).toEqual([]);
   });
@@ -228,7 +228,7 @@ describe('Store', () => {
     const jobs = createRun(store, 'r', ['good', 'bad'], 1, 1);
     const j1 = jobs.find((j) => j.model === 'good');
     const j2 = jobs.find((j) => j.model === 'bad');
-    store.claimRun('r', 'me', 1000);
+    store.runs.claimRun('r', 'me', 1000);
     const a1 = store.startAttempt(j1!.id, 'w')!;
     const a2 = store.startAttempt(j2!.id, 'w')!;
     store.records.settle({ jobId: j1!.id, attempt: a1, workerId: 'w', vignettesDone: 1, usage: { inputTokens: 1, outputTokens: 1 } }, [
@@ -236,7 +236,7 @@ describe('Store', () => {
     ]);
     expect(store.failJob(j2!.id, a2, 'mock: 400 Bad Request')).toBe(true);
     expect(store.failJob(j2!.id, a2, 'again')).toBe(false);
-    const { run } = store.settleRun('r');
+    const { run } = store.runs.settleRun('r');
     expect(run.status).toBe('failed');
     expect(run.failedCount).toBe(1);
     expect(run.error).toContain('bad@1: mock: 400 Bad Request');
