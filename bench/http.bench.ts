@@ -45,10 +45,10 @@ function buildDatabase(dataDir: string): number {
     store.runs.stageVignettes(RUN_ID, vignettes);
     store.runs.insertRun({ id: RUN_ID, manifestPath: '/bench.jsonl', models: MODELS, epochs: EPOCHS, vignetteCount: VIGNETTES, options: DEFAULT_RUN_OPTIONS });
     store.runs.claimRun(RUN_ID, 'bench', 60_000);
-    const jobs = store.insertJobs(RUN_ID, MODELS.flatMap((model) => Array.from({ length: EPOCHS }, (_, e) => ({ model, epoch: e + 1 }))));
+    const jobs = store.jobs.insertJobs(RUN_ID, MODELS.flatMap((model) => Array.from({ length: EPOCHS }, (_, e) => ({ model, epoch: e + 1 }))));
     let records = 0;
     for (const job of jobs) {
-      const attempt = store.startAttempt(job.id, 'bench')!;
+      const attempt = store.jobs.startAttempt(job.id, 'bench')!;
       const batch: ResponseRecord[] = vignettes.map((v) => ({
         runId: RUN_ID,
         jobId: job.id,

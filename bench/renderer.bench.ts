@@ -44,7 +44,7 @@ function seedRun(store: Store, runId: string, models: string[], epochs: number, 
   store.runs.stageVignettes(runId, vignettes);
   store.runs.insertRun({ id: runId, manifestPath: `/bench/${runId}.jsonl`, models, epochs, vignetteCount, options: DEFAULT_RUN_OPTIONS });
   store.runs.claimRun(runId, 'bench', 3_600_000);
-  const jobs = store.insertJobs(runId, models.flatMap((model) => Array.from({ length: epochs }, (_, e) => ({ model, epoch: e + 1 }))));
+  const jobs = store.jobs.insertJobs(runId, models.flatMap((model) => Array.from({ length: epochs }, (_, e) => ({ model, epoch: e + 1 }))));
   return { vignettes, jobs };
 }
 
@@ -54,7 +54,7 @@ function buildMillion(store: Store, runId: string): number {
   const { vignettes, jobs } = seedRun(store, runId, models, BIG.epochs, BIG.vignettes);
   let records = 0;
   for (const job of jobs) {
-    const attempt = store.startAttempt(job.id, 'bench')!;
+    const attempt = store.jobs.startAttempt(job.id, 'bench')!;
     const batch: ResponseRecord[] = vignettes.map((v) => ({
       runId,
       jobId: job.id,

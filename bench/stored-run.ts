@@ -43,11 +43,11 @@ export function writeStoredRun(dataDir: string, spec: StoredRunSpec): number {
     const models = spec.models.map((m) => m.model);
     store.runs.insertRun({ id: runId, manifestPath: '/stored-run.jsonl', models, epochs: spec.epochs, vignetteCount: spec.vignettes, options: DEFAULT_RUN_OPTIONS });
     store.runs.claimRun(runId, 'stored-run', 3_600_000);
-    const jobs = store.insertJobs(runId, models.flatMap((model) => Array.from({ length: spec.epochs }, (_, e) => ({ model, epoch: e + 1 }))));
+    const jobs = store.jobs.insertJobs(runId, models.flatMap((model) => Array.from({ length: spec.epochs }, (_, e) => ({ model, epoch: e + 1 }))));
     let landed = 0;
     for (const job of jobs) {
       const accuracy = spec.models.find((m) => m.model === job.model)!.accuracy;
-      const attempt = store.startAttempt(job.id, 'stored-run')!;
+      const attempt = store.jobs.startAttempt(job.id, 'stored-run')!;
       for (let lo = 0; lo < spec.vignettes; lo += BATCH) {
         const batch: ResponseRecord[] = [];
         for (let i = lo; i < Math.min(spec.vignettes, lo + BATCH); i++) {

@@ -213,7 +213,7 @@ export class Scheduler {
       log = ResponseLog.open(this.store, this.dataDir, run.id, fence);
       await this.reconcileLog(log, logger, signal);
       lander = new RecordLander(this.store, log, { logger, fence, onLost });
-      const jobs = this.store.insertJobs(run.id, planJobs(run), fence);
+      const jobs = this.store.jobs.insertJobs(run.id, planJobs(run), fence);
       const pending = jobs.filter((j) => j.status === 'pending' || j.status === 'running');
       logger.info({ jobs: jobs.length, pending: pending.length }, 'planned jobs for run');
       this.events.runChanged(run.id);

@@ -1,50 +1,48 @@
 /**
- * The Store: the only code that speaks SQL. SQLite through better-sqlite3 in WAL mode, on one
- * connection whose durability (`withoutSync`, `syncWal`) is connection.ts's. Every write that must
- * be atomic is one IMMEDIATE transaction; every aggregate is SQL.
+ * The Store: the typed face of the database, one room per concern, and under core/store/ the only
+ * code that speaks SQL. SQLite through better-sqlite3 in WAL mode; every write that must be atomic
+ * is one IMMEDIATE transaction; every aggregate is SQL.
+ *
+ * - `runs` (run-lifecycle.ts): staging, queueing, claiming, leasing, fencing and settling runs.
+ * - `jobs` (job-lifecycle.ts): jobs, their attempts and the vignettes they gave up on.
+ * - `records` (record-writes.ts): landing a job's records, the job ledger's and the lander's way in.
+ * - `queries` (run-queries.ts): the reads of the app, the HTTP API and the engine.
+ * - the face itself (connection.ts): durability (`withoutSync`, `syncWal`), schema and closing.
  * Runs on: Node (core).
  */
 import type Database from 'better-sqlite3';
-import type { HostWait, IndexedVignette, Job, JobId, JobStatus, RunId } from '../domain.js';
 import { Connection, type ConnectionOptions } from './connection.js';
-import type { RunFence } from './run-fence.js';
+import { JobLifecycle } from './job-lifecycle.js';
 import { RecordWrites } from './record-writes.js';
 import { RunLifecycle } from './run-lifecycle.js';
 import { RunQueries } from './run-queries.js';
-import { toVignette, type VignetteRow } from './run-rows.js';
 
 export type StoreOptions = ConnectionOptions;
 
 export class Store {
   readonly path: string;
-  private readonly connection: Connection;
-  private readonly stmt: ReturnType<Store['prepareStatements']>;
-  /** The SQL that lands records (record-writes.ts): the job ledger's and the lander's way in. */
-  readonly records: RecordWrites;
-  /** The reads of the app, the HTTP API and the engine (run-queries.ts). */
-  readonly queries: RunQueries;
-  /** Runs staged, queued, claimed, leased, fenced and settled (run-lifecycle.ts). */
   readonly runs: RunLifecycle;
+  readonly jobs: JobLifecycle;
+  readonly records: RecordWrites;
+  readonly queries: RunQueries;
+  private readonly connection: Connection;
 
   constructor(path: string, opts: StoreOptions = {}) {
     this.path = path;
     this.connection = new Connection(path, opts);
     try {
-      this.queries = new RunQueries(this.db);
-      this.runs = new RunLifecycle(this.db, this.queries);
-      this.stmt = this.prepareStatements();
-      this.records = new RecordWrites({
-        db: this.db,
-        hold: (fence) => this.runs.hold(fence),
-        withoutSync: (commit) => this.withoutSync(commit),
-        jobGuard: this.stmt.jobGuard,
-      });
+      const db = this.connection.db;
+      this.queries = new RunQueries(db);
+      this.runs = new RunLifecycle(db, this.queries);
+      const hold = this.runs.hold.bind(this.runs);
+      this.jobs = new JobLifecycle(db, hold, this.queries);
+      this.records = new RecordWrites({ db, hold, withoutSync: (commit) => this.connection.withoutSync(commit) });
     } catch (err) {
       throw this.connection.abandon(err);
     }
   }
 
-  /** The connection, for the rooms under core/store/ only (score-store.ts); every other caller goes through the Store. */
+  /** The connection, for the rooms under core/store/ only (score-store.ts); every other caller goes through a room. */
   get db(): Database.Database {
     return this.connection.db;
   }
@@ -66,138 +64,6 @@ export class Store {
   schemaVersion(): number {
     return this.connection.schemaVersion();
   }
-
-  private prepareStatements() {
-    const db = this.db;
-    return {
-      insertJob: db.prepare(
-        `INSERT INTO jobs (run_id, model, epoch, status) VALUES (?, ?, ?, 'pending')
-         ON CONFLICT (run_id, model, epoch) DO NOTHING`,
-      ),
-      startAttempt: db.prepare<[string, number, number], { attempt: number }>(
-        `UPDATE jobs SET attempt = attempt + 1, status = 'running', worker_id = ?, error = NULL,
-           started_at = COALESCE(started_at, ?)
-         WHERE id = ? AND status IN ('pending', 'running') RETURNING attempt`,
-      ),
-      landedCount: db.prepare<[number], { n: number }>(`SELECT COUNT(*) AS n FROM responses WHERE job_id = ?`),
-      jobGuard: db.prepare<[number], { status: JobStatus; attempt: number; run_id: string; vignettes_done: number; vignette_count: number }>(
-        `SELECT j.status, j.attempt, j.run_id, j.vignettes_done, r.vignette_count
-         FROM jobs j JOIN runs r ON r.id = j.run_id WHERE j.id = ?`,
-      ),
-      markJobFailed: db.prepare(`UPDATE jobs SET status = 'failed', finished_at = ?, error = ?, waiting_for_host = NULL WHERE id = ?`),
-      setJobWaiting: db.prepare(`UPDATE jobs SET waiting_for_host = ? WHERE id = ? AND attempt = ? AND status = 'running'`),
-      putVignetteFailure: db.prepare(
-        `INSERT INTO vignette_failures (job_id, vignette_idx, attempts, code, message, at) VALUES (?, ?, ?, ?, ?, ?)
-         ON CONFLICT (job_id, vignette_idx) DO UPDATE SET attempts = excluded.attempts, code = excluded.code,
-           message = excluded.message, at = excluded.at`,
-      ),
-      noteJobError: db.prepare(`UPDATE jobs SET status = 'pending', error = ? WHERE id = ? AND attempt = ? AND status = 'running'`),
-      bumpFailed: db.prepare(`UPDATE runs SET failed_count = failed_count + 1 WHERE id = ?`),
-      pendingVignettes: db.prepare<[string, number, number, number], VignetteRow>(
-        `SELECT v.idx, v.vignette_id, v.prompt, v.system, v.target, v.metadata FROM vignettes v
-          WHERE v.run_id = ? AND v.idx > ?
-            AND NOT EXISTS (SELECT 1 FROM responses r WHERE r.job_id = ? AND r.vignette_idx = v.idx)
-          ORDER BY v.idx LIMIT ?`,
-      ),
-    };
-  }
-
-  // ---- Creating runs -------------------------------------------------------------------------
-
-  // ---- Claiming and leasing --------------------------------------------------------------------
-
-  // ---- Jobs ------------------------------------------------------------------------------------
-
-  /** Records a run's jobs; jobs that already exist (a resumed run) are kept as they are. */
-  insertJobs(runId: RunId, jobs: ReadonlyArray<{ model: string; epoch: number }>, fence?: RunFence): Job[] {
-    this.db
-      .transaction(() => {
-        this.runs.hold(fence);
-        for (const j of jobs) this.stmt.insertJob.run(runId, j.model, j.epoch);
-      })
-      .immediate();
-    return this.queries.jobs(runId);
-  }
-
-  /** Starts the next attempt of a job on a worker; null if the job is already settled. */
-  startAttempt(jobId: JobId, workerId: string, fence?: RunFence): number | null {
-    const row = this.db
-      .transaction(() => {
-        this.runs.hold(fence);
-        return this.stmt.startAttempt.get(workerId, Date.now(), jobId);
-      })
-      .immediate();
-    return row ? row.attempt : null;
-  }
-
-  /** Indexes of a job's vignettes whose records have landed: what a redelivered job must not pose again. */
-  /** How many of the run's vignettes already have a record from this job. */
-  landedCount(jobId: JobId): number {
-    return this.stmt.landedCount.get(jobId)!.n;
-  }
-
-  /**
-   * The run's vignettes that have no record from this job yet, in index order, read a page at a
-   * time as the caller iterates: a job of a million vignettes never sits in memory whole, and no
-   * statement stays open between pages, so the writes in between find the connection free. Pages
-   * are small so that each lives only briefly (a page held for seconds would be promoted to the
-   * old generation and linger there as garbage).
-   */
-  *pendingVignettes(runId: RunId, jobId: JobId, pageSize = 32): Generator<IndexedVignette, void, undefined> {
-    let after = -1;
-    for (;;) {
-      const rows = this.stmt.pendingVignettes.all(runId, after, jobId, pageSize);
-      for (const row of rows) yield toVignette(row);
-      if (rows.length < pageSize) return;
-      after = rows[rows.length - 1]!.idx;
-    }
-  }
-
-  /** Settles a job as failed for good (guarded like `records.settle`). */
-  failJob(jobId: JobId, attempt: number, error: string, fence?: RunFence): boolean {
-    return this.db
-      .transaction(() => {
-        this.runs.hold(fence);
-        const guard = this.stmt.jobGuard.get(jobId);
-        if (!guard || guard.status !== 'running' || guard.attempt !== attempt) return false;
-        this.stmt.markJobFailed.run(Date.now(), error, jobId);
-        this.stmt.bumpFailed.run(guard.run_id);
-        return true;
-      })
-      .immediate();
-  }
-
-  /** Shows (or, with null, clears) the host a job's calls are waiting for; only for its current attempt. */
-  setJobWaiting(jobId: JobId, attempt: number, wait: HostWait | null): void {
-    this.stmt.setJobWaiting.run(wait === null ? null : JSON.stringify(wait), jobId, attempt);
-  }
-
-  /**
-   * Records a vignette the job gave up on (its attempts spent), with the last error. Only the job's
-   * current attempt may: a stale worker's word changes nothing.
-   */
-  recordVignetteFailure(jobId: JobId, attempt: number, f: { vignetteIndex: number; attempts: number; code: string; message: string }): boolean {
-    return this.db
-      .transaction(() => {
-        const guard = this.stmt.jobGuard.get(jobId);
-        if (!guard || guard.status !== 'running' || guard.attempt !== attempt) return false;
-        this.stmt.putVignetteFailure.run(jobId, f.vignetteIndex, f.attempts, f.code, f.message, Date.now());
-        return true;
-      })
-      .immediate();
-  }
-
-  /** Notes a retryable failure: the job waits for its next attempt. */
-  noteRetry(jobId: JobId, attempt: number, error: string, fence?: RunFence): void {
-    this.db
-      .transaction(() => {
-        this.runs.hold(fence);
-        this.stmt.noteJobError.run(error, jobId, attempt);
-      })
-      .immediate();
-  }
-
-  // ---- Finishing runs --------------------------------------------------------------------------
 
   /** Changes when another process commits to this database, never for this connection's own commits. */
   dataVersion(): number {

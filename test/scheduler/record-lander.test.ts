@@ -21,7 +21,7 @@ beforeEach(async () => {
   store.runs.beginStaging('r');
   store.runs.stageVignettes('r', Array.from({ length: VIGNETTES }, (_, i) => ({ index: i, id: `v${i}`, prompt: `p${i}` })));
   store.runs.insertRun({ id: 'r', manifestPath: '/m', models: ['m'], epochs: JOBS, vignetteCount: VIGNETTES, options: { concurrency: JOBS, sampling: {}, privacy: 'strict', skipPromptCache: false, shareCacheAcrossEpochs: false } });
-  jobs = store.insertJobs('r', Array.from({ length: JOBS }, (_, e) => ({ model: 'm', epoch: e + 1 }))).map((j) => ({ id: j.id, epoch: j.epoch, attempt: store.startAttempt(j.id, 'w')! }));
+  jobs = store.jobs.insertJobs('r', Array.from({ length: JOBS }, (_, e) => ({ model: 'm', epoch: e + 1 }))).map((j) => ({ id: j.id, epoch: j.epoch, attempt: store.jobs.startAttempt(j.id, 'w')! }));
   log = ResponseLog.open(store, tmp.dir, 'r');
   await log.reconcile();
 });
@@ -95,8 +95,8 @@ it("refuses a stale attempt's records while landing the others in the same commi
   const stale = lander.sink(a!.id, a!.attempt);
   const current = lander.sink(b!.id, b!.attempt);
   // Job a was redelivered: its first attempt is stale now.
-  store.noteRetry(a!.id, a!.attempt, 'worker lost');
-  store.startAttempt(a!.id, 'w2');
+  store.jobs.noteRetry(a!.id, a!.attempt, 'worker lost');
+  store.jobs.startAttempt(a!.id, 'w2');
   stale.record(rec(a!, 0));
   current.record(rec(b!, 0));
   lander.flush();

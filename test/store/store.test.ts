@@ -26,7 +26,7 @@ function createRun(store: Store, id: string, models: string[], epochs: number, n
   store.runs.beginStaging(id);
   store.runs.stageVignettes(id, vignettes(n));
   store.runs.insertRun({ id, manifestPath: '/m.jsonl', models, epochs, vignetteCount: n, options: OPTIONS });
-  return store.insertJobs(id, models.flatMap((model) => Array.from({ length: epochs }, (_, e) => ({ model, epoch: e + 1 }))));
+  return store.jobs.insertJobs(id, models.flatMap((model) => Array.from({ length: epochs }, (_, e) => ({ model, epoch: e + 1 }))));
 }
 
 describe('Store', () => {
@@ -86,8 +86,8 @@ describe('Store', () => {
   // The /stats accounting: calls count records (model calls), not jobs.
   it('usage_by_model_sums_across_jobs', () => {
     const [job1, job2] = createRun(store, 'run1', ['claude'], 2, 2);
-    const a1 = store.startAttempt(job1!.id, 'w')!;
-    const a2 = store.startAttempt(job2!.id, 'w')!;
+    const a1 = store.jobs.startAttempt(job1!.id, 'w')!;
+    const a2 = store.jobs.startAttempt(job2!.id, 'w')!;
     expect(store.records.append(job1!.id, a1, [record('run1', job1!.id, 'claude', 1, 0, 100, 10)])).toHaveLength(1);
     const landed = store.records.settle(
       { jobId: job2!.id, attempt: a2, workerId: 'w', vignettesDone: 2, usage: { inputTokens: 100, outputTokens: 10 } },
@@ -108,7 +108,7 @@ describe('Store', () => {
 
   it('sums tokens as 64-bit integers past 2^32', () => {
     const [job] = createRun(store, 'big', ['m'], 1, 3);
-    const a = store.startAttempt(job!.id, 'w')!;
+    const a = store.jobs.startAttempt(job!.id, 'w')!;
     const huge = 3_000_000_000;
     store.records.append(job!.id, a, [0, 1, 2].map((i) => record('big', job!.id, 'm', 1, i, huge, huge)));
     expect(store.queries.usageByModel('big')[0]).toMatchObject({ inputTokens: 3 * huge, outputTokens: 3 * huge, calls: 3 });
@@ -116,8 +116,8 @@ describe('Store', () => {
 
   it('lands a job once: a duplicate outcome and a stale attempt change nothing', () => {
     const [job] = createRun(store, 'r', ['m'], 1, 2);
-    const first = store.startAttempt(job!.id, 'w1')!;
-    const second = store.startAttempt(job!.id, 'w2')!; // redelivered: attempt 1 is now stale
+    const first = store.jobs.startAttempt(job!.id, 'w1')!;
+    const second = store.jobs.startAttempt(job!.id, 'w2')!; // redelivered: attempt 1 is now stale
     expect(second).toBe(first + 1);
     const recs = [record('r', job!.id, 'm', 1, 0, 5, 5), record('r', job!.id, 'm', 1, 1, 5, 5)];
     const outcome = (attempt: number) => ({ jobId: job!.id, attempt, workerId: 'w', vignettesDone: 2, usage: { inputTokens: 10, outputTokens: 10 } });
@@ -139,7 +139,7 @@ describe('Store', () => {
 
   it('refuses to settle a job as done while vignettes lack records', () => {
     const [job] = createRun(store, 'r', ['m'], 1, 3);
-    const a = store.startAttempt(job!.id, 'w')!;
+    const a = store.jobs.startAttempt(job!.id, 'w')!;
     expect(() =>
       store.records.settle({ jobId: job!.id, attempt: a, workerId: 'w', vignettesDone: 1, usage: { inputTokens: 1, outputTokens: 1 } }, [
         record('r', job!.id, 'm', 1, 0, 1, 1),
@@ -168,7 +168,7 @@ describe('Store', () => {
     store.runs.claimNextRun(`${hostname}:${deadPid}:x`, 60_000); // a: owner dead
     store.runs.claimNextRun(`elsewhere:1:x`, -1); // b: lease already lapsed
     const [jobA] = store.queries.jobs('a');
-    store.startAttempt(jobA!.id, 'w');
+    store.jobs.startAttempt(jobA!.id, 'w');
     expect(store.runs.recoverInterruptedRuns().sort()).toEqual(['a', 'b']);
     expect(store.queries.getRun('a')!.status).toBe('queued');
     expect(store.queries.jobs('a')[0]!.status).toBe('pending');
@@ -179,19 +179,19 @@ describe('Store', () => {
 
   it("pages a job's pending vignettes in order, skipping those it already answered, while records land in between", () => {
     const [job, other] = createRun(store, 'p', ['m'], 2, 10);
-    const a = store.startAttempt(job!.id, 'w')!;
+    const a = store.jobs.startAttempt(job!.id, 'w')!;
     store.records.append(job!.id, a, [0, 3, 4, 9].map((i) => record('p', job!.id, 'm', 1, i, 1, 1)));
-    expect(store.landedCount(job!.id)).toBe(4);
+    expect(store.jobs.landedCount(job!.id)).toBe(4);
     // Pages of 2 across the gaps; a record landing mid-iteration (for a vignette already yielded) changes nothing.
     const seen: number[] = [];
-    for (const v of store.pendingVignettes('p', job!.id, 2)) {
+    for (const v of store.jobs.pendingVignettes('p', job!.id, 2)) {
       seen.push(v.index);
       if (v.index === 2) store.records.append(job!.id, a, [record('p', job!.id, 'm', 1, 2, 1, 1)]);
     }
     expect(seen).toEqual([1, 2, 5, 6, 7, 8]);
-    expect([...store.pendingVignettes('p', job!.id)].map((v) => v.index)).toEqual([1, 5, 6, 7, 8]);
+    expect([...store.jobs.pendingVignettes('p', job!.id)].map((v) => v.index)).toEqual([1, 5, 6, 7, 8]);
     // Another job of the run has answered nothing: all of them, with their fields.
-    const all = [...store.pendingVignettes('p', other!.id, 3)];
+    const all = [...store.jobs.pendingVignettes('p', other!.id, 3)];
     expect(all).toEqual(vignettes(10));
   });
 
@@ -199,14 +199,14 @@ describe('Store', () => {
     store.runs.beginStaging('ghost');
     store.runs.stageVignettes('ghost', vignettes(5));
     expect(store.runs.discardAbandonedStaging()).toBe(1);
-    expect([...store.pendingVignettes('ghost', 0)]).toEqual([]);
+    expect([...store.jobs.pendingVignettes('ghost', 0)]).toEqual([]);
     expect(store.queries.listRuns()).toEqual([]);
   });
 
   it('pages responses by cursor and filters by model, epoch and text', () => {
     const jobs = createRun(store, 'r', ['m1', 'm2'], 2, 10);
     for (const job of jobs) {
-      const a = store.startAttempt(job.id, 'w')!;
+      const a = store.jobs.startAttempt(job.id, 'w')!;
       store.records.append(job.id, a, Array.from({ length: 10 }, (_, i) => record('r', job.id, job.model, job.epoch, i, 1, 1)));
     }
     const seen: number[] = [];
@@ -229,13 +229,13 @@ describe('Store', () => {
     const j1 = jobs.find((j) => j.model === 'good');
     const j2 = jobs.find((j) => j.model === 'bad');
     store.runs.claimRun('r', 'me', 1000);
-    const a1 = store.startAttempt(j1!.id, 'w')!;
-    const a2 = store.startAttempt(j2!.id, 'w')!;
+    const a1 = store.jobs.startAttempt(j1!.id, 'w')!;
+    const a2 = store.jobs.startAttempt(j2!.id, 'w')!;
     store.records.settle({ jobId: j1!.id, attempt: a1, workerId: 'w', vignettesDone: 1, usage: { inputTokens: 1, outputTokens: 1 } }, [
       record('r', j1!.id, 'good', 1, 0, 1, 1),
     ]);
-    expect(store.failJob(j2!.id, a2, 'mock: 400 Bad Request')).toBe(true);
-    expect(store.failJob(j2!.id, a2, 'again')).toBe(false);
+    expect(store.jobs.failJob(j2!.id, a2, 'mock: 400 Bad Request')).toBe(true);
+    expect(store.jobs.failJob(j2!.id, a2, 'again')).toBe(false);
     const { run } = store.runs.settleRun('r');
     expect(run.status).toBe('failed');
     expect(run.failedCount).toBe(1);
@@ -244,7 +244,7 @@ describe('Store', () => {
   it("pages one run among others: only its records, each once, and a vignette's records by key", () => {
     const a = createRun(store, 'a', ['m'], 2, 30);
     const b = createRun(store, 'b', ['m'], 1, 30);
-    const attempts = new Map([...a, ...b].map((j) => [j.id, store.startAttempt(j.id, 'w')!]));
+    const attempts = new Map([...a, ...b].map((j) => [j.id, store.jobs.startAttempt(j.id, 'w')!]));
     // Interleave the runs' batches, as two runs processed at once would.
     for (let i = 0; i < 30; i += 10) {
       for (const job of [...a, ...b]) {
@@ -269,7 +269,7 @@ describe('Store', () => {
   });
   it('counts a record served from the prompt cache as a call without billed tokens, its tokens counted apart', () => {
     const [job] = createRun(store, 'c', ['m'], 1, 3);
-    const a = store.startAttempt(job!.id, 'w')!;
+    const a = store.jobs.startAttempt(job!.id, 'w')!;
     const cached = (idx: number, input: number, output: number) => ({ ...record('c', job!.id, 'm', 1, idx, input, output), cached: true });
     store.records.append(job!.id, a, [record('c', job!.id, 'm', 1, 0, 100, 10), cached(1, 70, 7)]);
     // A record landing twice counts once, cached or not.
