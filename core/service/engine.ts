@@ -120,7 +120,7 @@ export function openEngine(opts: EngineOptions): Engine {
   const local = !readonly && (opts.local ?? true);
   const pool = new WorkerPool({ waitForWorkerMs: opts.waitForWorkerMs ?? (local ? 0 : 30_000) });
   // Read-only, the router keeps its advisory rows (metrics, cache, budget) in memory: it prunes the store's on start.
-  const router = new Router({ catalog, ...(readonly ? {} : { store }), logger, ...opts.router });
+  const router = new Router({ catalog, ...(readonly ? {} : { store: store.router }), logger, ...opts.router });
   const modelClient = opts.modelClient ?? router;
   if (local) {
     pool.add(

@@ -7,6 +7,7 @@
  * - `jobs` (job-lifecycle.ts): jobs, their attempts and the vignettes they gave up on.
  * - `records` (record-writes.ts): landing a job's records, the job ledger's and the lander's way in.
  * - `queries` (run-queries.ts): the reads of the app, the HTTP API and the engine.
+ * - `router` (router-store.ts): the model router's cache, metrics and budget windows.
  * - the face itself (connection.ts): durability (`withoutSync`, `syncWal`), schema and closing.
  * Runs on: Node (core).
  */
@@ -14,6 +15,7 @@ import type Database from 'better-sqlite3';
 import { Connection, type ConnectionOptions } from './connection.js';
 import { JobLifecycle } from './job-lifecycle.js';
 import { RecordWrites } from './record-writes.js';
+import { RouterStore } from './router-store.js';
 import { RunLifecycle } from './run-lifecycle.js';
 import { RunQueries } from './run-queries.js';
 
@@ -26,6 +28,8 @@ export class Store {
   readonly records: RecordWrites;
   readonly queries: RunQueries;
   private readonly connection: Connection;
+  /** Prepared on first use: a read-only store of an older schema can still show its runs. */
+  private routerRoom: RouterStore | undefined;
 
   constructor(path: string, opts: StoreOptions = {}) {
     this.path = path;
@@ -45,6 +49,11 @@ export class Store {
   /** The connection, for the rooms under core/store/ only (score-store.ts); every other caller goes through a room. */
   get db(): Database.Database {
     return this.connection.db;
+  }
+
+  get router(): RouterStore {
+    this.routerRoom ??= new RouterStore(this.connection);
+    return this.routerRoom;
   }
 
   close(): void {
