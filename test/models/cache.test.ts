@@ -1,7 +1,8 @@
 /**
  * The prompt cache: a hit only for exactly the same request (every key field changes the key),
  * never across privacy modes, epochs independent unless shared, only successes stored, a TTL,
- * `skipPromptCache` neither reading nor writing, and entries that survive the process (SQLite).
+ * `skipPromptCache` neither reading nor writing, and entries that survive the process (SQLite), or
+ * live in memory for a router given no store.
  */
 import { describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../../core/models/model-client.js';
@@ -48,6 +49,17 @@ describe('prompt cache', () => {
     expect(m.recent.filter((c) => c.cacheHit)).toHaveLength(1);
     expect(m.recent.find((c) => c.cacheHit)!.costUsd).toBe(0);
     await r.close();
+  });
+
+  it('without a store, caches in an in-memory database of its own', async () => {
+    const r = router({ catalog: cat() });
+    expect((await r.generate(base)).cached).toBe(false);
+    expect((await r.generate(base)).cached).toBe(true);
+    expect(fake.count('model-m')).toBe(1);
+    expect(r.metrics().hosts[0]).toMatchObject({ calls: 1, cacheHits: 1 });
+    await r.close();
+    // Nothing reached the data folder's store.
+    expect(ts.store.router.recentCalls({ since: 0 }, 10)).toEqual([]);
   });
 
   const variants: Array<[string, Partial<ModelRequest>]> = [
