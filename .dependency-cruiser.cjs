@@ -50,6 +50,13 @@ module.exports = {
       from: { path: '^core/([^/]+\\.ts|concurrency/)' },
       to: { path: '^core/(store|models|workers|remote|scheduler|scoring|service|http|cli)/' },
     },
+    {
+      name: 'sql-only-in-the-store',
+      comment: 'only core/store/ holds a SQLite connection: every other part reaches the database through a room of the Store',
+      severity: 'error',
+      from: { pathNot: '^core/store/' },
+      to: { path: '^node_modules/better-sqlite3/' },
+    },
     layer('store-is-below-the-engine', '^core/store/', ABOVE_STORE),
     layer('models-are-below-workers', '^core/models/', ABOVE_STORE.filter((p) => p !== 'core/models')),
     layer('workers-are-below-scheduling', '^core/workers/', ['core/remote', 'core/scheduler', 'core/scoring', 'core/service', 'core/http', 'core/cli', 'core/store']),

@@ -39,10 +39,10 @@ if (final.status !== 'done') throw new Error(`run ended ${final.status}: ${final
 
 const store = env.engine.store;
 const timings: number[] = [];
-let usage = store.usageByModel();
+let usage = store.queries.usageByModel();
 for (let i = 0; i < 20; i++) {
   const s = performance.now();
-  usage = store.usageByModel();
+  usage = store.queries.usageByModel();
   timings.push(performance.now() - s);
 }
 timings.sort((a, b) => a - b);

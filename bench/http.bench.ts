@@ -41,14 +41,14 @@ function buildDatabase(dataDir: string): number {
       id: `v${i}`,
       prompt: `Vignette ${i}: a patient presents with symptom ${i % 97}. What next?`,
     }));
-    store.beginStaging(RUN_ID);
-    store.stageVignettes(RUN_ID, vignettes);
-    store.insertRun({ id: RUN_ID, manifestPath: '/bench.jsonl', models: MODELS, epochs: EPOCHS, vignetteCount: VIGNETTES, options: DEFAULT_RUN_OPTIONS });
-    store.claimRun(RUN_ID, 'bench', 60_000);
-    const jobs = store.insertJobs(RUN_ID, MODELS.flatMap((model) => Array.from({ length: EPOCHS }, (_, e) => ({ model, epoch: e + 1 }))));
+    store.runs.beginStaging(RUN_ID);
+    store.runs.stageVignettes(RUN_ID, vignettes);
+    store.runs.insertRun({ id: RUN_ID, manifestPath: '/bench.jsonl', models: MODELS, epochs: EPOCHS, vignetteCount: VIGNETTES, options: DEFAULT_RUN_OPTIONS });
+    store.runs.claimRun(RUN_ID, 'bench', 60_000);
+    const jobs = store.jobs.insertJobs(RUN_ID, MODELS.flatMap((model) => Array.from({ length: EPOCHS }, (_, e) => ({ model, epoch: e + 1 }))));
     let records = 0;
     for (const job of jobs) {
-      const attempt = store.startAttempt(job.id, 'bench')!;
+      const attempt = store.jobs.startAttempt(job.id, 'bench')!;
       const batch: ResponseRecord[] = vignettes.map((v) => ({
         runId: RUN_ID,
         jobId: job.id,
@@ -69,7 +69,7 @@ function buildDatabase(dataDir: string): number {
       const usage = batch.reduce((u, r) => ({ inputTokens: u.inputTokens + r.usage.inputTokens, outputTokens: u.outputTokens + r.usage.outputTokens }), { inputTokens: 0, outputTokens: 0 });
       store.records.settle({ jobId: job.id, attempt, workerId: 'bench', vignettesDone: VIGNETTES, usage });
     }
-    const settled = store.settleRun(RUN_ID);
+    const settled = store.runs.settleRun(RUN_ID);
     if (settled.run.status !== 'done') throw new Error(`seeded run is ${settled.run.status}`);
     store.db.pragma('wal_checkpoint(TRUNCATE)');
     return records;

@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   initTelemetry({ defaultLevel: 'warn' });
   const dir = mkdtempSync(join(tmpdir(), 'panoptes-bench-judge-'));
   const store = new Store(join(dir, 'panoptes.db'));
-  const router = new Router({ catalog: Catalog.load(join(examplesDir(), 'catalog.json')), store, logger: logger(), env: {} });
+  const router = new Router({ catalog: Catalog.load(join(examplesDir(), 'catalog.json')), store: store.router, logger: logger(), env: {} });
   const judge = createLlmJudge({
     definition: JudgeDefinitionSchema.parse({ name: 'correct', type: 'judge', judges: ['mock-judge', 'mock-judge-2'], rubric: 'Is the answer correct?' }),
     version: 'bench',

@@ -86,7 +86,7 @@ for (let k = 0; k < 5; k++) {
   const t0 = performance.now();
   children.get(victim.id)!.kill('SIGKILL');
   await until(
-    () => held.some((h) => { const j = coord.store.getJob(h.jobId)!; return j.attempt > h.attempt && j.workerId !== victim.id; }),
+    () => held.some((h) => { const j = coord.store.queries.getJob(h.jobId)!; return j.attempt > h.attempt && j.workerId !== victim.id; }),
     'the redelivery',
   );
   redeliveryMs.push(performance.now() - t0);

@@ -40,11 +40,11 @@ function seedRun(store: Store, runId: string, models: string[], epochs: number, 
     id: `v${i}`,
     prompt: `Vignette ${i}: a patient presents with symptom ${i % 97}. What should happen next?`,
   }));
-  store.beginStaging(runId);
-  store.stageVignettes(runId, vignettes);
-  store.insertRun({ id: runId, manifestPath: `/bench/${runId}.jsonl`, models, epochs, vignetteCount, options: DEFAULT_RUN_OPTIONS });
-  store.claimRun(runId, 'bench', 3_600_000);
-  const jobs = store.insertJobs(runId, models.flatMap((model) => Array.from({ length: epochs }, (_, e) => ({ model, epoch: e + 1 }))));
+  store.runs.beginStaging(runId);
+  store.runs.stageVignettes(runId, vignettes);
+  store.runs.insertRun({ id: runId, manifestPath: `/bench/${runId}.jsonl`, models, epochs, vignetteCount, options: DEFAULT_RUN_OPTIONS });
+  store.runs.claimRun(runId, 'bench', 3_600_000);
+  const jobs = store.jobs.insertJobs(runId, models.flatMap((model) => Array.from({ length: epochs }, (_, e) => ({ model, epoch: e + 1 }))));
   return { vignettes, jobs };
 }
 
@@ -54,7 +54,7 @@ function buildMillion(store: Store, runId: string): number {
   const { vignettes, jobs } = seedRun(store, runId, models, BIG.epochs, BIG.vignettes);
   let records = 0;
   for (const job of jobs) {
-    const attempt = store.startAttempt(job.id, 'bench')!;
+    const attempt = store.jobs.startAttempt(job.id, 'bench')!;
     const batch: ResponseRecord[] = vignettes.map((v) => ({
       runId,
       jobId: job.id,
@@ -74,7 +74,7 @@ function buildMillion(store: Store, runId: string): number {
     const usage = batch.reduce((u, r) => ({ inputTokens: u.inputTokens + r.usage.inputTokens, outputTokens: u.outputTokens + r.usage.outputTokens }), { inputTokens: 0, outputTokens: 0 });
     records += store.records.settle({ jobId: job.id, attempt, workerId: 'bench', vignettesDone: vignettes.length, usage }, batch).records.length;
   }
-  store.settleRun(runId);
+  store.runs.settleRun(runId);
   store.db.pragma('wal_checkpoint(TRUNCATE)');
   return records;
 }

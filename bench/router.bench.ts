@@ -232,7 +232,7 @@ async function sweep(engine: Engine, s: Scenario, manifest: string): Promise<{ w
   const runMs = performance.now() - t1;
   if (final.status !== 'done') throw new Error(`run ended ${final.status}: ${final.error}`);
   const lines = readFileSync(join(engine.dataDir, 'runs', run.id, 'responses.jsonl'), 'utf8').trim().split('\n').length;
-  if (lines !== calls || engine.store.responseCount(run.id) !== calls) throw new Error(`expected ${calls} records, got ${lines}`);
+  if (lines !== calls || engine.store.queries.responseCount(run.id) !== calls) throw new Error(`expected ${calls} records, got ${lines}`);
   return { wallMs, runMs };
 }
 

@@ -32,22 +32,22 @@ export function writeStoredRun(dataDir: string, spec: StoredRunSpec): number {
   const store = new Store(databasePath(dataDir));
   try {
     const { runId } = spec;
-    store.beginStaging(runId);
+    store.runs.beginStaging(runId);
     for (let lo = 0; lo < spec.vignettes; lo += BATCH) {
       const page: IndexedVignette[] = [];
       for (let i = lo; i < Math.min(spec.vignettes, lo + BATCH); i++) {
         page.push({ index: i, id: `v${i}`, prompt: `Question ${i}: which option?`, target: targetOf(i), metadata: { topic: `t${i % 20}` } });
       }
-      store.stageVignettes(runId, page);
+      store.runs.stageVignettes(runId, page);
     }
     const models = spec.models.map((m) => m.model);
-    store.insertRun({ id: runId, manifestPath: '/stored-run.jsonl', models, epochs: spec.epochs, vignetteCount: spec.vignettes, options: DEFAULT_RUN_OPTIONS });
-    store.claimRun(runId, 'stored-run', 3_600_000);
-    const jobs = store.insertJobs(runId, models.flatMap((model) => Array.from({ length: spec.epochs }, (_, e) => ({ model, epoch: e + 1 }))));
+    store.runs.insertRun({ id: runId, manifestPath: '/stored-run.jsonl', models, epochs: spec.epochs, vignetteCount: spec.vignettes, options: DEFAULT_RUN_OPTIONS });
+    store.runs.claimRun(runId, 'stored-run', 3_600_000);
+    const jobs = store.jobs.insertJobs(runId, models.flatMap((model) => Array.from({ length: spec.epochs }, (_, e) => ({ model, epoch: e + 1 }))));
     let landed = 0;
     for (const job of jobs) {
       const accuracy = spec.models.find((m) => m.model === job.model)!.accuracy;
-      const attempt = store.startAttempt(job.id, 'stored-run')!;
+      const attempt = store.jobs.startAttempt(job.id, 'stored-run')!;
       for (let lo = 0; lo < spec.vignettes; lo += BATCH) {
         const batch: ResponseRecord[] = [];
         for (let i = lo; i < Math.min(spec.vignettes, lo + BATCH); i++) {
@@ -72,7 +72,7 @@ export function writeStoredRun(dataDir: string, spec: StoredRunSpec): number {
       }
       store.records.settle({ jobId: job.id, attempt, workerId: 'stored-run', vignettesDone: spec.vignettes, usage: { inputTokens: 0, outputTokens: 0 } });
     }
-    const settled = store.settleRun(runId);
+    const settled = store.runs.settleRun(runId);
     if (settled.run.status !== 'done') throw new Error(`stored run is ${settled.run.status}`);
     store.syncWal();
     store.db.pragma('wal_checkpoint(TRUNCATE)');

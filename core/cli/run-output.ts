@@ -59,10 +59,10 @@ export function printUsageTable(models: ModelCost[], out: NodeJS.WriteStream = p
 
 /** Lists every vignette the run gave up on, with its last error, and how to retry them. */
 export function printFailures(engine: Engine, run: Run, out: NodeJS.WriteStream = process.stdout): void {
-  const total = engine.store.vignetteFailureCount(run.id);
+  const total = engine.store.queries.vignetteFailureCount(run.id);
   if (total === 0) return;
   out.write(`${total} vignette(s) failed:\n`);
-  for (const f of engine.store.vignetteFailures(run.id, 1000)) {
+  for (const f of engine.store.queries.vignetteFailures(run.id, 1000)) {
     out.write(`  ${f.vignetteId}  ${f.model}@${f.epoch}  after ${f.attempts} attempt(s): ${f.message}\n`);
   }
   if (total > 1000) out.write(`  and ${total - 1000} more\n`);

@@ -29,7 +29,7 @@ export class JobLedger {
   /** Starts an attempt of `job` on `workerId`; null when the job was settled elsewhere (cancelled). */
   begin(job: Job, workerId: string): JobAttempt | null {
     const { store, lander, events, run, fence } = this.deps;
-    const attempt = store.startAttempt(job.id, workerId, fence);
+    const attempt = store.jobs.startAttempt(job.id, workerId, fence);
     if (attempt === null) return null;
     events.jobChanged(run.id, job.id);
     return new JobAttempt(this.deps, job, attempt, lander.sink(job.id, attempt, () => events.jobChanged(run.id, job.id)));
@@ -38,15 +38,15 @@ export class JobLedger {
   /** Fails a job that could not start (no worker serves its model), as an attempt of its own. */
   failUnstarted(job: Job, error: string): void {
     const { store, events, run, fence } = this.deps;
-    const attempt = store.startAttempt(job.id, 'unassigned', fence);
-    if (attempt !== null) store.failJob(job.id, attempt, error, fence);
+    const attempt = store.jobs.startAttempt(job.id, 'unassigned', fence);
+    if (attempt !== null) store.jobs.failJob(job.id, attempt, error, fence);
     events.jobChanged(run.id, job.id);
   }
 
   /** The vignettes of `job` with no record yet, and how many: a redelivered job re-poses nothing that landed. */
-  pending(job: Job): { vignettes: ReturnType<Store['pendingVignettes']>; count: number } {
+  pending(job: Job): { vignettes: ReturnType<Store['jobs']['pendingVignettes']>; count: number } {
     const { store, run } = this.deps;
-    return { vignettes: store.pendingVignettes(run.id, job.id), count: run.vignetteCount - store.landedCount(job.id) };
+    return { vignettes: store.jobs.pendingVignettes(run.id, job.id), count: run.vignetteCount - store.jobs.landedCount(job.id) };
   }
 }
 
@@ -65,11 +65,11 @@ export class JobAttempt {
     this.sink = {
       record: (record) => landing.record(record),
       gaveUp: (f) => {
-        store.recordVignetteFailure(job.id, number, f);
+        store.jobs.recordVignetteFailure(job.id, number, f);
         events.jobChanged(run.id, job.id);
       },
       waiting: (wait: HostWait | null) => {
-        store.setJobWaiting(job.id, number, wait);
+        store.jobs.setJobWaiting(job.id, number, wait);
         events.jobChanged(run.id, job.id);
         events.runChanged(run.id);
       },
@@ -94,13 +94,13 @@ export class JobAttempt {
 
   /** The attempt failed and another will follow. */
   retry(error: string): void {
-    this.deps.store.noteRetry(this.job.id, this.number, error, this.deps.fence);
+    this.deps.store.jobs.noteRetry(this.job.id, this.number, error, this.deps.fence);
   }
 
   /** The attempt failed and the job with it. */
   fail(error: string): void {
     const { store, events, run, fence } = this.deps;
-    store.failJob(this.job.id, this.number, error, fence);
+    store.jobs.failJob(this.job.id, this.number, error, fence);
     events.runChanged(run.id);
   }
 }

@@ -206,7 +206,7 @@ export class RecordLander {
       // Only the run's owner appends: the check and the append share the database's write lock.
       if (this.opts.fence) {
         const fence = this.opts.fence;
-        this.store.fenced(fence, () => this.log.append(records));
+        this.store.runs.fenced(fence, () => this.log.append(records));
       } else this.log.append(records);
     } catch (err) {
       if (err instanceof RunLostError) return this.runLost();

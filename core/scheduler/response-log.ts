@@ -77,7 +77,7 @@ export class ResponseLog {
   /** Checks the whole file against the database, cuts what is not the run's, and writes what it lacks. */
   async reconcile(): Promise<Reconciliation> {
     if (this.moved()) this.openFile();
-    const records = this.store.iterateResponses(this.runId);
+    const records = this.store.queries.iterateResponses(this.runId);
     let next = records.next();
     let verified = 0;
     let lastSeq = 0;
@@ -146,7 +146,7 @@ export class ResponseLog {
     if (size > this.end) this.write(() => ftruncateSync(this.fd, this.end)); // a partial write, or lines not ours
     else if (size < this.end) this.adoptTail(); // cut short by someone else: trust what is left up to its last whole line
     const page: StoredResponse[] = [];
-    for (const r of this.store.iterateResponses(this.runId, this.lastSeq, PAGE)) {
+    for (const r of this.store.queries.iterateResponses(this.runId, this.lastSeq, PAGE)) {
       if (r.seq > upTo || page.length === PAGE) break;
       page.push(r);
     }
@@ -173,7 +173,7 @@ export class ResponseLog {
 
   /** Runs a write under the run's fence when there is one: only the run's owner writes its log. */
   private write(fn: () => void): void {
-    if (this.fence) this.store.fenced(this.fence, fn);
+    if (this.fence) this.store.runs.fenced(this.fence, fn);
     else fn();
   }
 

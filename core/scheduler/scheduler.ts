@@ -11,7 +11,8 @@ import type { Logger } from 'pino';
 import { PanoptesError, TERMINAL_RUN_STATUSES, type Run, type RunId } from '../domain.js';
 import { logger as rootLogger } from '../telemetry.js';
 import { RunLostError, type RunFence } from '../store/run-fence.js';
-import { processOwnerId, type Store } from '../store/store.js';
+import { processOwnerId } from '../store/owner-liveness.js';
+import type { Store } from '../store/store.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 import { NO_EVENTS, type EngineEvents } from './engine-events.js';
 import { JobLedger } from './job-ledger.js';
@@ -95,7 +96,7 @@ export class Scheduler {
     if (this.ticking || this.stopped) return;
     this.ticking = true;
     try {
-      const recovered = this.store.recoverInterruptedRuns();
+      const recovered = this.store.runs.recoverInterruptedRuns();
       for (const id of recovered) {
         this.logger.info({ run_id: id }, 'run was interrupted; queued to resume');
         this.events.runChanged(id);
@@ -103,7 +104,7 @@ export class Scheduler {
       while (this.active.size < this.maxRuns) {
         // Each claim stamps a fresh owner id: the fencing token of this claim (see run-fence.ts).
         const owner = processOwnerId();
-        const run = this.store.claimNextRun(owner, this.leaseMs);
+        const run = this.store.runs.claimNextRun(owner, this.leaseMs);
         if (!run) break;
         this.begin(run, owner);
       }
@@ -117,11 +118,11 @@ export class Scheduler {
   /** Claims one specific queued run and drives it to the end (the CLI's `run`). */
   async runToCompletion(runId: RunId): Promise<Run> {
     const owner = processOwnerId();
-    const run = this.store.claimRun(runId, owner, this.leaseMs);
+    const run = this.store.runs.claimRun(runId, owner, this.leaseMs);
     if (!run) {
       const existing = this.active.get(runId);
       if (existing) return existing.done;
-      const current = this.store.getRun(runId);
+      const current = this.store.queries.getRun(runId);
       if (!current) throw new PanoptesError('not_found', `no run ${runId}`, { where: 'runId' });
       if (TERMINAL_RUN_STATUSES.includes(current.status)) return current;
       throw new PanoptesError('conflict', `run ${runId} is ${current.status} and owned by another scheduler`);
@@ -139,8 +140,8 @@ export class Scheduler {
     for (;;) {
       this.tick();
       if (this.active.size === 0) {
-        this.store.recoverInterruptedRuns();
-        if (this.store.unfinishedRunIds().length === 0) return;
+        this.store.runs.recoverInterruptedRuns();
+        if (this.store.queries.unfinishedRunIds().length === 0) return;
         // What is left belongs to a live scheduler elsewhere: wait for its lease or its end.
         await new Promise((r) => setTimeout(r, this.tickMs));
         continue;
@@ -160,7 +161,7 @@ export class Scheduler {
 
   /** Cancels a run: queued ones at once; running ones abort their jobs. */
   cancel(runId: RunId): Run {
-    const run = this.store.cancelRun(runId);
+    const run = this.store.runs.cancelRun(runId);
     this.active.get(runId)?.controller.abort(new PanoptesError('cancelled', 'run cancelled'));
     this.events.runChanged(runId);
     return run;
@@ -200,7 +201,7 @@ export class Scheduler {
     // Every fenced write extends the lease too; the timer keeps it while no write is made.
     const renew = setInterval(() => {
       try {
-        if (!this.store.renewLease(run.id, fence.owner, this.leaseMs) && !signal.aborted) onLost();
+        if (!this.store.runs.renewLease(run.id, fence.owner, this.leaseMs) && !signal.aborted) onLost();
       } catch (err) {
         logger.warn({ err }, 'could not renew the lease on the run; trying again');
       }
@@ -212,7 +213,7 @@ export class Scheduler {
       log = ResponseLog.open(this.store, this.dataDir, run.id, fence);
       await this.reconcileLog(log, logger, signal);
       lander = new RecordLander(this.store, log, { logger, fence, onLost });
-      const jobs = this.store.insertJobs(run.id, planJobs(run), fence);
+      const jobs = this.store.jobs.insertJobs(run.id, planJobs(run), fence);
       const pending = jobs.filter((j) => j.status === 'pending' || j.status === 'running');
       logger.info({ jobs: jobs.length, pending: pending.length }, 'planned jobs for run');
       this.events.runChanged(run.id);
@@ -240,16 +241,16 @@ export class Scheduler {
       if (lost) return this.gaveUp(run.id, logger);
       if (signal.aborted) {
         // Cancelled runs are settled already; a stopped scheduler hands its run back to the queue.
-        const released = this.store.releaseRun(run.id, fence.owner);
+        const released = this.store.runs.releaseRun(run.id, fence.owner);
         logger.info({ requeued: released }, 'run stopped before the end');
-        return this.store.getRun(run.id)!;
+        return this.store.queries.getRun(run.id)!;
       }
       // Records still waiting reach the database and responses.jsonl before the run is settled.
       lander.close();
       if (lost) return this.gaveUp(run.id, logger);
       await this.reconcileLog(log, logger, signal);
-      if (signal.aborted) return this.store.getRun(run.id)!;
-      const { run: settled } = this.store.settleRun(run.id, fence);
+      if (signal.aborted) return this.store.queries.getRun(run.id)!;
+      const { run: settled } = this.store.runs.settleRun(run.id, fence);
       logger.info({ status: settled.status, error: settled.error ?? undefined }, 'run finished');
       return settled;
     } catch (err) {
@@ -257,7 +258,7 @@ export class Scheduler {
       const e = err instanceof Error ? err : new Error(String(err));
       logger.error({ err: e }, 'run failed');
       try {
-        return this.store.failRun(run.id, e.message, fence);
+        return this.store.runs.failRun(run.id, e.message, fence);
       } catch (failErr) {
         if (failErr instanceof RunLostError) return this.gaveUp(run.id, logger);
         throw failErr;
@@ -303,6 +304,6 @@ export class Scheduler {
   private gaveUp(runId: RunId, logger: Logger): Run {
     this.lost.add(runId);
     logger.warn('another process took the run over; stopped its jobs here');
-    return this.store.getRun(runId)!;
+    return this.store.queries.getRun(runId)!;
   }
 }

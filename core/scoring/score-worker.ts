@@ -18,7 +18,8 @@ import type { ModelClient } from '../models/model-client.js';
 import type { AttemptStore, NewAttempt } from '../store/attempt-store.js';
 import type { RecordBaseline } from '../store/baseline-reads.js';
 import type { NewScore, RecordToScore, RunScorer, ScoreStore } from '../store/score-store.js';
-import { processOwnerId, type Store } from '../store/store.js';
+import { processOwnerId } from '../store/owner-liveness.js';
+import type { Store } from '../store/store.js';
 import { HardFailRetrier, isHardFail, type RetryRun } from './hard-fail-retry.js';
 import { UnscorableRecord, type RunCallPolicy, type Scorer, type ScoreInput, type ScoreValue } from './scorer.js';
 import type { ScorerRegistry } from './scorer-registry.js';
@@ -119,7 +120,7 @@ export class ScoreWorker {
   async finish(runId: RunId): Promise<void> {
     while (!this.abort.signal.aborted) {
       await this.wake();
-      const run = this.opts.store.getRun(runId);
+      const run = this.opts.store.queries.getRun(runId);
       const last = this.opts.scores.lastSeq(runId);
       const ended = !run || TERMINAL_RUN_STATUSES.includes(run.status);
       // A scorer this process cannot build (url_health without --allow-network) is left to one that can.
@@ -161,7 +162,7 @@ export class ScoreWorker {
   private async catchUp(rs: RunScorer, scorer: Scorer): Promise<void> {
     const current = this.opts.scores.runScorer(rs.runId, rs.scorerId);
     if (!current) return;
-    const run = this.opts.store.getRun(rs.runId);
+    const run = this.opts.store.queries.getRun(rs.runId);
     if (!run) return;
     const calls: RunCallPolicy = { privacy: run.options.privacy, skipPromptCache: run.options.skipPromptCache };
     const retryRun: RetryRun = { runId: run.id, sampling: run.options.sampling, privacy: run.options.privacy };

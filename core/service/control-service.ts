@@ -206,21 +206,21 @@ export class ControlService implements ControlApi {
       ...(input.endWithFailures === undefined ? {} : { endWithFailures: input.endWithFailures }),
     };
     const runId = newRunId();
-    this.store.beginStaging(runId);
+    this.store.runs.beginStaging(runId);
     let count = 0;
     try {
       let batch: IndexedVignette[] = [];
       for await (const v of readManifest(manifestPath)) {
         batch.push(v);
         if (batch.length >= this.stageBatch) {
-          this.store.stageVignettes(runId, batch);
+          this.store.runs.stageVignettes(runId, batch);
           count += batch.length;
           batch = [];
           // Let running sweeps and the UI breathe between batches of a large manifest.
           await new Promise<void>((r) => setImmediate(r));
         }
       }
-      this.store.stageVignettes(runId, batch);
+      this.store.runs.stageVignettes(runId, batch);
       count += batch.length;
       if (count !== check.count) {
         throw new PanoptesError('manifest_invalid', `${manifestPath} changed while the run was being created`, {
@@ -228,10 +228,10 @@ export class ControlService implements ControlApi {
         });
       }
     } catch (err) {
-      this.store.discardStaging(runId);
+      this.store.runs.discardStaging(runId);
       throw err;
     }
-    const run = this.store.insertRun({
+    const run = this.store.runs.insertRun({
       id: runId,
       manifestPath,
       models: input.models,
@@ -248,7 +248,7 @@ export class ControlService implements ControlApi {
 
   async listRuns(raw?: ListRunsInput): Promise<RunSummary[]> {
     const input = validateInput('listRuns', raw) ?? {};
-    return this.store.listRuns(input).map((r) => this.summarize(r));
+    return this.store.queries.listRuns(input).map((r) => this.summarize(r));
   }
 
   async getRun(raw: RunIdInput): Promise<RunDetail> {
@@ -256,9 +256,9 @@ export class ControlService implements ControlApi {
     const run = this.requireRun(runId);
     return {
       run: this.summarize(run),
-      jobs: this.store.jobs(runId),
+      jobs: this.store.queries.jobs(runId),
       usage: this.costs(runId),
-      failures: this.store.vignetteFailures(runId, 1000),
+      failures: this.store.queries.vignetteFailures(runId, 1000),
       responsesPath: responsesPath(this.dataDir, runId),
     };
   }
@@ -288,8 +288,8 @@ export class ControlService implements ControlApi {
         ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
       });
     }
-    const retried = this.store.retryFailedJobs(runId);
-    for (const job of this.store.jobs(runId)) this.events.jobChanged(runId, job.id);
+    const retried = this.store.runs.retryFailedJobs(runId);
+    for (const job of this.store.queries.jobs(runId)) this.events.jobChanged(runId, job.id);
     this.events.runChanged(runId);
     this.scheduler.wake();
     return retried;
@@ -298,7 +298,7 @@ export class ControlService implements ControlApi {
   async responses(raw: ResponsesInput): Promise<ResponsesPage> {
     const { runId, limit, cursor, ...filter } = validateInput('responses', raw);
     this.requireRun(runId);
-    const page = this.store.responses(runId, filter, {
+    const page = this.store.queries.responses(runId, filter, {
       ...(limit === undefined ? {} : { limit }),
       ...(cursor === undefined ? {} : { cursor }),
     });
@@ -350,7 +350,7 @@ export class ControlService implements ControlApi {
       return;
     }
     const toLine = format === 'csv' ? toCsvLine : toJsonlLine;
-    for (const r of this.store.iterateResponses(runId)) yield toLine(r) + '\n';
+    for (const r of this.store.queries.iterateResponses(runId)) yield toLine(r) + '\n';
   }
 
   // ---- Scoring ---------------------------------------------------------------------------------
@@ -454,7 +454,7 @@ export class ControlService implements ControlApi {
     const responses: ScoreDetail['responses'] = [];
     // One record per (model, epoch): a page of 1,000 holds them all unless the run is very wide.
     for (let cursor: number | null = 0; cursor !== null; ) {
-      const page = this.store.responses(run.id, { vignetteId: input.vignetteId }, { limit: 1000, cursor });
+      const page = this.store.queries.responses(run.id, { vignetteId: input.vignetteId }, { limit: 1000, cursor });
       for (const r of page.items) {
         const scores = this.scoring.scores.recordScores(run.id, r.seq).map(detailScore);
         const retries = this.scoring.attempts.recordAttempts(run.id, r.seq).map((a) => ({
@@ -660,7 +660,7 @@ export class ControlService implements ControlApi {
   // ---- Helpers -----------------------------------------------------------------------------------
 
   private requireRun(runId: RunId, where = 'runId'): Run {
-    const run = this.store.getRun(runId);
+    const run = this.store.queries.getRun(runId);
     if (!run) throw new PanoptesError('not_found', `no run "${runId}"`, { where });
     return run;
   }

@@ -118,11 +118,11 @@ export function openEngine(opts: EngineOptions): Engine {
     readonly,
     ...(opts.nativeBinding === undefined ? {} : { nativeBinding: opts.nativeBinding }),
   });
-  if (!readonly) store.discardAbandonedStaging();
+  if (!readonly) store.runs.discardAbandonedStaging();
   const local = !readonly && (opts.local ?? true);
   const pool = new WorkerPool({ waitForWorkerMs: opts.waitForWorkerMs ?? (local ? 0 : 30_000) });
   // Read-only, the router keeps its advisory rows (metrics, cache, budget) in memory: it prunes the store's on start.
-  const router = new Router({ catalog, ...(readonly ? {} : { store }), logger, ...opts.router });
+  const router = new Router({ catalog, ...(readonly ? {} : { store: store.router }), logger, ...opts.router });
   const modelClient = opts.modelClient ?? router;
   if (local) {
     pool.add(
@@ -155,10 +155,10 @@ export function openEngine(opts: EngineOptions): Engine {
   };
   const events = new EventHub({
     run: (id) => {
-      const run = store.getRun(id);
+      const run = store.queries.getRun(id);
       return run ? summarizeRun(store, catalog, run) : null;
     },
-    job: (id) => store.getJob(id),
+    job: (id) => store.queries.getJob(id),
     usage: (id) => modelCosts(store, catalog, id),
     workers: () => pool.list(),
     scoring: (id) => scoringStatus(store, scoring, id),

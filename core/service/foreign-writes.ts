@@ -52,14 +52,14 @@ export class ForeignWriteWatcher {
     }
     if (version === this.version) return;
     this.version = version;
-    for (const run of this.store.runProgress(WATCHED_RUNS)) {
+    for (const run of this.store.queries.runProgress(WATCHED_RUNS)) {
       const print = `${run.status}|${run.doneCount}|${run.failedCount}|${run.calls}`;
       if (this.runs.get(run.id) === print) continue;
       this.runs.set(run.id, print);
       this.events.runChanged(run.id);
       const known = this.jobs.get(run.id) ?? new Map<JobId, string>();
       this.jobs.set(run.id, known);
-      for (const job of this.store.jobProgress(run.id)) {
+      for (const job of this.store.queries.jobProgress(run.id)) {
         const jobPrint = `${job.status}|${job.attempt}|${job.done}`;
         if (known.get(job.id) === jobPrint) continue;
         known.set(job.id, jobPrint);
@@ -72,7 +72,7 @@ export class ForeignWriteWatcher {
 
   /** What the runs look like now, so only later changes are reported. */
   private remember(): void {
-    for (const run of this.store.runProgress(WATCHED_RUNS)) {
+    for (const run of this.store.queries.runProgress(WATCHED_RUNS)) {
       this.runs.set(run.id, `${run.status}|${run.doneCount}|${run.failedCount}|${run.calls}`);
     }
   }

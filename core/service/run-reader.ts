@@ -31,14 +31,14 @@ export async function openRunReader(opts: { dataDir: string; catalogPaths?: stri
   // Runs keep the prices they were made with; only runs older than that are priced by the catalog,
   // which is loaded (and validated) then alone.
   let catalog: PriceList = { priceOf: () => FALLBACK_PRICE };
-  if (store.hasRunsWithoutPrices()) {
+  if (store.queries.hasRunsWithoutPrices()) {
     const { loadCatalog } = await import('./load-catalog.js');
     catalog = loadCatalog(opts.dataDir, opts.catalogPaths);
   }
   return {
-    listRuns: (limit) => store.listRuns({ limit }).map((run) => summarizeRun(store, catalog, run)),
+    listRuns: (limit) => store.queries.listRuns({ limit }).map((run) => summarizeRun(store, catalog, run)),
     stats(runId) {
-      if (runId !== undefined && !store.getRun(runId)) throw new PanoptesError('not_found', `no run "${runId}"`, { where: 'runId' });
+      if (runId !== undefined && !store.queries.getRun(runId)) throw new PanoptesError('not_found', `no run "${runId}"`, { where: 'runId' });
       return statsReport(store, new AttemptStore(store), catalog, runId);
     },
     close: () => store.close(),

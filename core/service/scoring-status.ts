@@ -25,7 +25,7 @@ export interface ServiceScoring {
 }
 
 export function scoringStatus(store: Store, scoring: ServiceScoring, runId: RunId): ScoringStatus {
-  const landed = store.responseCount(runId);
+  const landed = store.queries.responseCount(runId);
   return {
     runId,
     scorers: scoring.scores.runScorers(runId).map((s) => ({

@@ -31,10 +31,10 @@ function priced(u: ModelUsage, price: Price): ModelCost {
 /** Usage per model with estimated cost (and the cache's saving), for one run or over every run. */
 export function modelCosts(store: Store, catalog: PriceList, runId?: RunId): ModelCost[] {
   if (runId !== undefined) {
-    const prices = store.runPrices(runId);
-    return store.usageByModel(runId).map((u) => priced(u, prices?.[u.model] ?? catalog.priceOf(u.model)));
+    const prices = store.queries.runPrices(runId);
+    return store.queries.usageByModel(runId).map((u) => priced(u, prices?.[u.model] ?? catalog.priceOf(u.model)));
   }
-  return sumPerModel(catalog, store.usageByRunAndModel());
+  return sumPerModel(catalog, store.queries.usageByRunAndModel());
 }
 
 /**
@@ -43,12 +43,12 @@ export function modelCosts(store: Store, catalog: PriceList, runId?: RunId): Mod
  */
 export function retryCosts(store: Store, attempts: AttemptStore, catalog: PriceList, runId?: RunId): ModelCost[] {
   if (runId !== undefined) {
-    const prices = store.runPrices(runId);
+    const prices = store.queries.runPrices(runId);
     return attempts.usage(runId).map((u) => priced(u, prices?.[u.model] ?? catalog.priceOf(u.model)));
   }
   const prices = new Map<RunId, RunPrices | null>();
   const rows = attempts.usageByRun().map((u) => {
-    if (!prices.has(u.runId)) prices.set(u.runId, store.runPrices(u.runId));
+    if (!prices.has(u.runId)) prices.set(u.runId, store.queries.runPrices(u.runId));
     return { ...u, prices: prices.get(u.runId)! };
   });
   return sumPerModel(catalog, rows);
@@ -78,7 +78,7 @@ function sumPerModel(catalog: PriceList, rows: Iterable<ModelUsage & { runId: Ru
  * the day (or none) does not change them.
  */
 export function priceResponses(store: Store, catalog: PriceList, runId: RunId, records: StoredResponse[]): PricedResponse[] {
-  const prices = store.runPrices(runId);
+  const prices = store.queries.runPrices(runId);
   // The page's records are its own: priced in place, not copied (copying 1,000 cost ~8 ms).
   return records.map((r) => {
     const cost = estCostUsd(r.usage, prices?.[r.model] ?? catalog.priceOf(r.model));
@@ -127,8 +127,8 @@ export function statsReport(store: Store, attempts: AttemptStore, catalog: Price
 export function summarizeRun(store: Store, catalog: PriceList, run: Run): RunSummary {
   return {
     ...run,
-    failedVignettes: store.vignetteFailureCount(run.id),
-    waitingForHost: store.waitingForHost(run.id),
+    failedVignettes: store.queries.vignetteFailureCount(run.id),
+    waitingForHost: store.queries.waitingForHost(run.id),
     ...usageTotals(modelCosts(store, catalog, run.id)),
   };
 }

@@ -19,24 +19,32 @@ export interface JobGuardRow {
   vignette_count: number;
 }
 
-/** What the store lends: its connection, its fence check, its commit without fsync, and the job guard it shares. */
+/** The landing guard's read: a job's state, current attempt, run and progress. The jobs room guards its settlements with the same read. */
+export function prepareJobGuard(db: Database.Database): Database.Statement<[number], JobGuardRow> {
+  return db.prepare<[number], JobGuardRow>(
+    `SELECT j.status, j.attempt, j.run_id, j.vignettes_done, r.vignette_count
+     FROM jobs j JOIN runs r ON r.id = j.run_id WHERE j.id = ?`,
+  );
+}
+
+/** What the store lends: its connection, its fence check and its commit without fsync. */
 export interface RecordWritesDeps {
   db: Database.Database;
   hold: (fence: RunFence | undefined) => void;
   withoutSync: <T>(commit: () => T) => T;
-  jobGuard: Database.Statement<[number], JobGuardRow>;
 }
 
 export class RecordWrites {
   private readonly db: Database.Database;
   private readonly hold: RecordWritesDeps['hold'];
   private readonly withoutSync: RecordWritesDeps['withoutSync'];
-  private readonly jobGuard: RecordWritesDeps['jobGuard'];
+  private readonly jobGuard: Database.Statement<[number], JobGuardRow>;
   private readonly stmt;
 
   constructor(deps: RecordWritesDeps) {
-    ({ db: this.db, hold: this.hold, withoutSync: this.withoutSync, jobGuard: this.jobGuard } = deps);
+    ({ db: this.db, hold: this.hold, withoutSync: this.withoutSync } = deps);
     const db = this.db;
+    this.jobGuard = prepareJobGuard(db);
     this.stmt = {
       insertResponse: db.prepare(
         `INSERT INTO responses (job_id, vignette_idx, response, input_tokens, output_tokens, cached_tokens,

@@ -1,12 +1,12 @@
 /**
- * The model router's SQL: the prompt cache, per-call metrics and the rolling budget windows, on
- * the Store's own better-sqlite3 connection (the Store stays the only code that speaks SQL). The
- * router batches its writes and hands them over in one IMMEDIATE transaction, so the per-call path
- * never waits on a commit; every aggregate is SQL.
+ * The model router's room of the store: the prompt cache, per-call metrics and the rolling budget
+ * windows, on the store's connection (`store.router`), or on an in-memory connection of the
+ * router's own when it has no store. The router batches its writes and hands them over in one
+ * IMMEDIATE transaction, so the per-call path never waits on a commit; every aggregate is SQL.
  * Runs on: Node (core).
  */
 import type Database from 'better-sqlite3';
-import type { Store } from './store.js';
+import type { Connection } from './connection.js';
 
 /** One model call as stored (a host attempt or a cache hit). */
 export interface CallRow {
@@ -142,8 +142,8 @@ export class RouterStore {
   private readonly stmt: ReturnType<RouterStore['prepare']>;
   private readonly writeTx: Database.Transaction<(w: RouterWrites) => void>;
 
-  constructor(private readonly store: Store) {
-    this.db = store.db;
+  constructor(private readonly connection: Connection) {
+    this.db = connection.db;
     this.stmt = this.prepare();
     this.writeTx = this.db.transaction((w: RouterWrites) => {
       for (const c of w.calls) {
@@ -202,7 +202,7 @@ export class RouterStore {
     if (writes.calls.length + writes.cache.length + writes.budget.length === 0) return;
     // Metrics and cache entries are advisory: their commit skips the fsync (the next sync of the
     // run's records, or any synchronous commit, syncs them too).
-    this.store.withoutSync(() => this.writeTx.immediate(writes));
+    this.connection.withoutSync(() => this.writeTx.immediate(writes));
   }
 
   /** A live cached answer's JSON, or undefined. */

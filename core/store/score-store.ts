@@ -9,7 +9,8 @@
 import type Database from 'better-sqlite3';
 import type { ModelUsage, RunId } from '../domain.js';
 import { BaselineReads } from './baseline-reads.js';
-import { ownerIsDeadLocally, type Store } from './store.js';
+import { ownerIsDeadLocally } from './owner-liveness.js';
+import type { Store } from './store.js';
 
 export type StoredSeverity = 'none' | 'soft' | 'hard';
 export const SEVERITY_CODE: Record<StoredSeverity, number> = { none: 0, soft: 1, hard: 2 };

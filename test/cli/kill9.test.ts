@@ -40,7 +40,7 @@ it('kill -9 of `panoptes run` and `resume` at random points, then `resume`: ever
 
   const store = new Store(join(dataDir, 'panoptes.db'));
   try {
-    const run = store.getRun(runId!)!;
+    const run = store.queries.getRun(runId!)!;
     expect(run.status).toBe('done');
     expect(run.doneCount).toBe(run.jobCount);
     expect(run.failedCount).toBe(0);

@@ -25,7 +25,7 @@ afterAll(() => tmp.cleanup());
 function runStatus(dataDir: string, runId: string): string {
   const store = new Store(join(dataDir, 'panoptes.db'), { readonly: true });
   try {
-    return store.getRun(runId)!.status;
+    return store.queries.getRun(runId)!.status;
   } finally {
     store.close();
   }

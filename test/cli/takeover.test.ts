@@ -70,7 +70,7 @@ it(`SIGSTOP of a run's owner past its lease, then takeover by resume: exactly on
     }
     const store = new Store(dbPath, { readonly: true });
     try {
-      const run = store.getRun(runId!)!;
+      const run = store.queries.getRun(runId!)!;
       expect(run.status).toBe('done');
       expect(run.error).toBeNull();
       expect(run.doneCount).toBe(run.jobCount);

@@ -88,7 +88,7 @@ describe('the app in a browser (panoptes serve --ui)', () => {
     await page.screenshot({ path: shotPath('04-run-done') });
 
     store = new Store(databasePath(join(tmp.dir, 'data')), { readonly: true });
-    expect(store.getRun(runId)?.status).toBe('done');
+    expect(store.queries.getRun(runId)?.status).toBe('done');
   });
 
   it('charts tokens, calls and cost per model with the numbers stats gives', async () => {
@@ -176,7 +176,7 @@ describe('the app in a browser (panoptes serve --ui)', () => {
     await page.getByTestId('record-row').first().click();
     await page.getByTestId('side-by-side').waitFor();
     await expect.poll(() => page.locator('.sbs-cell .sbs-text').count(), WAIT).toBe(6);
-    const stored = store.responses(runId, { vignetteId }, { limit: 100 }).items;
+    const stored = store.queries.responses(runId, { vignetteId }, { limit: 100 }).items;
     for (const r of stored) {
       const row = page.locator('.sbs-table tbody tr', { has: page.locator(`th:text-is("${r.model}")`) });
       expect(await row.locator('td').nth(r.epoch - 1).locator('.sbs-text').textContent()).toBe(r.response);
@@ -187,7 +187,7 @@ describe('the app in a browser (panoptes serve --ui)', () => {
   it('exports JSONL and CSV downloads identical to the database, through one-time links', async () => {
     await page.goto(`${ui.origin}/#/export/${runId}`);
     await expect.poll(() => text('[data-testid=export-count]'), WAIT).toBe('144');
-    const rows = [...store.iterateResponses(runId)];
+    const rows = [...store.queries.iterateResponses(runId)];
     expect(rows).toHaveLength(144);
 
     const [jsonl] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-button').click()]);
@@ -276,7 +276,7 @@ describe('the app in a browser (panoptes serve --ui)', () => {
     expect(Number(await text('[data-testid=job-legend] [data-status=cancelled] strong'))).toBeGreaterThan(0);
     expect(await page.getByTestId('cancel-run').count()).toBe(0);
     await page.screenshot({ path: shotPath('10-run-cancelled') });
-    expect(store.getRun(slowRun)?.status).toBe('cancelled');
+    expect(store.queries.getRun(slowRun)?.status).toBe('cancelled');
   });
 
   it('lists the workers, survives a reload, and follows the system into dark mode', async () => {

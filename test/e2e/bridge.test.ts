@@ -123,7 +123,7 @@ describe('the browser bridge', () => {
 
   it('streams an export to a one-time link or a bearer token, and never to anyone else', async () => {
     const run = (await call('listRuns', {})).json.value[0];
-    const expected = [...ui.engine.store.iterateResponses(run.id)].map((r) => `${toJsonlLine(r)}\n`).join('');
+    const expected = [...ui.engine.store.queries.iterateResponses(run.id)].map((r) => `${toJsonlLine(r)}\n`).join('');
     const linkFor = async (format: string) => (await send(ui.port, 'POST', '/bridge/export-link', {
       headers: { host: host(), authorization: `Bearer ${TOKEN}` },
       body: JSON.stringify({ runId: run.id, format }),
@@ -150,7 +150,7 @@ describe('the browser bridge', () => {
     const big = writeManifest(tmp.dir, 3000, 'big.jsonl');
     const created = await call('createRun', { manifestPath: big, models: ['quick'], epochs: 3, concurrency: 1 });
     const runId = created.json.value.id as string;
-    while (ui.engine.store.responseCount(runId) < 500) await new Promise((r) => setTimeout(r, 10));
+    while (ui.engine.store.queries.responseCount(runId) < 500) await new Promise((r) => setTimeout(r, 10));
     // A reader that takes one chunk and then stops reading while the run goes on writing.
     const stalled = await new Promise<{ resume: () => Promise<string> }>((resolve, reject) => {
       const req = request(
@@ -176,11 +176,11 @@ describe('the browser bridge', () => {
       req.end();
     });
     const deadline = Date.now() + 30_000;
-    while (ui.engine.store.getRun(runId)!.status === 'running' || ui.engine.store.getRun(runId)!.status === 'queued') {
+    while (ui.engine.store.queries.getRun(runId)!.status === 'running' || ui.engine.store.queries.getRun(runId)!.status === 'queued') {
       if (Date.now() > deadline) throw new Error('run did not finish');
       await new Promise((r) => setTimeout(r, 20));
     }
-    expect(ui.engine.store.getRun(runId)).toMatchObject({ status: 'done', error: null });
+    expect(ui.engine.store.queries.getRun(runId)).toMatchObject({ status: 'done', error: null });
     const lines = (await stalled.resume()).trimEnd().split('\n');
     const keys = lines.map((l) => {
       const r = JSON.parse(l) as { model: string; epoch: number; vignette_id: string };

@@ -184,25 +184,25 @@ describe.skipIf(missing.length > 0)(
       const runId = decodeURIComponent(page.url().split('#/runs/')[1]!);
       await expect.poll(() => page.locator('.view-header [data-testid=status]').first().textContent(), WAIT).toBe('done');
       expect(await page.getByTestId('metric-progress').textContent()).toContain('30 / 30');
-      expect(engine.store.getRun(runId)?.status).toBe('done');
+      expect(engine.store.queries.getRun(runId)?.status).toBe('done');
       await page.screenshot({ path: join(SHOTS, '03-run-done.png') });
     });
 
     it('draws the charts under the CSP', async () => {
-      const [run] = engine.store.listRuns({});
+      const [run] = engine.store.queries.listRuns({});
       await page.goto(`${served.origin}/index.html#/stats/${run!.id}`);
       await expect.poll(() => page.locator('svg.recharts-surface').count(), WAIT).toBeGreaterThan(0);
       await page.screenshot({ path: join(SHOTS, '04-stats.png'), fullPage: true });
     });
 
     it('saves the export where the save dialog said, identical to the database', async () => {
-      const [run] = engine.store.listRuns({});
+      const [run] = engine.store.queries.listRuns({});
       await page.goto(`${served.origin}/index.html#/export/${run!.id}`);
       await page.getByTestId('export-button').click();
       await page.getByTestId('export-done').waitFor();
       expect(await page.getByTestId('export-done').textContent()).toBe(`Saved 30 lines to ${dialogs.exportPath}`);
       expect(dialogs.exportNames).toEqual([`${run!.id}-responses.jsonl`]);
-      const rows = [...engine.store.iterateResponses(run!.id)];
+      const rows = [...engine.store.queries.iterateResponses(run!.id)];
       expect(readFileSync(dialogs.exportPath, 'utf8')).toBe(rows.map((r) => `${toJsonlLine(r)}\n`).join(''));
       await page.screenshot({ path: join(SHOTS, '05-export-saved.png') });
     });

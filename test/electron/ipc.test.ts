@@ -112,7 +112,7 @@ describe('registerIpc', () => {
       ok: false,
       error: { code: 'auth', message: "refused: the request did not come from the app's own window", retryable: false, where: 'senderFrame' },
     });
-    expect(engine.store.listRuns({})).toHaveLength(0);
+    expect(engine.store.queries.listRuns({})).toHaveLength(0);
     const opened = await call(IPC_LAYOUT.desktop.openExternal, frame, 'https://example.com/');
     expect(opened.ok).toBe(false);
     expect(dialogs.opened).toEqual([]);
@@ -135,7 +135,7 @@ describe('registerIpc', () => {
     expect(oneArg.ok).toBe(true);
     const extraArg = await call(IPC_LAYOUT.calls.listRuns!, APP_FRAME, {}, { more: true });
     expect(extraArg).toMatchObject({ ok: false, error: { code: 'invalid_input', message: 'listRuns: takes one argument, got 2' } });
-    expect(engine.store.listRuns({})).toHaveLength(0);
+    expect(engine.store.queries.listRuns({})).toHaveLength(0);
   });
 
   it('returns errors as plain, cloneable data (IPC would keep only the message of an Error)', async () => {
@@ -162,7 +162,7 @@ describe('registerIpc', () => {
     const run = created.value as Run;
     engine.scheduler.start();
     const deadline = Date.now() + 20_000;
-    while (engine.store.getRun(run.id)?.status !== 'done') {
+    while (engine.store.queries.getRun(run.id)?.status !== 'done') {
       if (Date.now() > deadline) throw new Error('run did not finish');
       await new Promise((r) => setTimeout(r, 20));
     }

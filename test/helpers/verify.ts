@@ -9,9 +9,9 @@ import { responsesPath } from '../../core/scheduler/response-log.js';
 import type { Store } from '../../core/store/store.js';
 
 export function expectExactlyOnce(store: Store, dataDir: string, runId: string): void {
-  const run = store.getRun(runId)!;
+  const run = store.queries.getRun(runId)!;
   const expected = run.vignetteCount * run.jobCount;
-  const rows = store.runResults(runId);
+  const rows = store.queries.runResults(runId);
   const dbKeys = rows.map((r) => `${r.model}|${r.epoch}|${r.vignetteId}`);
   expect(dbKeys).toHaveLength(expected);
   expect(new Set(dbKeys).size).toBe(expected);

@@ -21,9 +21,9 @@ describe('HTTP API', () => {
     api = await startApi({ startScheduler: false });
     const { store } = api.engine;
     // Seed the store directly: one running run, one job, one record of 1,000,000 tokens each way.
-    store.insertRun({ id: 'r-seed', manifestPath: '/seed.jsonl', models: ['claude'], epochs: 1, vignetteCount: 1, options: RUN_OPTIONS });
-    const [job] = store.insertJobs('r-seed', [{ model: 'claude', epoch: 1 }]);
-    const attempt = store.startAttempt(job!.id, 'w1')!;
+    store.runs.insertRun({ id: 'r-seed', manifestPath: '/seed.jsonl', models: ['claude'], epochs: 1, vignetteCount: 1, options: RUN_OPTIONS });
+    const [job] = store.jobs.insertJobs('r-seed', [{ model: 'claude', epoch: 1 }]);
+    const attempt = store.jobs.startAttempt(job!.id, 'w1')!;
     const usage = { inputTokens: 1_000_000, outputTokens: 1_000_000 };
     const landed = store.records.settle({ jobId: job!.id, attempt, workerId: 'w1', vignettesDone: 1, usage }, [
       {
@@ -101,7 +101,7 @@ describe('HTTP API', () => {
       ['flaky', 40],
       ['steady', 40],
     ]);
-    const usage = api.engine.store.usageByModel();
+    const usage = api.engine.store.queries.usageByModel();
     for (const m of stats.json.models) {
       const u = usage.find((x) => x.model === m.model)!;
       expect(m).toMatchObject({ input_tokens: u.inputTokens, output_tokens: u.outputTokens });

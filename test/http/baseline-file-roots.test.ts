@@ -82,7 +82,7 @@ describe('where baseline files are read from over HTTP', () => {
         expect(res.text).toContain('scorers.1.baselineFile');
       }
     }
-    expect(engine.store.listRuns({})).toHaveLength(1);
+    expect(engine.store.queries.listRuns({})).toHaveLength(1);
     expect((await engine.service.scoringStatus({ runId })).scorers).toEqual([]);
   });
 

@@ -91,7 +91,7 @@ describe('where manifests are read from over HTTP', () => {
 
   it('refuses every path outside over POST /runs, naming the allowed folders, echoing nothing', async () => {
     for (const [, path] of OUTSIDE()) expectRefused(await createRun(path!), path!);
-    expect(engine.store.listRuns({})).toHaveLength(0);
+    expect(engine.store.queries.listRuns({})).toHaveLength(0);
   });
 
   it("refuses them over the bridge's createRun and checkManifest too", async () => {
@@ -99,7 +99,7 @@ describe('where manifests are read from over HTTP', () => {
       expectRefused(await post('/bridge/call/createRun', { manifestPath: path, models: ['fast'], epochs: 1 }), path!);
       expectRefused(await post('/bridge/call/checkManifest', { path }), path!);
     }
-    expect(engine.store.listRuns({})).toHaveLength(0);
+    expect(engine.store.queries.listRuns({})).toHaveLength(0);
   });
 
   it('reads manifests in manifests/ (through a symlink that stays inside too) and in a --manifest-root folder', async () => {
@@ -110,7 +110,7 @@ describe('where manifests are read from over HTTP', () => {
       expect(checked.json).toMatchObject({ ok: true, value: { count: 3 } });
     }
     // The run keeps the real path it read.
-    expect(engine.store.listRuns({}).map((r) => r.manifestPath)).toContain(join(manifests, 'inside.jsonl'));
+    expect(engine.store.queries.listRuns({}).map((r) => r.manifestPath)).toContain(join(manifests, 'inside.jsonl'));
     const missing = await createRun(join(manifests, 'gone.jsonl'));
     expect(missing.status).toBe(400);
     expect(missing.json.error.message).toBe(`cannot read manifest ${join(manifests, 'gone.jsonl')}: no such file`);

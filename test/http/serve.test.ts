@@ -107,7 +107,7 @@ describe('panoptes serve', () => {
 
     const store = new Store(join(dataDir, 'panoptes.db'));
     try {
-      expect(store.getRun(created.json.id)?.status).toBe('queued');
+      expect(store.queries.getRun(created.json.id)?.status).toBe('queued');
     } finally {
       store.close();
     }

@@ -32,7 +32,7 @@ describe('manifests', () => {
     const err = await engine.service.createRun({ manifestPath: path, models: ['mock-fast'], epochs: 1 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PanoptesError);
     expect((err as PanoptesError).message).toMatch(pattern);
-    expect(engine.store.listRuns()).toEqual([]);
+    expect(engine.store.queries.listRuns()).toEqual([]);
     const counts = engine.store.db
       .prepare('SELECT (SELECT COUNT(*) FROM runs) r, (SELECT COUNT(*) FROM jobs) j, (SELECT COUNT(*) FROM vignettes) v, (SELECT COUNT(*) FROM staged_runs) s')
       .get();
@@ -100,7 +100,7 @@ describe('manifests', () => {
     const err2 = await engine.service.createRun({ manifestPath: p, models: [], epochs: 0 }).catch((e: unknown) => e);
     expect((err2 as PanoptesError).message).toMatch(/models: choose at least one model/);
     expect((err2 as PanoptesError).message).toMatch(/epochs: at least 1/);
-    expect(engine.store.listRuns()).toEqual([]);
+    expect(engine.store.queries.listRuns()).toEqual([]);
   });
 
   it('streams a large manifest without reading it into one string', async () => {

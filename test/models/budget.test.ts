@@ -37,7 +37,7 @@ function cat(budget: Record<string, number>, profiles?: unknown) {
 describe('budget guard', () => {
   it('stops calls at the ceiling and reopens when the window frees', async () => {
     const clock = manualClock();
-    const r = router({ catalog: cat({ calls: 3 }), store: ts.store, now: clock.now, cache: { enabled: false } });
+    const r = router({ catalog: cat({ calls: 3 }), store: ts.store.router, now: clock.now, cache: { enabled: false } });
     const t0 = clock.now();
     for (let i = 0; i < 3; i++) {
       await r.generate(request('m', `q${i}`));
@@ -58,7 +58,7 @@ describe('budget guard', () => {
   });
 
   it('reserves before calling, so a burst cannot overshoot', async () => {
-    const r = router({ catalog: cat({ calls: 3 }), store: ts.store, cache: { enabled: false } });
+    const r = router({ catalog: cat({ calls: 3 }), store: ts.store.router, cache: { enabled: false } });
     fake.always('budgeted', { kind: 'ok', delayMs: 50 });
     const results = await Promise.allSettled(Array.from({ length: 10 }, (_, i) => r.generate(request('m', `q${i}`))));
     expect(results.filter((x) => x.status === 'fulfilled')).toHaveLength(3);
@@ -69,7 +69,7 @@ describe('budget guard', () => {
   it('counts tokens and USD from real usage, settled after the call', async () => {
     const clock = manualClock();
     // 18 tokens a call (11 in + 7 out); prices of $1 a token make it $18 a call.
-    const r = router({ catalog: cat({ tokens: 40 }), store: ts.store, now: clock.now, cache: { enabled: false }, budgetOutputTokens: 5 });
+    const r = router({ catalog: cat({ tokens: 40 }), store: ts.store.router, now: clock.now, cache: { enabled: false }, budgetOutputTokens: 5 });
     await r.generate(request('m', 'a'));
     await r.generate(request('m', 'b'));
     const e = await failureOf(r.generate(request('m', 'c')));
@@ -78,7 +78,7 @@ describe('budget guard', () => {
     await r.close();
 
     const other = tempStore();
-    const usd = router({ catalog: cat({ usd: 40 }), store: other.store, now: clock.now, cache: { enabled: false }, budgetOutputTokens: 5 });
+    const usd = router({ catalog: cat({ usd: 40 }), store: other.store.router, now: clock.now, cache: { enabled: false }, budgetOutputTokens: 5 });
     await usd.generate(request('m', 'a'));
     await usd.generate(request('m', 'b'));
     expect((await failureOf(usd.generate(request('m', 'c')))).message).toMatch(/USD budget of 40/);
@@ -87,7 +87,7 @@ describe('budget guard', () => {
   });
 
   it('refuses a call that alone exceeds the budget, not retryable', async () => {
-    const r = router({ catalog: cat({ tokens: 100 }), store: ts.store, cache: { enabled: false } });
+    const r = router({ catalog: cat({ tokens: 100 }), store: ts.store.router, cache: { enabled: false } });
     const e = await failureOf(r.generate(request('m', 'x', { sampling: { maxTokens: 500 } })));
     expect(e.code).toBe('budget_exceeded');
     expect(e.retryable).toBe(false);
@@ -98,11 +98,11 @@ describe('budget guard', () => {
 
   it('remembers spend across a restart', async () => {
     const clock = manualClock();
-    const r1 = router({ catalog: cat({ calls: 2 }), store: ts.store, now: clock.now, cache: { enabled: false } });
+    const r1 = router({ catalog: cat({ calls: 2 }), store: ts.store.router, now: clock.now, cache: { enabled: false } });
     await r1.generate(request('m', 'a'));
     await r1.generate(request('m', 'b'));
     await r1.close();
-    const r2 = router({ catalog: cat({ calls: 2 }), store: ts.store, now: clock.now, cache: { enabled: false } });
+    const r2 = router({ catalog: cat({ calls: 2 }), store: ts.store.router, now: clock.now, cache: { enabled: false } });
     expect((await failureOf(r2.generate(request('m', 'c')))).code).toBe('budget_exceeded');
     await r2.close();
   });
@@ -110,12 +110,12 @@ describe('budget guard', () => {
   it('keeps a window and a budget per profile', async () => {
     const clock = manualClock();
     const profiles = { lab: { providers: { p: { dailyBudget: { calls: 1 } } } } };
-    const def = router({ catalog: cat({ calls: 2 }, profiles), store: ts.store, now: clock.now, cache: { enabled: false } });
+    const def = router({ catalog: cat({ calls: 2 }, profiles), store: ts.store.router, now: clock.now, cache: { enabled: false } });
     await def.generate(request('m', 'a'));
     await def.generate(request('m', 'b'));
     expect((await failureOf(def.generate(request('m', 'c')))).code).toBe('budget_exceeded');
     await def.close();
-    const lab = router({ catalog: cat({ calls: 2 }, profiles), store: ts.store, now: clock.now, cache: { enabled: false }, profile: 'lab' });
+    const lab = router({ catalog: cat({ calls: 2 }, profiles), store: ts.store.router, now: clock.now, cache: { enabled: false }, profile: 'lab' });
     expect(lab.profile).toBe('lab');
     await lab.generate(request('m', 'a'));
     expect((await failureOf(lab.generate(request('m', 'b')))).message).toMatch(/calls budget of 1 \(profile "lab"\)/);
@@ -130,7 +130,7 @@ describe('budget guard', () => {
   it('runs a call that names a profile under that profile: its budget, its window, its metrics tag', async () => {
     const clock = manualClock();
     const profiles = { judge: { providers: { p: { dailyBudget: { calls: 1 } } } } };
-    const r = router({ catalog: cat({ calls: 3 }, profiles), store: ts.store, now: clock.now, cache: { enabled: false } });
+    const r = router({ catalog: cat({ calls: 3 }, profiles), store: ts.store.router, now: clock.now, cache: { enabled: false } });
     await r.generate(request('m', 'judge a', { profile: 'judge' }));
     const over = await failureOf(r.generate(request('m', 'judge b', { profile: 'judge' })));
     expect(over.message).toMatch(/calls budget of 1 \(profile "judge"\)/);
@@ -149,7 +149,7 @@ describe('budget guard', () => {
       providers: { p: openaiProvider(fake.url, { dailyBudget: { calls: 1 } }), q: openaiProvider(fake.url) },
       models: { m: { hosts: [host('p', 'p-model'), host('q', 'q-model')] } },
     });
-    const r = router({ catalog: c, store: ts.store, cache: { enabled: false } });
+    const r = router({ catalog: c, store: ts.store.router, cache: { enabled: false } });
     const hosts = [];
     for (let i = 0; i < 4; i++) hosts.push((await r.generate(request('m', `q${i}`))).host);
     expect(hosts.filter((h) => h === 'p/p-model')).toHaveLength(1);

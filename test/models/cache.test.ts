@@ -1,7 +1,8 @@
 /**
  * The prompt cache: a hit only for exactly the same request (every key field changes the key),
  * never across privacy modes, epochs independent unless shared, only successes stored, a TTL,
- * `skipPromptCache` neither reading nor writing, and entries that survive the process (SQLite).
+ * `skipPromptCache` neither reading nor writing, and entries that survive the process (SQLite), or
+ * live in memory for a router given no store.
  */
 import { describe, expect, it } from 'vitest';
 import type { ModelRequest } from '../../core/models/model-client.js';
@@ -37,7 +38,7 @@ const base: ModelRequest = {
 
 describe('prompt cache', () => {
   it('hits on the same request, marked cached, with no call', async () => {
-    const r = router({ catalog: cat(), store: ts.store });
+    const r = router({ catalog: cat(), store: ts.store.router });
     const first = await r.generate(base);
     expect(first.cached).toBe(false);
     const second = await r.generate({ ...base, messages: base.messages.map((m) => ({ ...m })), sampling: { ...base.sampling } });
@@ -48,6 +49,17 @@ describe('prompt cache', () => {
     expect(m.recent.filter((c) => c.cacheHit)).toHaveLength(1);
     expect(m.recent.find((c) => c.cacheHit)!.costUsd).toBe(0);
     await r.close();
+  });
+
+  it('without a store, caches in an in-memory database of its own', async () => {
+    const r = router({ catalog: cat() });
+    expect((await r.generate(base)).cached).toBe(false);
+    expect((await r.generate(base)).cached).toBe(true);
+    expect(fake.count('model-m')).toBe(1);
+    expect(r.metrics().hosts[0]).toMatchObject({ calls: 1, cacheHits: 1 });
+    await r.close();
+    // Nothing reached the data folder's store.
+    expect(ts.store.router.recentCalls({ since: 0 }, 10)).toEqual([]);
   });
 
   const variants: Array<[string, Partial<ModelRequest>]> = [
@@ -66,7 +78,7 @@ describe('prompt cache', () => {
   ];
 
   it.each(variants)('misses when the %s differs', async (_name, change) => {
-    const r = router({ catalog: cat(), store: ts.store });
+    const r = router({ catalog: cat(), store: ts.store.router });
     await r.generate(base);
     const before = fake.count();
     const res = await r.generate({ ...base, ...change });
@@ -77,7 +89,7 @@ describe('prompt cache', () => {
   });
 
   it('never serves an answer made under one privacy mode to another', async () => {
-    const r = router({ catalog: cat(), store: ts.store });
+    const r = router({ catalog: cat(), store: ts.store.router });
     await r.generate(request('pub', 'q', { privacy: 'off' }));
     await r.generate(request('pub', 'q', { privacy: 'fallback' }));
     expect(fake.count('model-q')).toBe(2);
@@ -88,16 +100,16 @@ describe('prompt cache', () => {
   });
 
   it('the privacy lock is part of the key: a locked instance never reuses an unlocked answer', async () => {
-    const unlocked = router({ catalog: cat(), store: ts.store });
+    const unlocked = router({ catalog: cat(), store: ts.store.router });
     await unlocked.generate({ ...base, privacy: 'off' });
     await unlocked.close();
-    const locked = router({ catalog: cat(), store: ts.store, privacyLock: 'strict' });
+    const locked = router({ catalog: cat(), store: ts.store.router, privacyLock: 'strict' });
     expect((await locked.generate({ ...base, privacy: 'off' })).cached).toBe(false);
     await locked.close();
   });
 
   it('keeps epochs independent unless the run shares answers across epochs', async () => {
-    const r = router({ catalog: cat(), store: ts.store });
+    const r = router({ catalog: cat(), store: ts.store.router });
     await r.generate({ ...base, epoch: 1 });
     expect((await r.generate({ ...base, epoch: 2 })).cached).toBe(false);
     await r.generate({ ...base, epoch: 1, shareCacheAcrossEpochs: true, messages: [{ role: 'user', content: 'shared' }] });
@@ -108,7 +120,7 @@ describe('prompt cache', () => {
 
   it('stores only successes', async () => {
     fake.next('model-m', { kind: 'status', status: 500 }, { kind: 'empty' });
-    const r = router({ catalog: cat(), store: ts.store, maxCooldownWaitMs: 0, cooldowns: { errorBaseMs: 1 } });
+    const r = router({ catalog: cat(), store: ts.store.router, maxCooldownWaitMs: 0, cooldowns: { errorBaseMs: 1 } });
     await expect(r.generate(base)).rejects.toMatchObject({ code: 'server_error' });
     await new Promise((res) => setTimeout(res, 5));
     await expect(r.generate(base)).rejects.toMatchObject({ code: 'empty_output' });
@@ -121,7 +133,7 @@ describe('prompt cache', () => {
   });
 
   it('skipPromptCache neither reads nor writes the cache', async () => {
-    const r = router({ catalog: cat(), store: ts.store });
+    const r = router({ catalog: cat(), store: ts.store.router });
     await r.generate(base);
     expect((await r.generate({ ...base, skipPromptCache: true })).cached).toBe(false);
     const fresh = { ...base, messages: [{ role: 'user' as const, content: 'never stored' }] };
@@ -135,7 +147,7 @@ describe('prompt cache', () => {
 
   it('expires entries after the TTL', async () => {
     const clock = manualClock();
-    const r = router({ catalog: cat(), store: ts.store, now: clock.now, cache: { ttlMs: 60_000 } });
+    const r = router({ catalog: cat(), store: ts.store.router, now: clock.now, cache: { ttlMs: 60_000 } });
     await r.generate(base);
     clock.advance(59_000);
     expect((await r.generate(base)).cached).toBe(true);
@@ -145,10 +157,10 @@ describe('prompt cache', () => {
   });
 
   it('answers from SQLite after a restart, and keeps no prompt text', async () => {
-    const r1 = router({ catalog: cat(), store: ts.store });
+    const r1 = router({ catalog: cat(), store: ts.store.router });
     await r1.generate(base);
     await r1.close();
-    const r2 = router({ catalog: cat(), store: ts.store });
+    const r2 = router({ catalog: cat(), store: ts.store.router });
     expect((await r2.generate(base)).cached).toBe(true);
     expect(fake.count('model-m')).toBe(1);
     await r2.close();
@@ -159,7 +171,7 @@ describe('prompt cache', () => {
   });
 
   it('never answers a sample of a run with a sibling vignette of the same run and epoch', async () => {
-    const r = router({ catalog: cat(), store: ts.store });
+    const r = router({ catalog: cat(), store: ts.store.router });
     const sample = (runId: string, vignetteId: string, epoch: number, share = false): ModelRequest => ({
       ...base,
       runId,

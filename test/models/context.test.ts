@@ -30,7 +30,7 @@ const longPrompt = 'The patient reports intermittent chest pain after exercise, 
 
 describe('context window', () => {
   it('skips a host too small for the prompt', async () => {
-    const r = router({ catalog: cat(), store: ts.store, cache: { enabled: false } });
+    const r = router({ catalog: cat(), store: ts.store.router, cache: { enabled: false } });
     for (let i = 0; i < 4; i++) expect((await r.generate(request('m', `${i} ${longPrompt}`))).host).toBe('big/big-ctx');
     expect(fake.count('small-ctx')).toBe(0);
     // A short prompt fits both, and rotation uses both.
@@ -41,7 +41,7 @@ describe('context window', () => {
   });
 
   it('counts the maximum output against the window too', async () => {
-    const r = router({ catalog: cat(), store: ts.store, cache: { enabled: false } });
+    const r = router({ catalog: cat(), store: ts.store.router, cache: { enabled: false } });
     for (let i = 0; i < 3; i++) {
       expect((await r.generate(request('m', `short ${i}`, { sampling: { maxTokens: 2000 } }))).host).toBe('big/big-ctx');
     }
@@ -50,7 +50,7 @@ describe('context window', () => {
   });
 
   it('says so when no host can hold the prompt', async () => {
-    const r = router({ catalog: cat(), store: ts.store, cache: { enabled: false } });
+    const r = router({ catalog: cat(), store: ts.store.router, cache: { enabled: false } });
     const err = await r.generate(request('tiny', longPrompt)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PanoptesError);
     expect((err as PanoptesError).code).toBe('no_host');

@@ -43,7 +43,7 @@ describe('failover', () => {
     fake.always('a-429', { kind: 'status', status: 429, headers: { 'retry-after': '20' } });
     fake.always('b-500', { kind: 'status', status: 500 });
     fake.always('c-hang', { kind: 'hang' });
-    const r = router({ catalog: fourHosts(), store: ts.store, cache: { enabled: false } });
+    const r = router({ catalog: fourHosts(), store: ts.store.router, cache: { enabled: false } });
     const started = Date.now();
     const res = await r.generate(request('m'));
     expect(res.host).toBe('d/d-ok');
@@ -82,7 +82,7 @@ describe('failover', () => {
       models: { m: { hosts: [host('a', 'a-empty'), host('b', 'b-ok')] } },
     });
     fake.always('a-empty', { kind: 'empty' });
-    const r = router({ catalog: cat, store: ts.store, cache: { enabled: false } });
+    const r = router({ catalog: cat, store: ts.store.router, cache: { enabled: false } });
     const res = await r.generate(request('m'));
     expect(res.host).toBe('b/b-ok');
     expect(r.metrics().hosts.find((h) => h.host === 'a/a-empty')!.errors).toEqual({ empty_output: 1 });
@@ -96,7 +96,7 @@ describe('failover', () => {
     });
     fake.always('a-429', { kind: 'status', status: 429, headers: { 'retry-after': '40' } });
     fake.always('b-429', { kind: 'status', status: 429, headers: { 'retry-after': '25' } });
-    const r = router({ catalog: cat, store: ts.store, cache: { enabled: false }, maxCooldownWaitMs: 1000 });
+    const r = router({ catalog: cat, store: ts.store.router, cache: { enabled: false }, maxCooldownWaitMs: 1000 });
     const e = await failureOf(r.generate(request('m')));
     expect(e.code).toBe('rate_limited');
     expect(e.retryable).toBe(true);
@@ -117,7 +117,7 @@ describe('failover', () => {
   it('waits for a host that cools down briefly instead of failing', async () => {
     const cat = catalog({ providers: { a: openaiProvider(fake.url) }, models: { m: { hosts: [host('a', 'a')] } } });
     fake.next('a', { kind: 'status', status: 429, headers: { 'retry-after': '0.4' } });
-    const r = router({ catalog: cat, store: ts.store, cache: { enabled: false } });
+    const r = router({ catalog: cat, store: ts.store.router, cache: { enabled: false } });
     const e = await failureOf(r.generate(request('m')));
     expect(e.code).toBe('rate_limited');
     expect(e.retryAfterMs).toBe(400);
@@ -134,7 +134,7 @@ describe('failover', () => {
     fake.next('a', { kind: 'status', status: 429, headers: { 'retry-after': '0.05' } });
     // A clock that never moves: the cooldown never ends, however long the call waits.
     const clock = manualClock();
-    const r = router({ catalog: cat, store: ts.store, cache: { enabled: false }, now: clock.now });
+    const r = router({ catalog: cat, store: ts.store.router, cache: { enabled: false }, now: clock.now });
     await failureOf(r.generate(request('m')));
     const e = await failureOf(r.generate(request('m', 'again')));
     expect(e.code).toBe('no_host');
@@ -149,7 +149,7 @@ describe('failover', () => {
     fake.always('a-429', { kind: 'status', status: 500 });
     fake.always('b-500', { kind: 'status', status: 500 });
     fake.always('c-hang', { kind: 'status', status: 500 });
-    const r = router({ catalog: fourHosts(), store: ts.store, cache: { enabled: false }, maxAttemptsPerCall: 2, maxCooldownWaitMs: 0 });
+    const r = router({ catalog: fourHosts(), store: ts.store.router, cache: { enabled: false }, maxAttemptsPerCall: 2, maxCooldownWaitMs: 0 });
     const e = await failureOf(r.generate(request('m')));
     expect(e.code).toBe('server_error');
     expect(fake.count()).toBe(2);
@@ -162,14 +162,14 @@ describe('failover', () => {
       models: { m: { hosts: [host('a', 'a-400'), host('b', 'b')] } },
     });
     fake.always('a-400', { kind: 'status', status: 400, body: { error: { message: 'temperature must be <= 2' } } });
-    const r = router({ catalog: cat, store: ts.store, cache: { enabled: false } });
+    const r = router({ catalog: cat, store: ts.store.router, cache: { enabled: false } });
     const e = await failureOf(r.generate(request('m')));
     expect(e.code).toBe('bad_request');
     expect(fake.count('b')).toBe(0);
     await r.close();
     // ...but a host without the model, or without room for the prompt, is one host's problem.
     fake.always('a-400', { kind: 'status', status: 404 });
-    const r2 = router({ catalog: cat, store: ts.store, cache: { enabled: false } });
+    const r2 = router({ catalog: cat, store: ts.store.router, cache: { enabled: false } });
     const res = await r2.generate(request('m', 'other'));
     expect(res.host).toBe('b/b');
     expect(fake.count('a-400')).toBe(2);
@@ -183,7 +183,7 @@ describe('failover', () => {
       models: { m: { hosts: [host('a', 'a-401'), host('b', 'b')] }, n: { hosts: [host('a', 'a-other')] } },
     });
     fake.always('a-401', { kind: 'status', status: 401 });
-    const r = router({ catalog: cat, store: ts.store, cache: { enabled: false } });
+    const r = router({ catalog: cat, store: ts.store.router, cache: { enabled: false } });
     expect((await r.generate(request('m'))).host).toBe('b/b');
     const posture = r.posture();
     // The key is the provider's: every model it hosts is out.

@@ -45,7 +45,7 @@ describe.skipIf(!existsSync(MODEL))('gguf provider', () => {
   });
 
   it('answers with real token counts', async () => {
-    const r = router({ catalog: localCatalog(), store: ts.store, cache: { enabled: false } });
+    const r = router({ catalog: localCatalog(), store: ts.store.router, cache: { enabled: false } });
     const promptTokens = model.tokenize('Hello, how are you today?').length;
     const res = await r.generate(
       request('tiny', 'Hello, how are you today?', { sampling: { maxTokens: 12, temperature: 0, seed: 1 } }),
@@ -68,7 +68,7 @@ describe.skipIf(!existsSync(MODEL))('gguf provider', () => {
   }, 120_000);
 
   it('sends exactly the vignette: no hidden system prompt is added or counted', async () => {
-    const r = router({ catalog: localCatalog(), store: ts.store, cache: { enabled: false } });
+    const r = router({ catalog: localCatalog(), store: ts.store.router, cache: { enabled: false } });
     const prompt = 'What is the capital of France?';
     const bare = await r.generate(request('tiny', prompt, { sampling: { maxTokens: 4, temperature: 0 } }));
     // The prompt in its chat template's few markers and nothing else (node-llama-cpp's default
@@ -155,7 +155,7 @@ describe.skipIf(!existsSync(MODEL))('gguf provider', () => {
       providers: { local: { kind: 'gguf', trainsOnData: false } },
       models: { gone: { hosts: [{ provider: 'local', model: 'no/such/model.gguf', contextWindow: 512 }] } },
     });
-    const r = router({ catalog: cat, store: ts.store, cache: { enabled: false } });
+    const r = router({ catalog: cat, store: ts.store.router, cache: { enabled: false } });
     await expect(r.generate(request('gone'))).rejects.toMatchObject({ code: 'bad_request', message: /no model file/ });
     expect(r.posture().models[0]!.hosts[0]!.state).toBe('blacklisted');
     await r.close();

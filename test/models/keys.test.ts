@@ -51,7 +51,7 @@ describe('API keys', () => {
     const log = capture();
     const r = new Router({
       catalog: cat,
-      store: ts.store,
+      store: ts.store.router,
       logger: log.logger,
       env: { TEST_OA_KEY: KEY, TEST_AN_KEY: ANTHROPIC_KEY },
       cache: { enabled: false },
@@ -91,7 +91,7 @@ describe('API keys', () => {
       providers: { oa: openaiProvider(fake.url, { apiKeyEnv: 'TEST_MISSING_KEY' }) },
       models: { m: { hosts: [host('oa', 'x')] } },
     });
-    const r = new Router({ catalog: cat, store: ts.store, logger: pino({ level: 'silent' }), env: {} });
+    const r = new Router({ catalog: cat, store: ts.store.router, logger: pino({ level: 'silent' }), env: {} });
     expect(r.serves('m')).toBe(false);
     expect(r.posture().models[0]!.hosts[0]).toMatchObject({ state: 'no_key', reason: 'TEST_MISSING_KEY is not set' });
     await expect(r.generate(request('m'))).rejects.toMatchObject({ code: 'no_host' });

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WriteBehind } from '../../core/models/router/write-behind.js';
-import { RouterStore, type CallRow } from '../../core/store/router-store.js';
+import type { CallRow } from '../../core/store/router-store.js';
 import { tempStore, type TempStore } from './helpers.js';
 
 let ts: TempStore;
@@ -37,7 +37,7 @@ const count = (ts: TempStore) => (ts.store.db.prepare('SELECT COUNT(*) AS n FROM
 
 describe('router metrics', () => {
   it('aggregates per host and provider in SQL', () => {
-    const rs = new RouterStore(ts.store);
+    const rs = ts.store.router;
     const calls: CallRow[] = [];
     // Host p/x: latencies 1..100 ms, five of them failed.
     for (let i = 1; i <= 100; i++) calls.push(call({ latencyMs: i, status: i <= 3 ? 'rate_limited' : i <= 5 ? 'timeout' : 'ok' }));
@@ -70,7 +70,7 @@ describe('router metrics', () => {
   });
 
   it('commits in batches: after the interval, or at once when a batch is full', async () => {
-    const rs = new RouterStore(ts.store);
+    const rs = ts.store.router;
     const wb = new WriteBehind(rs, { flushMs: 50, maxRows: 10 });
     for (let i = 0; i < 5; i++) wb.call(call({}));
     expect(count(ts)).toBe(0);
@@ -86,7 +86,7 @@ describe('router metrics', () => {
   });
 
   it('prunes old metrics, expired cache entries and budget minutes out of the window', () => {
-    const rs = new RouterStore(ts.store);
+    const rs = ts.store.router;
     rs.write({
       calls: [call({ at: 10 }), call({ at: 5000 })],
       cache: [

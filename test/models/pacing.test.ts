@@ -22,7 +22,7 @@ describe('pacing', () => {
       providers: { p: openaiProvider(fake.url, { rpm }) },
       models: { m: { hosts: [host('p', 'paced')] } },
     });
-    const r = router({ catalog: cat, store: ts.store, cache: { enabled: false } });
+    const r = router({ catalog: cat, store: ts.store.router, cache: { enabled: false } });
     // One call first, so the client's first-call set-up (modules, connection) does not skew the measure.
     await r.generate(request('m', 'warm-up'));
     const results = await Promise.all(Array.from({ length: 32 }, (_, i) => r.generate(request('m', `question ${i}`))));
@@ -52,7 +52,7 @@ describe('pacing', () => {
       models: { m: { hosts: [host('p', 'slow')] } },
     });
     fake.always('slow', { kind: 'ok', delayMs: 40 });
-    const r = router({ catalog: cat, store: ts.store, cache: { enabled: false } });
+    const r = router({ catalog: cat, store: ts.store.router, cache: { enabled: false } });
     await Promise.all(Array.from({ length: 32 }, (_, i) => r.generate(request('m', `q${i}`))));
     expect(fake.count('slow')).toBe(32);
     expect(fake.maxInFlight).toBe(3);
@@ -64,7 +64,7 @@ describe('pacing', () => {
       providers: { slow: openaiProvider(fake.url, { rpm: 60 }), fast: openaiProvider(fake.url) },
       models: { a: { hosts: [host('slow', 'slow-model')] }, b: { hosts: [host('fast', 'fast-model')] } },
     });
-    const r = router({ catalog: cat, store: ts.store, cache: { enabled: false } });
+    const r = router({ catalog: cat, store: ts.store.router, cache: { enabled: false } });
     await r.generate(request('a', 'first'));
     const pending = r.generate(request('a', 'second')); // waits a second for its slot
     const started = performance.now();

@@ -44,7 +44,7 @@ async function failureOf(p: Promise<unknown>): Promise<PanoptesError> {
 
 describe('privacy', () => {
   it('strict never sends to an unsafe host, even when the safe host fails', async () => {
-    const r = router({ catalog: cat(), store: ts.store, cache: { enabled: false }, maxCooldownWaitMs: 0 });
+    const r = router({ catalog: cat(), store: ts.store.router, cache: { enabled: false }, maxCooldownWaitMs: 0 });
     for (let i = 0; i < 10; i++) expect((await r.generate(request('both', `q${i}`))).host).toBe('safe/safe-1');
     fake.always('safe-1', { kind: 'status', status: 500 });
     const e = await failureOf(r.generate(request('both', 'fails')));
@@ -59,7 +59,7 @@ describe('privacy', () => {
   });
 
   it('fallback tries the safe host first and an unsafe one only as the last resort', async () => {
-    const r = router({ catalog: cat(), store: ts.store, cache: { enabled: false }, maxCooldownWaitMs: 0 });
+    const r = router({ catalog: cat(), store: ts.store.router, cache: { enabled: false }, maxCooldownWaitMs: 0 });
     for (let i = 0; i < 10; i++) {
       expect((await r.generate(request('both', `q${i}`, { privacy: 'fallback' }))).host).toBe('safe/safe-1');
     }
@@ -73,7 +73,7 @@ describe('privacy', () => {
   });
 
   it('fallback waits for a safe host that returns shortly rather than leak', async () => {
-    const r = router({ catalog: cat(), store: ts.store, cache: { enabled: false }, maxCooldownWaitMs: 2000 });
+    const r = router({ catalog: cat(), store: ts.store.router, cache: { enabled: false }, maxCooldownWaitMs: 2000 });
     fake.next('safe-1', { kind: 'status', status: 429, headers: { 'retry-after': '0.3' } });
     // The first call's only safe host fails; the unsafe hosts are its last resort.
     await r.generate(request('both', 'first', { privacy: 'fallback' }));
@@ -86,7 +86,7 @@ describe('privacy', () => {
   });
 
   it('off uses every host', async () => {
-    const r = router({ catalog: cat(), store: ts.store, cache: { enabled: false } });
+    const r = router({ catalog: cat(), store: ts.store.router, cache: { enabled: false } });
     const hosts = new Set<string>();
     for (let i = 0; i < 6; i++) hosts.add((await r.generate(request('both', `q${i}`, { privacy: 'off' }))).host);
     expect(hosts).toEqual(new Set(['public/unsafe-1', 'safe/safe-1', 'mixed/unsafe-2']));
@@ -94,7 +94,7 @@ describe('privacy', () => {
   });
 
   it('a lock to strict overrides what a run asks for', async () => {
-    const r = router({ catalog: cat(), store: ts.store, cache: { enabled: false }, env: { PANOPTES_PRIVACY_LOCK: 'strict' } });
+    const r = router({ catalog: cat(), store: ts.store.router, cache: { enabled: false }, env: { PANOPTES_PRIVACY_LOCK: 'strict' } });
     expect(r.privacyLock).toBe('strict');
     for (let i = 0; i < 6; i++) expect((await r.generate(request('both', `q${i}`, { privacy: 'off' }))).host).toBe('safe/safe-1');
     const e = await failureOf(r.generate(request('unsafeOnly', 'x', { privacy: 'off' })));
@@ -107,7 +107,7 @@ describe('privacy', () => {
   });
 
   it('posture says which models have a privacy-safe host routable now', async () => {
-    const r = router({ catalog: cat(), store: ts.store, cache: { enabled: false } });
+    const r = router({ catalog: cat(), store: ts.store.router, cache: { enabled: false } });
     const p = Object.fromEntries(r.posture().models.map((m) => [m.model, m]));
     expect(p.both).toMatchObject({ routable: true, privacySafeRoutable: true });
     expect(p.unsafeOnly).toMatchObject({ routable: true, privacySafeRoutable: false });

@@ -46,7 +46,7 @@ describe('the roster and frontier_ok', () => {
   });
 
   it('lists every model with hosts, privacy, health, window, price and the frontier flag', () => {
-    const r = router({ catalog: panel(), store: ts.store });
+    const r = router({ catalog: panel(), store: ts.store.router });
     const roster = r.roster();
     expect(roster.models.map((m) => m.model)).toEqual(['alpha', 'beta', 'delta', 'gamma']);
     const alpha = roster.models[0]!;
@@ -70,7 +70,7 @@ describe('the roster and frontier_ok', () => {
 
   it('says false when a frontier model loses its only safe host, though unsafe and non-frontier hosts still answer', async () => {
     fake.always('beta-b', { kind: 'status', status: 401 });
-    const r = router({ catalog: panel(), store: ts.store, cache: { enabled: false } });
+    const r = router({ catalog: panel(), store: ts.store.router, cache: { enabled: false } });
     await expect(r.generate(request('beta'))).rejects.toMatchObject({ code: 'auth' });
     const posture = r.posture();
     expect(posture.frontierOk).toBe(false);
@@ -82,9 +82,9 @@ describe('the roster and frontier_ok', () => {
   });
 
   it('counts a host whose key is missing as not routable', () => {
-    const r = router({ catalog: panel({ keyed: true }), store: ts.store });
+    const r = router({ catalog: panel({ keyed: true }), store: ts.store.router });
     expect(r.posture().frontierOk).toBe(false);
-    const keyed = router({ catalog: panel({ keyed: true }), store: ts.store, env: { B_KEY: 'k' } });
+    const keyed = router({ catalog: panel({ keyed: true }), store: ts.store.router, env: { B_KEY: 'k' } });
     expect(keyed.posture().frontierOk).toBe(true);
   });
 });
@@ -93,7 +93,7 @@ describe('probes', () => {
   it('sends one 16-token call to every host, marks the ones that fail, and calls none without its key', async () => {
     fake.always('beta-b', { kind: 'status', status: 404 });
     fake.always('gamma-open', { kind: 'status', status: 401 });
-    const r = router({ catalog: panel(), store: ts.store, env: {} });
+    const r = router({ catalog: panel(), store: ts.store.router, env: {} });
     const report = await r.probe();
     expect(report.results.map((x) => [x.host, x.status, x.state])).toEqual([
       ['a/alpha-a', 'ok', 'ready'],
@@ -114,7 +114,7 @@ describe('probes', () => {
     // Every probe is a metric, like any call.
     expect(r.metrics().hosts.find((h) => h.host === 'b/beta-b')!.errors).toEqual({ bad_request: 1 });
 
-    const keyed = router({ catalog: panel({ keyed: true }), store: ts.store, env: {} });
+    const keyed = router({ catalog: panel({ keyed: true }), store: ts.store.router, env: {} });
     const before = fake.arrivals.length;
     const only = await keyed.probe({ models: ['beta'] });
     expect(only.results).toEqual([expect.objectContaining({ host: 'b/beta-b', status: 'no_key', message: 'B_KEY is not set', state: 'no_key' })]);
@@ -127,7 +127,7 @@ describe('probes', () => {
       providers: { a: openaiProvider(fake.url, { timeoutMs: 200 }) },
       models: { alpha: { hosts: [host('a', 'alpha-a')] } },
     });
-    const r = router({ catalog: cat, store: ts.store });
+    const r = router({ catalog: cat, store: ts.store.router });
     const report = await r.probe({ models: ['alpha'] });
     expect(report.results[0]).toMatchObject({ status: 'timeout', state: 'cooling' });
     await expect(r.probe({ models: ['nope'] })).rejects.toThrow(/cannot probe "nope": not in the catalog/);
@@ -138,8 +138,8 @@ describe('per-profile metrics', () => {
   it('filters by profile and totals each profile apart', async () => {
     fake.always('alpha-a', { kind: 'ok', inputTokens: 10, outputTokens: 5 });
     const cat = panel();
-    const work = router({ catalog: cat, store: ts.store, profile: 'work', cache: { enabled: false } });
-    const home = router({ catalog: cat, store: ts.store, profile: 'home', cache: { enabled: false } });
+    const work = router({ catalog: cat, store: ts.store.router, profile: 'work', cache: { enabled: false } });
+    const home = router({ catalog: cat, store: ts.store.router, profile: 'home', cache: { enabled: false } });
     for (let i = 0; i < 3; i++) await work.generate(request('alpha', `q${i}`));
     await home.generate(request('alpha', 'h'));
     fake.always('alpha-a', { kind: 'status', status: 400 });

@@ -62,7 +62,7 @@ const prompts = (n: number) => Array.from({ length: n }, (_, i) => `question ${i
 
 /** Kills the server once `landed` records are in, keeps it down 5 s, restarts it on the same port. */
 async function outage(engine: Engine, runId: string, get: () => ServerProcess, set: (s: ServerProcess) => void, seen: RunSummary[]): Promise<void> {
-  await until(() => engine.store.responseCount(runId) >= 10);
+  await until(() => engine.store.queries.responseCount(runId) >= 10);
   const port = get().port;
   await get().kill();
   const downAt = Date.now();
@@ -95,7 +95,7 @@ describe('outages of a real server process', () => {
 
     expect(final.status).toBe('done');
     expect(final.error).toBeNull();
-    const records = engine.store.runResults(run.id);
+    const records = engine.store.queries.runResults(run.id);
     expect(records).toHaveLength(80);
     expect(new Set(records.map((r) => r.vignetteId)).size).toBe(80);
     // Shown live while the host was down, and cleared once it was back.
@@ -120,7 +120,7 @@ describe('outages of a real server process', () => {
     await outage(engine, run.id, () => a, (s) => (a = s), []);
     const final = await done;
     expect(final.status).toBe('done');
-    const records = engine.store.runResults(run.id);
+    const records = engine.store.queries.runResults(run.id);
     expect(records).toHaveLength(80);
     expect(new Set(records.map((r) => r.vignetteId)).size).toBe(80);
     expect(connectionErrors(engine)).toBeLessThanOrEqual(40);
@@ -136,7 +136,7 @@ describe('outages of a real server process', () => {
     const failed = await engine.scheduler.runToCompletion(run.id);
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(failed.status).toBe('failed');
-    expect(engine.store.runResults(run.id)).toHaveLength(9);
+    expect(engine.store.queries.runResults(run.id)).toHaveLength(9);
     const detail = await engine.service.getRun({ runId: run.id });
     expect(detail.run.failedVignettes).toBe(3);
     expect(detail.failures.map((f) => [f.vignetteId, f.code])).toEqual([
@@ -157,8 +157,8 @@ describe('outages of a real server process', () => {
     const retried = await engine.scheduler.runToCompletion(run.id);
     expect(retried.status).toBe('done');
     expect(retried.failedCount).toBe(0);
-    expect(engine.store.runResults(run.id)).toHaveLength(12);
-    expect(engine.store.vignetteFailureCount(run.id)).toBe(0);
+    expect(engine.store.queries.runResults(run.id)).toHaveLength(12);
+    expect(engine.store.queries.vignetteFailureCount(run.id)).toBe(0);
     expect(server.requests()).toBe(3);
     // A run that is done has nothing to retry; an unknown one is not found.
     await expect(engine.service.retryRun({ runId: run.id, scope: 'failed' })).rejects.toMatchObject({ code: 'conflict' });
@@ -187,7 +187,7 @@ describe('outages of a real server process', () => {
     const final = await engine.scheduler.runToCompletion(run.id);
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(final.status).toBe('failed');
-    expect(engine.store.vignetteFailureCount(run.id)).toBe(20);
+    expect(engine.store.queries.vignetteFailureCount(run.id)).toBe(20);
     expect(final.error).toMatch(/20 vignettes failed: .*down since .*host patience \(2 s\)/);
     // Probes only: a handful per rest, never a hot loop.
     expect(connectionErrors(engine)).toBeLessThanOrEqual(40);

@@ -68,10 +68,10 @@ describe('the worker listener, started from the app', () => {
     await waitFor(() => e.pool.list().some((w) => w.id === 'w-app' && w.alive), 20_000, 'the worker to register');
     const run = await e.service.createRun({ manifestPath: writeManifest(tmp.dir, 5), models: ['quick'], epochs: 2 });
     e.scheduler.start();
-    await waitFor(() => e.store.getRun(run.id)?.status === 'done', 30_000, 'the run to finish on the remote worker');
+    await waitFor(() => e.store.queries.getRun(run.id)?.status === 'done', 30_000, 'the run to finish on the remote worker');
     const page = await e.service.responses({ runId: run.id });
     expect(page.items).toHaveLength(10);
-    expect(e.store.jobs(run.id).every((j) => j.status === 'done')).toBe(true);
+    expect(e.store.queries.jobs(run.id).every((j) => j.status === 'done')).toBe(true);
 
     // Stopping lets the worker go; starting again keeps the same token.
     expect(await e.service.stopWorkerListener()).toMatchObject({ listening: false, command: null });

@@ -45,7 +45,7 @@ describe('a remote worker tells the coordinator what its jobs wait for and give 
     const done = coord.engine.scheduler.runToCompletion(run.id);
 
     // The worker's calls find the host down: the coordinator's run and job say so.
-    await waitFor(() => coord.engine.store.waitingForHost(run.id) !== null, 30_000, 'the run to show waiting for host');
+    await waitFor(() => coord.engine.store.queries.waitingForHost(run.id) !== null, 30_000, 'the run to show waiting for host');
     const waiting = await coord.engine.service.getRun({ runId: run.id });
     expect(waiting.run.waitingForHost).toMatchObject({ host: 'srv0/m' });
     expect(waiting.jobs[0]!.waitingForHost).toMatchObject({ host: 'srv0/m' });
@@ -63,6 +63,6 @@ describe('a remote worker tells the coordinator what its jobs wait for and give 
     ]);
     expect(detail.failures[0]!.message).toMatch(/500/);
     expect(final.error).toMatch(/1 vignettes failed: v4 \(m@1\): .*500/);
-    expect(coord.engine.store.runResults(run.id).map((r) => r.vignetteId).sort()).toEqual(['v0', 'v1', 'v2', 'v3']);
+    expect(coord.engine.store.queries.runResults(run.id).map((r) => r.vignetteId).sort()).toEqual(['v0', 'v1', 'v2', 'v3']);
   }, 90_000);
 });

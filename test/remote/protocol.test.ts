@@ -75,7 +75,7 @@ describe('the RemoteWorker actor', () => {
     const final = await done;
     expect(final.status).toBe('done');
     expectExactlyOnce(coord.engine.store, coord.dataDir, run.id);
-    expect(coord.engine.store.runResults(run.id)[0]!.prompt).toBe('0 '.repeat(400));
+    expect(coord.engine.store.queries.runResults(run.id)[0]!.prompt).toBe('0 '.repeat(400));
   });
 
   it.each([
@@ -114,10 +114,10 @@ describe('the RemoteWorker actor', () => {
     await waitFor(() => assigns(gone).length === 1, 5000, 'an assign');
     const a = assigns(gone)[0]!;
     gone.send({ type: 'waiting', job_id: a.job_id, attempt: a.attempt, wait: { host: 'down/m', since: 1234 } });
-    await waitFor(() => coord.engine.store.waitingForHost(run.id) !== null, 5000, 'waiting for host');
+    await waitFor(() => coord.engine.store.queries.waitingForHost(run.id) !== null, 5000, 'waiting for host');
     expect((await coord.engine.service.getRun({ runId: run.id })).run.waitingForHost).toEqual({ host: 'down/m', since: 1234 });
     gone.socket.destroy();
-    await waitFor(() => coord.engine.store.waitingForHost(run.id) === null, 5000, 'the wait to clear');
+    await waitFor(() => coord.engine.store.queries.waitingForHost(run.id) === null, 5000, 'the wait to clear');
     const honest = await peer(coord.listener.port, { worker_id: 'honest', models: ['m'] });
     await waitFor(() => assigns(honest).length === 1, 5000, 'the redelivery');
     const b = assigns(honest)[0]!;
@@ -170,7 +170,7 @@ describe('the RemoteWorker actor', () => {
     expect((await done).status).toBe('cancelled');
     await new Promise((r) => setTimeout(r, 200));
     expect(p.isClosed()).toBe(false);
-    expect(coord.engine.store.responseCount(run.id)).toBe(0);
+    expect(coord.engine.store.queries.responseCount(run.id)).toBe(0);
     expect(coord.engine.pool.list()[0]).toMatchObject({ id: 'late', alive: true, inFlight: 0 });
     expect(log.count(/worker connection lost/)).toBe(0);
   });

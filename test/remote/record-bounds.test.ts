@@ -79,7 +79,7 @@ describe('bounds on what a worker reports', () => {
     honest.send({ type: 'result', job_id: b.job_id, attempt: b.attempt, outcome: { vignettes_done: 4, usage: { inputTokens: 12, outputTokens: 20 } } });
     expect((await done).status).toBe('done');
     expectExactlyOnce(coord.engine.store, coord.dataDir, run.id);
-    expect(coord.engine.store.runResults(run.id).map((r) => r.host)).toEqual(Array(4).fill('honest/m'));
+    expect(coord.engine.store.queries.runResults(run.id).map((r) => r.host)).toEqual(Array(4).fill('honest/m'));
 
     const out = join(coord.dir, 'export.jsonl');
     const exported = await coord.engine.service.exportRun({ runId: run.id, outPath: out, format: 'jsonl' });

@@ -47,9 +47,9 @@ describe('a sweep over worker processes', () => {
     expect(final.doneCount).toBe(12);
     expect(final.failedCount).toBe(0);
     expectExactlyOnce(coord.engine.store, coord.dataDir, run.id);
-    const usage = coord.engine.store.usageByModel(run.id);
+    const usage = coord.engine.store.queries.usageByModel(run.id);
     expect(usage.map((u) => [u.model, u.calls])).toEqual([['sw-a', 480], ['sw-b', 480], ['sw-c', 480]]);
-    const jobs = coord.engine.store.jobs(run.id);
+    const jobs = coord.engine.store.queries.jobs(run.id);
     expect(jobs.every((j) => j.status === 'done' && j.vignettesDone === 120)).toBe(true);
     expect(new Set(jobs.map((j) => j.workerId)).size).toBeGreaterThanOrEqual(2);
     expect(maxInFlight).toBeLessThanOrEqual(2);
@@ -101,7 +101,7 @@ describe('panoptes run --listen --no-local', () => {
       const store = new Store(databasePath(dataDir));
       try {
         expectExactlyOnce(store, dataDir, summary.run_id);
-        expect(new Set(store.jobs(summary.run_id).map((j) => j.workerId))).not.toContain('local');
+        expect(new Set(store.queries.jobs(summary.run_id).map((j) => j.workerId))).not.toContain('local');
       } finally {
         store.close();
       }

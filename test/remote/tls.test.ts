@@ -81,7 +81,7 @@ describe.skipIf(!hasOpenssl)(`TLS${hasOpenssl ? '' : ' (skipped: no openssl on P
     const final = await coord.engine.scheduler.runToCompletion(run.id);
     expect(final.status).toBe('done');
     expectExactlyOnce(coord.engine.store, coord.dataDir, run.id);
-    expect(new Set(coord.engine.store.jobs(run.id).map((j) => j.workerId))).toEqual(new Set(['by-ca', 'by-pin']));
+    expect(new Set(coord.engine.store.queries.jobs(run.id).map((j) => j.workerId))).toEqual(new Set(['by-ca', 'by-pin']));
   });
 
   it('refuses a plaintext register frame sent to the TLS port', async () => {

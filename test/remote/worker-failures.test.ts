@@ -27,18 +27,18 @@ afterEach(async () => {
 /** Everything about a run that a late or duplicate result could disturb. */
 function snapshot(store: Store, dataDir: string, runId: string) {
   return {
-    run: store.getRun(runId),
-    jobs: store.jobs(runId),
-    usage: store.usageByModel(runId),
-    responses: store.responseCount(runId),
+    run: store.queries.getRun(runId),
+    jobs: store.queries.jobs(runId),
+    usage: store.queries.usageByModel(runId),
+    responses: store.queries.responseCount(runId),
     log: readFileSync(responsesPath(dataDir, runId), 'utf8'),
   };
 }
 
 function expectNothingCountedTwice(store: Store, runId: string, vignettes: number, epochs: number): void {
-  const jobs = store.jobs(runId);
+  const jobs = store.queries.jobs(runId);
   expect(jobs.every((j) => j.status === 'done' && j.vignettesDone === vignettes)).toBe(true);
-  for (const u of store.usageByModel(runId)) {
+  for (const u of store.queries.usageByModel(runId)) {
     expect(u.calls).toBe(vignettes * epochs);
     const ofModel = jobs.filter((j) => j.model === u.model);
     expect(ofModel.reduce((n, j) => n + j.usage.inputTokens, 0)).toBe(u.inputTokens);
@@ -94,7 +94,7 @@ describe('remote worker failures', () => {
     expect(final.failedCount).toBe(0);
     expectExactlyOnce(coord.engine.store, coord.dataDir, run.id);
     expectNothingCountedTwice(coord.engine.store, run.id, vignettes, epochs);
-    expect(coord.engine.store.jobs(run.id).some((j) => j.attempt > 1)).toBe(true);
+    expect(coord.engine.store.queries.jobs(run.id).some((j) => j.attempt > 1)).toBe(true);
   }, 150_000);
 
   it('redelivers the jobs of a SIGSTOPped worker after the heartbeat timeout; after SIGCONT its late work changes nothing', async () => {
@@ -125,7 +125,7 @@ describe('remote worker failures', () => {
     const final = await done;
     expect(final.status, final.error ?? '').toBe('done');
     for (const h of held) {
-      const job = coord.engine.store.getJob(h.jobId)!;
+      const job = coord.engine.store.queries.getJob(h.jobId)!;
       expect(job.status).toBe('done');
       // Settled by a later attempt on the other worker: the frozen one's attempt is stale.
       expect(job.attempt).toBeGreaterThan(h.attempt);
@@ -153,7 +153,7 @@ describe('remote worker failures', () => {
       await waitFor(() => first.engine.pool.list().length === 1, 15_000, 'the worker');
       const run = await first.engine.service.createRun({ manifestPath: first.manifest(50), models: ['r-a', 'r-b'], epochs: 3, concurrency: 2 });
       const interrupted = first.engine.scheduler.runToCompletion(run.id);
-      await waitFor(() => first.engine.store.responseCount(run.id) >= 40, 15_000, 'some records');
+      await waitFor(() => first.engine.store.queries.responseCount(run.id) >= 40, 15_000, 'some records');
       await first.close();
       expect((await interrupted).status).not.toBe('done');
 

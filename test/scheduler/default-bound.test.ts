@@ -55,7 +55,7 @@ describe('jobs in flight', () => {
     });
     const final = await engine.scheduler.runToCompletion(run.id);
     expect(final.status).toBe('done');
-    const stored = engine.store.getRun(run.id)!.options.concurrency;
+    const stored = engine.store.queries.getRun(run.id)!.options.concurrency;
     await engine.close();
     return { maxJobs: client.maxJobs, stored };
   };

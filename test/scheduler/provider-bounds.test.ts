@@ -54,10 +54,10 @@ describe("bounds on a provider's answer", () => {
     expect(final.status).toBe('failed');
     expect(final.error).toMatch(message);
     expect(client.calls).toBe(1);
-    const failures = engine.store.vignetteFailures(run.id, 10);
+    const failures = engine.store.queries.vignetteFailures(run.id, 10);
     expect(failures.map((f) => [f.vignetteId, f.code])).toEqual([['v2', 'server_error']]);
     expect(failures[0]!.message).toMatch(message);
-    expect(engine.store.runResults(run.id).map((r) => r.vignetteId).sort()).toEqual(['v0', 'v1', 'v3']);
+    expect(engine.store.queries.runResults(run.id).map((r) => r.vignetteId).sort()).toEqual(['v0', 'v1', 'v3']);
     const exported = await engine.service.exportRun({ runId: run.id, outPath: join(tmp.dir, 'out.jsonl'), format: 'jsonl' });
     expect(exported.lines).toBe(3);
   });

@@ -18,10 +18,10 @@ let jobs: Array<{ id: number; attempt: number; epoch: number }>;
 beforeEach(async () => {
   tmp = tempDir();
   store = new Store(join(tmp.dir, 'p.db'));
-  store.beginStaging('r');
-  store.stageVignettes('r', Array.from({ length: VIGNETTES }, (_, i) => ({ index: i, id: `v${i}`, prompt: `p${i}` })));
-  store.insertRun({ id: 'r', manifestPath: '/m', models: ['m'], epochs: JOBS, vignetteCount: VIGNETTES, options: { concurrency: JOBS, sampling: {}, privacy: 'strict', skipPromptCache: false, shareCacheAcrossEpochs: false } });
-  jobs = store.insertJobs('r', Array.from({ length: JOBS }, (_, e) => ({ model: 'm', epoch: e + 1 }))).map((j) => ({ id: j.id, epoch: j.epoch, attempt: store.startAttempt(j.id, 'w')! }));
+  store.runs.beginStaging('r');
+  store.runs.stageVignettes('r', Array.from({ length: VIGNETTES }, (_, i) => ({ index: i, id: `v${i}`, prompt: `p${i}` })));
+  store.runs.insertRun({ id: 'r', manifestPath: '/m', models: ['m'], epochs: JOBS, vignetteCount: VIGNETTES, options: { concurrency: JOBS, sampling: {}, privacy: 'strict', skipPromptCache: false, shareCacheAcrossEpochs: false } });
+  jobs = store.jobs.insertJobs('r', Array.from({ length: JOBS }, (_, e) => ({ model: 'm', epoch: e + 1 }))).map((j) => ({ id: j.id, epoch: j.epoch, attempt: store.jobs.startAttempt(j.id, 'w')! }));
   log = ResponseLog.open(store, tmp.dir, 'r');
   await log.reconcile();
 });
@@ -45,10 +45,10 @@ it('lands the records of every job in flight in one commit, and the log in seque
   const landedPerJob = new Map<number, number>();
   const sinks = jobs.map((j) => lander.sink(j.id, j.attempt, (rs) => landedPerJob.set(j.id, (landedPerJob.get(j.id) ?? 0) + rs.length)));
   for (let i = 0; i < 3; i++) for (const [k, sink] of sinks.entries()) sink.record(rec(jobs[k]!, i));
-  expect(store.responseCount('r')).toBe(0); // waiting for the group's commit
+  expect(store.queries.responseCount('r')).toBe(0); // waiting for the group's commit
   await sleep(80);
   expect(commits).toHaveBeenCalledTimes(1);
-  expect(store.responseCount('r')).toBe(3 * JOBS);
+  expect(store.queries.responseCount('r')).toBe(3 * JOBS);
   expect([...landedPerJob.values()]).toEqual(Array(JOBS).fill(3));
   const seqs = lines().map((l) => l.seq);
   expect(seqs).toHaveLength(3 * JOBS);
@@ -63,7 +63,7 @@ it('commits at once when maxBatch records wait across the jobs, not per job', ()
   // 5 jobs x 2 records = 10: the tenth record, whichever job it comes from, commits all ten.
   for (let i = 0; i < 2; i++) for (const [k, sink] of sinks.entries()) sink.record(rec(jobs[k]!, i));
   expect(commits).toHaveBeenCalledTimes(1);
-  expect(store.responseCount('r')).toBe(10);
+  expect(store.queries.responseCount('r')).toBe(10);
   expect(lines()).toHaveLength(10);
   lander.close();
 });
@@ -78,13 +78,13 @@ it('keeps the records of a failed commit and lands them later, without throwing 
   const sink = lander.sink(jobs[0]!.id, jobs[0]!.attempt);
   sink.record(rec(jobs[0]!, 0));
   expect(() => sink.record(rec(jobs[0]!, 1))).not.toThrow(); // the batch is full: this commit fails
-  expect(store.responseCount('r')).toBe(0);
+  expect(store.queries.responseCount('r')).toBe(0);
   // While commits fail, more records wait for the timer rather than retrying each time.
   sink.record(rec(jobs[0]!, 2));
   expect(commits).toHaveBeenCalledTimes(1);
   await sleep(80);
   expect(commits).toHaveBeenCalledTimes(2);
-  expect(store.responseCount('r')).toBe(3);
+  expect(store.queries.responseCount('r')).toBe(3);
   expect(lines().map((l) => l.vignette_id)).toEqual(['v0', 'v1', 'v2']);
   lander.close();
 });
@@ -95,8 +95,8 @@ it("refuses a stale attempt's records while landing the others in the same commi
   const stale = lander.sink(a!.id, a!.attempt);
   const current = lander.sink(b!.id, b!.attempt);
   // Job a was redelivered: its first attempt is stale now.
-  store.noteRetry(a!.id, a!.attempt, 'worker lost');
-  store.startAttempt(a!.id, 'w2');
+  store.jobs.noteRetry(a!.id, a!.attempt, 'worker lost');
+  store.jobs.startAttempt(a!.id, 'w2');
   stale.record(rec(a!, 0));
   current.record(rec(b!, 0));
   lander.flush();
@@ -114,12 +114,12 @@ it('drain hands back what waits without writing it; close lands it', () => {
   closed.record(rec(b!, 0));
   expect(drained.drain().map((r) => r.vignetteIndex)).toEqual([0, 1]);
   closed.close();
-  expect(store.responseCount('r')).toBe(1);
+  expect(store.queries.responseCount('r')).toBe(1);
   // Neither sink is flushed again: the drained records belong to the job outcome's transaction,
   // and a record that comes after its attempt settled is dropped, not kept waiting.
   drained.record(rec(a!, 2));
   lander.flush();
-  expect(store.responseCount('r')).toBe(1);
+  expect(store.queries.responseCount('r')).toBe(1);
   // Nothing of the late record waits either: draining again hands back nothing.
   expect(drained.drain()).toEqual([]);
   lander.close();
@@ -135,7 +135,7 @@ it('makes landed records durable at most once every syncEveryMs, and appends the
   expect(lines()).toHaveLength(2);
   sink.record(rec(jobs[0]!, 2));
   sink.record(rec(jobs[0]!, 3)); // landed and counted, but not synced yet: not in the file
-  expect(store.responseCount('r')).toBe(4);
+  expect(store.queries.responseCount('r')).toBe(4);
   expect(syncs).toHaveBeenCalledTimes(1);
   expect(lines()).toHaveLength(2);
   await sleep(250);
@@ -190,7 +190,7 @@ it('keeps landed records out of responses.jsonl while the sync fails, and append
   const lander = new RecordLander(store, log, { maxDelayMs: 60_000, maxBatch: 1, syncEveryMs: 40 });
   const sink = lander.sink(jobs[0]!.id, jobs[0]!.attempt);
   expect(() => sink.record(rec(jobs[0]!, 0))).not.toThrow();
-  expect(store.responseCount('r')).toBe(1);
+  expect(store.queries.responseCount('r')).toBe(1);
   expect(lines()).toHaveLength(0);
   await sleep(120);
   expect(lines().map((l) => l.vignette_id)).toEqual(['v0']);

@@ -14,11 +14,11 @@ let attempt: number;
 beforeEach(() => {
   tmp = tempDir();
   store = new Store(join(tmp.dir, 'p.db'));
-  store.beginStaging('r');
-  store.stageVignettes('r', Array.from({ length: 20 }, (_, i) => ({ index: i, id: `v${i}`, prompt: `p${i}` })));
-  store.insertRun({ id: 'r', manifestPath: '/m', models: ['m'], epochs: 1, vignetteCount: 20, options: { concurrency: 1, sampling: {}, privacy: 'strict', skipPromptCache: false, shareCacheAcrossEpochs: false } });
-  jobId = store.insertJobs('r', [{ model: 'm', epoch: 1 }])[0]!.id;
-  attempt = store.startAttempt(jobId, 'w')!;
+  store.runs.beginStaging('r');
+  store.runs.stageVignettes('r', Array.from({ length: 20 }, (_, i) => ({ index: i, id: `v${i}`, prompt: `p${i}` })));
+  store.runs.insertRun({ id: 'r', manifestPath: '/m', models: ['m'], epochs: 1, vignetteCount: 20, options: { concurrency: 1, sampling: {}, privacy: 'strict', skipPromptCache: false, shareCacheAcrossEpochs: false } });
+  jobId = store.jobs.insertJobs('r', [{ model: 'm', epoch: 1 }])[0]!.id;
+  attempt = store.jobs.startAttempt(jobId, 'w')!;
 });
 afterEach(() => {
   store.close();

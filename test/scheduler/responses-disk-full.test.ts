@@ -68,7 +68,7 @@ describe.skipIf(!canMount())('responses.jsonl on a full disk', () => {
   /** The file is exactly the run's records, in sequence order, byte for byte. */
   const expectWhole = (e: Engine, runId: string) => {
     expectExactlyOnce(e.store, e.dataDir, runId);
-    const expected = e.store.runResults(runId).map((r) => toJsonlLine(r) + '\n').join('');
+    const expected = e.store.queries.runResults(runId).map((r) => toJsonlLine(r) + '\n').join('');
     expect(readFileSync(responsesPath(e.dataDir, runId), 'utf8')).toBe(expected);
   };
 
@@ -77,7 +77,7 @@ describe.skipIf(!canMount())('responses.jsonl on a full disk', () => {
     const run = await e.service.createRun({ manifestPath: writeManifest(tmp.dir, 150), models: ['steady'], epochs: 4, skipPromptCache: true });
     const done = e.scheduler.runToCompletion(run.id);
     // 24 KiB holds about a hundred lines: wait until far more have landed, then give the disk room.
-    while (e.store.responseCount(run.id) < 300) await sleep(20);
+    while (e.store.queries.responseCount(run.id) < 300) await sleep(20);
     mount(runs, '8m', true);
     expect((await done).status).toBe('done');
     expectWhole(e, run.id);
@@ -89,7 +89,7 @@ describe.skipIf(!canMount())('responses.jsonl on a full disk', () => {
     const failed = await e.scheduler.runToCompletion(run.id);
     expect(failed.status).toBe('failed');
     expect(failed.error).toMatch(/could not write .*responses\.jsonl \(.*ENOSPC.*\).*every record is in the database.*--retry-failed/);
-    expect(e.store.responseCount(run.id)).toBe(300);
+    expect(e.store.queries.responseCount(run.id)).toBe(300);
     mount(runs, '8m', true);
     await e.service.retryRun({ runId: run.id, scope: 'failed' });
     expect((await e.scheduler.runToCompletion(run.id)).status).toBe('done');

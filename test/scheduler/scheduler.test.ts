@@ -54,7 +54,7 @@ describe('scheduler', () => {
     const final = await engine.scheduler.runToCompletion(run.id);
     expect(final).toMatchObject({ status: 'done', doneCount: 6, failedCount: 0, error: null });
     expectExactlyOnce(engine.store, dataDir, run.id);
-    const usage = engine.store.usageByModel(run.id);
+    const usage = engine.store.queries.usageByModel(run.id);
     expect(usage.map((u) => [u.model, u.calls])).toEqual([
       ['fast', 150],
       ['slowish', 150],
@@ -70,8 +70,8 @@ describe('scheduler', () => {
     const a = await engine.service.createRun({ manifestPath: manifest, models: ['fast'], epochs: 2 });
     const b = await engine.service.createRun({ manifestPath: manifest, models: ['fast'], epochs: 1 });
     await engine.scheduler.finishAll();
-    expect(engine.store.getRun(a.id)!.status).toBe('done');
-    expect(engine.store.getRun(b.id)!.status).toBe('done');
+    expect(engine.store.queries.getRun(a.id)!.status).toBe('done');
+    expect(engine.store.queries.getRun(b.id)!.status).toBe('done');
   });
 
   it('retries retryable failures until every vignette has a record', async () => {
@@ -91,11 +91,11 @@ describe('scheduler', () => {
     expect(final).toMatchObject({ status: 'failed', doneCount: 2, failedCount: 2 });
     // Each vignette of the broken model was given up on (a 400 is not retried) and is listed.
     expect(final.error).toMatch(/^2 of 4 jobs failed; 10 vignettes failed: v0 \(broken@1\): .*400 Bad Request.*; v1 \(broken@1\)/);
-    expect(engine.store.vignetteFailures(run.id).map((f) => f.attempts)).toEqual(Array(10).fill(1));
-    const jobs = engine.store.jobs(run.id);
+    expect(engine.store.queries.vignetteFailures(run.id).map((f) => f.attempts)).toEqual(Array(10).fill(1));
+    const jobs = engine.store.queries.jobs(run.id);
     expect(jobs.filter((j) => j.model === 'broken').every((j) => j.status === 'failed' && j.attempt === 1)).toBe(true);
     // A run's usage lists every model of the run, a failed one with nothing landed too.
-    expect(engine.store.usageByModel(run.id).map((u) => [u.model, u.calls])).toEqual([
+    expect(engine.store.queries.usageByModel(run.id).map((u) => [u.model, u.calls])).toEqual([
       ['broken', 0],
       ['fast', 10],
     ]);
@@ -110,7 +110,7 @@ describe('scheduler', () => {
     await engine.service.cancelRun({ runId: run.id });
     const final = await done;
     expect(final.status).toBe('cancelled');
-    expect(engine.store.jobs(run.id).every((j) => j.status === 'cancelled' || j.status === 'done')).toBe(true);
+    expect(engine.store.queries.jobs(run.id).every((j) => j.status === 'cancelled' || j.status === 'done')).toBe(true);
   });
 
   it('coalesces events to about ten a second per run, whatever the record rate', async () => {
@@ -142,10 +142,10 @@ describe('scheduler', () => {
     await new Promise((r) => setTimeout(r, 700));
     await engine.scheduler.stop();
     await first;
-    expect(engine.store.getRun(run.id)!.status).toBe('queued');
-    const landedBefore = engine.store.responseCount(run.id);
+    expect(engine.store.queries.getRun(run.id)!.status).toBe('queued');
+    const landedBefore = engine.store.queries.responseCount(run.id);
     expect(landedBefore).toBeGreaterThan(0);
-    const seqBefore = new Map(engine.store.runResults(run.id).map((r) => [`${r.epoch}|${r.vignetteId}`, r.seq]));
+    const seqBefore = new Map(engine.store.queries.runResults(run.id).map((r) => [`${r.epoch}|${r.vignetteId}`, r.seq]));
     await engine.close();
 
     open();
@@ -153,7 +153,7 @@ describe('scheduler', () => {
     expect(final.status).toBe('done');
     expectExactlyOnce(engine.store, dataDir, run.id);
     // Records that had landed are the very same rows: nothing was posed twice.
-    for (const r of engine.store.runResults(run.id)) {
+    for (const r of engine.store.queries.runResults(run.id)) {
       const before = seqBefore.get(`${r.epoch}|${r.vignetteId}`);
       if (before !== undefined) expect(r.seq).toBe(before);
     }

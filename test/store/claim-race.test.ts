@@ -14,7 +14,7 @@ const store = new Store(process.argv[1]);
 process.stdin.once('data', async () => {
   const ids = [];
   // Like a real scheduler, do a little between claims (here: yield for up to 2 ms).
-  for (let run; (run = store.claimNextRun('claimer-' + process.pid, 60000)); ) {
+  for (let run; (run = store.runs.claimNextRun('claimer-' + process.pid, 60000)); ) {
     ids.push(run.id);
     await new Promise((r) => setTimeout(r, Math.random() * 2));
   }
@@ -35,9 +35,9 @@ it('two schedulers in two processes racing over 200 queued runs claim each run e
   const options = { concurrency: 4, sampling: {}, privacy: 'strict' as const, skipPromptCache: false, shareCacheAcrossEpochs: false };
   for (let i = 0; i < 200; i++) {
     const id = `run${String(i).padStart(3, '0')}`;
-    store.beginStaging(id);
-    store.stageVignettes(id, [{ index: 0, id: 'v', prompt: 'p' }]);
-    store.insertRun({ id, manifestPath: '/m', models: ['m'], epochs: 1, vignetteCount: 1, options });
+    store.runs.beginStaging(id);
+    store.runs.stageVignettes(id, [{ index: 0, id: 'v', prompt: 'p' }]);
+    store.runs.insertRun({ id, manifestPath: '/m', models: ['m'], epochs: 1, vignetteCount: 1, options });
   }
   store.close();
 
@@ -62,6 +62,6 @@ it('two schedulers in two processes racing over 200 queued runs claim each run e
   expect(a!.length).toBeGreaterThan(0);
   expect(b!.length).toBeGreaterThan(0);
   const check = new Store(dbPath);
-  expect(check.listRuns({ status: 'running', limit: 1000 })).toHaveLength(200);
+  expect(check.queries.listRuns({ status: 'running', limit: 1000 })).toHaveLength(200);
   check.close();
 });

@@ -14,8 +14,8 @@ import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { estCostUsd } from '../cost.js';
 import { PanoptesError, toPanoptesError, type HostWait, type PrivacyMode, type Usage } from '../../domain.js';
+import { Connection } from '../../store/connection.js';
 import { RouterStore, type CallAggregateRow, type CallRow } from '../../store/router-store.js';
-import { Store } from '../../store/store.js';
 import { componentLogger, logger as rootLogger } from '../../telemetry.js';
 import { outputCapOf, priceOfHost, type Catalog, type DailyBudget, type ResolvedHost } from '../catalog.js';
 import type { ModelClient, ModelRequest, ModelResponse, Unavailable } from '../model-client.js';
@@ -47,8 +47,8 @@ import { WriteBehind } from './write-behind.js';
 
 export interface RouterOptions {
   catalog: Catalog;
-  /** Where the prompt cache, metrics and budget windows live (default: an in-memory database of its own). */
-  store?: Store;
+  /** Where the prompt cache, metrics and budget windows live: the store's router room, `store.router` (default: an in-memory database of its own). */
+  store?: RouterStore;
   /** Builds the client for a provider (tests inject fakes for hosts outside the machine). */
   hostClientFor?: (providerName: string, apiKey: string | undefined) => HostClient;
   /** The profile whose keys and budgets apply to calls that name none (default: PANOPTES_PROFILE, else `default`). */
@@ -104,8 +104,8 @@ export class Router implements ModelClient {
   private readonly env: NodeJS.ProcessEnv;
   private readonly now: () => number;
   private readonly log: Logger;
-  private readonly store: Store;
-  private readonly ownsStore: boolean;
+  /** The in-memory database the router made for itself when given no store; closed with the router. */
+  private readonly ownConnection: Connection | undefined;
   private readonly routerStore: RouterStore;
   private readonly writer: WriteBehind;
   private readonly cache: PromptCache | undefined;
@@ -133,9 +133,13 @@ export class Router implements ModelClient {
     this.privacyLock = opts.privacyLock === undefined ? privacyLockFromEnv(this.env) : opts.privacyLock;
     this.now = opts.now ?? Date.now;
     this.log = componentLogger(opts.logger ?? rootLogger(), 'router');
-    this.ownsStore = opts.store === undefined;
-    this.store = opts.store ?? new Store(':memory:');
-    this.routerStore = new RouterStore(this.store);
+    if (opts.store) {
+      this.ownConnection = undefined;
+      this.routerStore = opts.store;
+    } else {
+      this.ownConnection = new Connection(':memory:');
+      this.routerStore = new RouterStore(this.ownConnection);
+    }
     this.writer = new WriteBehind(this.routerStore, { flushMs: opts.flushMs, maxRows: opts.flushRows, logger: this.log });
     if (opts.cache?.enabled ?? true) {
       this.cache = new PromptCache({
@@ -726,7 +730,7 @@ export class Router implements ModelClient {
     await Promise.all([...this.providers.values()].map((p) => p.client.close?.()));
     this.providers.clear();
     this.pacers.clear();
-    if (this.ownsStore) this.store.close();
+    this.ownConnection?.close();
   }
 }
 

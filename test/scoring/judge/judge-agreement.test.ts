@@ -53,7 +53,7 @@ describe('the two mock judges', () => {
   afterEach(() => ts.cleanup());
 
   it('agree well beyond chance but not perfectly over a judged sweep', async () => {
-    const r = router({ catalog: Catalog.load(join(import.meta.dirname, '../../../examples/catalog.json')), store: ts.store });
+    const r = router({ catalog: Catalog.load(join(import.meta.dirname, '../../../examples/catalog.json')), store: ts.store.router });
     const judge = createLlmJudge({
       definition: JudgeDefinitionSchema.parse({ name: 'correct', type: 'judge', judges: ['mock-judge', 'mock-judge-2'], rubric: 'Correct?' }),
       version: 'v',

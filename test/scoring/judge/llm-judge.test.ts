@@ -96,7 +96,7 @@ let r: Router;
 beforeEach(() => {
   ts = tempStore();
   cat = testCatalog();
-  r = router({ catalog: cat, store: ts.store });
+  r = router({ catalog: cat, store: ts.store.router });
 });
 afterEach(async () => {
   await r.close();

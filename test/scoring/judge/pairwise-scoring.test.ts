@@ -98,7 +98,7 @@ describe('pairwise judges against a model of the run', () => {
       scorers: { scorers: [{ ...PAIRWISE, baseline: 'stuck' }] },
     });
     const ended = e.scheduler.runToCompletion(run.id);
-    while (e.store.jobs(run.id).find((j) => j.model === 'mock-strong')?.status !== 'done') await new Promise((r) => setTimeout(r, 10));
+    while (e.store.queries.jobs(run.id).find((j) => j.model === 'mock-strong')?.status !== 'done') await new Promise((r) => setTimeout(r, 10));
     // Every record of mock-strong has landed; its baseline's job is still running: nothing is scored, nothing failed.
     await e.scoring.wake();
     expect((await e.service.scoringStatus({ runId: run.id })).scorers[0]).toMatchObject({ done: 0, failed: 0, pending: 10 });
