@@ -242,7 +242,7 @@ async function start(): Promise<void> {
   );
   const disposeIpc = registerIpc({
     ipcMain,
-    service: engine.service,
+    dispatcher: engine.dispatcher,
     desktop: { chooseManifest, chooseExportPath, openExternal: (url) => shell.openExternal(url) },
     linkPolicy,
     logger,

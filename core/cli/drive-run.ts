@@ -26,7 +26,7 @@ export async function driveRun(engine: Engine, runId: string, showProgress: bool
     engine.scoring.start();
     const run = await engine.scheduler.runToCompletion(runId);
     await engine.scoring.finish(runId);
-    engine.service.events.flush();
+    engine.events.flush();
     return run;
   } finally {
     reporter?.stop();

@@ -13,6 +13,7 @@ import { realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { PanoptesError } from '../domain.js';
 import { examplesDir } from '../paths.js';
+import type { CheckManifestInput, ControlMethod, CreateRunInput } from '../service/contract.js';
 
 export class ManifestRoots {
   readonly roots: readonly string[];
@@ -42,6 +43,23 @@ export class ManifestRoots {
     }
     if (!inside(real)) throw this.refusal(asked, where);
     return real;
+  }
+
+  /**
+   * A validated contract input with the manifest it names on the server's disk (createRun's
+   * `manifestPath`, checkManifest's `path`) replaced by its real path once a root allows it: the
+   * `admit` of the remote transports' policies.
+   */
+  async confine(method: ControlMethod, input: unknown): Promise<unknown> {
+    if (method === 'createRun') {
+      const i = input as CreateRunInput;
+      return { ...i, manifestPath: await this.resolve(i.manifestPath, 'manifestPath') };
+    }
+    if (method === 'checkManifest') {
+      const i = input as CheckManifestInput;
+      return i.path === undefined ? i : { ...i, path: await this.resolve(i.path, 'path') };
+    }
+    return input;
   }
 
   private refusal(path: string, where: string): PanoptesError {

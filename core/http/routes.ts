@@ -23,7 +23,7 @@ import {
   ScoreMatrixInputSchema,
   ScoreRunInputSchema,
 } from '../service/contract.js';
-import type { ControlService } from '../service/control-service.js';
+import type { EngineService } from '../service/engine.js';
 import { bearerAuth } from './auth.js';
 import type { QueuedRunGate } from './backpressure.js';
 import { sendError } from './errors.js';
@@ -53,7 +53,7 @@ const CompareQuerySchema = fromQueryString(CompareRunsInputSchema.omit({ runA: t
 const QUEUE_FULL_RETRY_AFTER_S = 5;
 
 export interface ApiRoutesOptions {
-  service: ControlService;
+  service: EngineService;
   /** Where `POST /runs` may read a manifest. */
   manifestRoots: ManifestRoots;
   tokenCheck: (presented: string | undefined) => boolean;
@@ -161,7 +161,7 @@ export const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (instance, 
  * `GET /health`: liveness without a token (what a supervisor polls), the router's posture, and
  * `frontier_ok`: whether at least two frontier models have a privacy-safe host routable now.
  */
-export function healthRoutes(service: ControlService, version: string, startedAt: number) {
+export function healthRoutes(service: EngineService, version: string, startedAt: number) {
   return async (app: FastifyInstance): Promise<void> => {
     app.get('/health', async () => {
       const posture = await service.posture();

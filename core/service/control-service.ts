@@ -1,14 +1,14 @@
 /**
  * ControlService: the one implementation of the contract. Every transport (IPC, the browser
- * bridge, the HTTP API, the CLI) calls these methods; each validates its input with the
- * contract's schema, so a bad request gets an error that names the field and changes nothing.
+ * bridge, the HTTP API, the CLI) reaches these methods through the ContractDispatcher, which has
+ * validated the input with the contract's schema first (once): a method here trusts its input's
+ * shape, and checks only what a schema cannot know (a model in the catalog, a run that exists).
  * Runs on: Node (core).
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import type { z } from 'zod';
 import { PanoptesError, type IndexedVignette, type PrivacyMode, type Run, type RunId, type RunOptions } from '../domain.js';
 import { csvHeader, toCsvLine, toJsonlLine } from '../export.js';
 import { ISSUES_LISTED, checkManifest, manifestError, readManifest } from '../manifest.js';
@@ -26,49 +26,31 @@ import { toScoreJsonlLine } from '../scoring/score-export.js';
 import { buildRunComparison, buildScoreReport, type ScoreCell } from '../scoring/report.js';
 import { buildScoreMatrix } from '../scoring/score-matrix.js';
 import type { RunScorer } from '../store/score-store.js';
-import { firstIssuePath, formatZodIssues } from '../validation.js';
 import type { WorkerInfo } from '../workers/worker-handle.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 import {
-  CONTRACT_INPUTS,
   type AppDefaults,
   type CatalogModelEntry,
-  type CheckManifestInput,
   type ControlApi,
-  type ControlMethod,
-  type CreateRunInput,
-  type ExportInput,
   type ExportResult,
-  type ListRunsInput,
   type ManifestPreview,
-  type MetricsInput,
   type MetricsReport,
   type ModelCost,
   type PostureReport,
-  type ProbeInput,
   type ProbeReport,
   type RosterReport,
-  type StartWorkerListenerInput,
   type WorkerListenerStatus,
-  type ResponsesInput,
-  type RetryRunInput,
   type ResponsesPage,
   type RunDetail,
-  type RunIdInput,
   type RunSummary,
-  type CompareRunsInput,
-  type ReportInput,
   type RunComparison,
   type ScoreReport,
-  type ScoreRunInput,
   type ScoreDetail,
-  type ScoreDetailInput,
-  type ScoreMatrixInput,
   type ScoreMatrixPage,
   type ScoringStatus,
-  type StatsInput,
   type StatsReport,
 } from './contract.js';
+import type { ValidInput } from './contract-dispatcher.js';
 import type { EventHub, EventListener } from './event-hub.js';
 import { modelCosts, priceResponses, pricesForRun, statsReport, summarizeRun } from './summaries.js';
 import { scoringStatus, type ServiceScoring } from './scoring-status.js';
@@ -106,17 +88,6 @@ export function newRunId(): RunId {
   return `r${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
 }
 
-/** Validates `input` against a method's schema, naming the failing field. */
-export function validateInput<M extends ControlMethod>(method: M, input: unknown): z.output<(typeof CONTRACT_INPUTS)[M]> {
-  const schema = CONTRACT_INPUTS[method] as z.ZodType;
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) {
-    const where = firstIssuePath(parsed.error);
-    throw new PanoptesError('invalid_input', `${method}: ${formatZodIssues(parsed.error)}`, where ? { where } : {});
-  }
-  return parsed.data as z.output<(typeof CONTRACT_INPUTS)[M]>;
-}
-
 export class ControlService implements ControlApi {
   readonly store: Store;
   readonly catalogData: Catalog;
@@ -151,8 +122,7 @@ export class ControlService implements ControlApi {
 
   // ---- Runs ------------------------------------------------------------------------------------
 
-  async createRun(raw: CreateRunInput): Promise<Run> {
-    const input = validateInput('createRun', raw);
+  async createRun(input: ValidInput<'createRun'>): Promise<Run> {
     input.models.forEach((model, i) => {
       if (!this.catalogData.has(model)) {
         throw new PanoptesError(
@@ -236,13 +206,11 @@ export class ControlService implements ControlApi {
     return run;
   }
 
-  async listRuns(raw?: ListRunsInput): Promise<RunSummary[]> {
-    const input = validateInput('listRuns', raw) ?? {};
+  async listRuns(input: ValidInput<'listRuns'> = {}): Promise<RunSummary[]> {
     return this.store.listRuns(input).map((r) => this.summarize(r));
   }
 
-  async getRun(raw: RunIdInput): Promise<RunDetail> {
-    const { runId } = validateInput('getRun', raw);
+  async getRun({ runId }: ValidInput<'getRun'>): Promise<RunDetail> {
     const run = this.requireRun(runId);
     return {
       run: this.summarize(run),
@@ -253,14 +221,12 @@ export class ControlService implements ControlApi {
     };
   }
 
-  async cancelRun(raw: RunIdInput): Promise<Run> {
-    const { runId } = validateInput('cancelRun', raw);
+  async cancelRun({ runId }: ValidInput<'cancelRun'>): Promise<Run> {
     this.requireRun(runId);
     return this.scheduler.cancel(runId);
   }
 
-  async retryRun(raw: RetryRunInput): Promise<Run> {
-    const { runId, scope } = validateInput('retryRun', raw);
+  async retryRun({ runId, scope }: ValidInput<'retryRun'>): Promise<Run> {
     const run = this.requireRun(runId);
     if (scope === 'all') {
       // The whole run again is a new run with the same manifest, models, epochs and options: the
@@ -285,8 +251,7 @@ export class ControlService implements ControlApi {
     return retried;
   }
 
-  async responses(raw: ResponsesInput): Promise<ResponsesPage> {
-    const { runId, limit, cursor, ...filter } = validateInput('responses', raw);
+  async responses({ runId, limit, cursor, ...filter }: ValidInput<'responses'>): Promise<ResponsesPage> {
     this.requireRun(runId);
     const page = this.store.responses(runId, filter, {
       ...(limit === undefined ? {} : { limit }),
@@ -295,15 +260,13 @@ export class ControlService implements ControlApi {
     return { items: priceResponses(this.store, this.catalogData, runId, page.items), nextCursor: page.nextCursor };
   }
 
-  async stats(raw?: StatsInput): Promise<StatsReport> {
-    const input = validateInput('stats', raw) ?? {};
+  async stats(input: ValidInput<'stats'> = {}): Promise<StatsReport> {
     if (input.runId !== undefined) this.requireRun(input.runId);
     return statsReport(this.store, this.catalogData, input.runId);
   }
 
   /** Writes a run's records to a file, one line per (model, epoch, vignette); atomic via rename. */
-  async exportRun(raw: ExportInput): Promise<ExportResult> {
-    const input = validateInput('exportRun', raw);
+  async exportRun(input: ValidInput<'exportRun'>): Promise<ExportResult> {
     this.requireRun(input.runId);
     const path = resolve(input.outPath);
     await mkdir(dirname(path), { recursive: true });
@@ -345,8 +308,7 @@ export class ControlService implements ControlApi {
 
   // ---- Scoring ---------------------------------------------------------------------------------
 
-  async scoreRun(raw: ScoreRunInput): Promise<ScoringStatus> {
-    const input = validateInput('scoreRun', raw);
+  async scoreRun(input: ValidInput<'scoreRun'>): Promise<ScoringStatus> {
     const run = this.requireRun(input.runId);
     this.scoring.registry.buildAll(input.scorers);
     await this.scoring.registry.check(input.scorers);
@@ -354,14 +316,12 @@ export class ControlService implements ControlApi {
     return this.scoringStatusOf(input.runId);
   }
 
-  async scoringStatus(raw: RunIdInput): Promise<ScoringStatus> {
-    const { runId } = validateInput('scoringStatus', raw);
+  async scoringStatus({ runId }: ValidInput<'scoringStatus'>): Promise<ScoringStatus> {
     this.requireRun(runId);
     return this.scoringStatusOf(runId);
   }
 
-  async report(raw: ReportInput): Promise<ScoreReport> {
-    const input = validateInput('report', raw);
+  async report(input: ValidInput<'report'>): Promise<ScoreReport> {
     const run = this.requireRun(input.runId);
     const rs = this.scorerOf(run.id, input.scorer);
     const pending = this.scoringStatusOf(run.id).scorers.find((s) => s.version === rs.version)?.pending ?? 0;
@@ -381,8 +341,7 @@ export class ControlService implements ControlApi {
     );
   }
 
-  async compareRuns(raw: CompareRunsInput): Promise<RunComparison> {
-    const input = validateInput('compareRuns', raw);
+  async compareRuns(input: ValidInput<'compareRuns'>): Promise<RunComparison> {
     const a = this.requireRun(input.runA, 'runA');
     const b = this.requireRun(input.runB, 'runB');
     const sa = this.scorerOf(a.id, input.scorer, 'runA');
@@ -408,8 +367,7 @@ export class ControlService implements ControlApi {
     );
   }
 
-  async scoreMatrix(raw: ScoreMatrixInput): Promise<ScoreMatrixPage> {
-    const input = validateInput('scoreMatrix', raw);
+  async scoreMatrix(input: ValidInput<'scoreMatrix'>): Promise<ScoreMatrixPage> {
     const run = this.requireRun(input.runId);
     const rs = this.scorerOf(run.id, input.scorer);
     const scores = this.scoring.scores;
@@ -432,8 +390,7 @@ export class ControlService implements ControlApi {
     );
   }
 
-  async scoreDetail(raw: ScoreDetailInput): Promise<ScoreDetail> {
-    const input = validateInput('scoreDetail', raw);
+  async scoreDetail(input: ValidInput<'scoreDetail'>): Promise<ScoreDetail> {
     const run = this.requireRun(input.runId);
     const vignette = this.scoring.scores.vignetteById(run.id, input.vignetteId);
     if (!vignette) throw new PanoptesError('not_found', `run ${run.id} has no vignette "${input.vignetteId}"`, { where: 'vignetteId' });
@@ -554,8 +511,7 @@ export class ControlService implements ControlApi {
     });
   }
 
-  async checkManifest(raw: CheckManifestInput): Promise<ManifestPreview> {
-    const input = validateInput('checkManifest', raw);
+  async checkManifest(input: ValidInput<'checkManifest'>): Promise<ManifestPreview> {
     let path: string;
     if (input.content !== undefined) {
       // An upload is kept (content-addressed) so the run can read it like any other manifest.
@@ -592,8 +548,7 @@ export class ControlService implements ControlApi {
 
   // ---- The model router ----------------------------------------------------------------------------
 
-  async metrics(raw?: MetricsInput): Promise<MetricsReport> {
-    const input = validateInput('metrics', raw) ?? {};
+  async metrics(input: ValidInput<'metrics'> = {}): Promise<MetricsReport> {
     return this.router.metrics(input);
   }
 
@@ -605,8 +560,7 @@ export class ControlService implements ControlApi {
     return this.router.roster();
   }
 
-  async probe(raw?: ProbeInput): Promise<ProbeReport> {
-    const input = validateInput('probe', raw) ?? {};
+  async probe(input: ValidInput<'probe'> = {}): Promise<ProbeReport> {
     return this.router.probe(input.models === undefined ? {} : { models: input.models });
   }
 
@@ -635,8 +589,7 @@ export class ControlService implements ControlApi {
     return this.listener.status();
   }
 
-  async startWorkerListener(raw?: StartWorkerListenerInput): Promise<WorkerListenerStatus> {
-    const input = validateInput('startWorkerListener', raw) ?? {};
+  async startWorkerListener(input: ValidInput<'startWorkerListener'> = {}): Promise<WorkerListenerStatus> {
     return this.listener.start(input);
   }
 

@@ -27,8 +27,10 @@ import { checkCodeDefinition, codeScorerBuilder } from '../scoring/plugin/code-s
 import { logger as rootLogger } from '../telemetry.js';
 import { LocalWorker } from '../workers/local-worker.js';
 import { WorkerPool } from '../workers/worker-pool.js';
+import type { ControlApi } from './contract.js';
+import { ContractDispatcher, contractClient } from './contract-dispatcher.js';
 import { ControlService } from './control-service.js';
-import { EventHub } from './event-hub.js';
+import { EventHub, type EventListener } from './event-hub.js';
 import { ForeignWriteWatcher } from './foreign-writes.js';
 import { loadCatalog } from './load-catalog.js';
 import { modelCosts, priceUsage, summarizeRun } from './summaries.js';
@@ -74,8 +76,18 @@ export interface EngineOptions {
   logger?: Logger;
 }
 
+/** The contract in-process (every call validated once by the dispatcher), its events, and a run's export lines. */
+export interface EngineService extends ControlApi {
+  subscribe(listener: EventListener): () => void;
+  exportLines(runId: string, format: 'jsonl' | 'csv' | 'scores'): Iterable<string>;
+}
+
 export interface Engine {
-  service: ControlService;
+  service: EngineService;
+  /** Serves the contract to the transports (IPC, the browser bridge, the HTTP API). */
+  dispatcher: ContractDispatcher;
+  /** Publishes the contract's events (coalesced; `flush` publishes what waits at once). */
+  events: EventHub;
   scheduler: Scheduler;
   store: Store;
   pool: WorkerPool;
@@ -84,6 +96,9 @@ export interface Engine {
   router: Router;
   /** Scores records as they land and re-scores stored runs; `start()` it where the scheduler runs. */
   scoring: ScoreWorker;
+  /** Scorer builders by kind, and the scores they stored (what the worker reads and writes). */
+  scorerRegistry: ScorerRegistry;
+  scores: ScoreStore;
   /** The listener for remote workers, off until started (by the app, or by the desktop's settings). */
   listener: WorkerListenerControl;
   dataDir: string;
@@ -165,7 +180,7 @@ export function openEngine(opts: EngineOptions): Engine {
     ...(opts.leaseMs === undefined ? {} : { leaseMs: opts.leaseMs }),
     ...(opts.logPatienceMs === undefined ? {} : { logPatienceMs: opts.logPatienceMs }),
   });
-  const service = new ControlService({
+  const control = new ControlService({
     store,
     catalog,
     scheduler,
@@ -182,8 +197,16 @@ export function openEngine(opts: EngineOptions): Engine {
       version: packageVersion(),
     },
   });
+  const dispatcher = new ContractDispatcher(control);
+  const service: EngineService = {
+    ...contractClient(dispatcher),
+    subscribe: (listener) => control.subscribe(listener),
+    exportLines: (runId, format) => control.exportLines(runId, format),
+  };
   return {
     service,
+    dispatcher,
+    events,
     scheduler,
     store,
     pool,
@@ -191,6 +214,8 @@ export function openEngine(opts: EngineOptions): Engine {
     modelClient,
     router,
     scoring: worker,
+    scorerRegistry: registry,
+    scores,
     listener,
     dataDir: opts.dataDir,
     async close() {
@@ -198,7 +223,7 @@ export function openEngine(opts: EngineOptions): Engine {
       foreign.stop();
       await scheduler.stop();
       await worker.stop();
-      service.events.close();
+      events.close();
       await Promise.all(pool.handles().map((h) => h.close()));
       await router.close();
       store.close();
