@@ -23,7 +23,7 @@ export async function resumeOne(engine: Engine, runId: string, opts: ResumeOptio
       if (!opts.json) process.stdout.write(`run ${run.id} is ${run.status}${missing ? '; --retry-failed poses its missing records again' : ''}\n`);
       return run.status === 'done' ? EXIT.ok : EXIT.failed;
     }
-    engine.store.recoverInterruptedRuns();
+    engine.recoverInterruptedRuns();
   }
   if (!opts.json) process.stderr.write(`resuming run ${runId}\n`);
   const run = await driveRun(engine, runId, false);
@@ -36,14 +36,12 @@ export async function resumeOne(engine: Engine, runId: string, opts: ResumeOptio
 }
 
 export async function resumeAll(engine: Engine, opts: ResumeOptions): Promise<number> {
-  const before = new Set(engine.store.unfinishedRunIds());
-  engine.store.recoverInterruptedRuns();
-  for (const id of engine.store.unfinishedRunIds()) before.add(id);
+  const before = new Set(engine.recoverInterruptedRuns());
   // Runs whose scoring was interrupted (a kill -9 mid-scoring) are finished too.
   for (const s of engine.scoring.behindRuns()) before.add(s);
   if (before.size === 0) {
     if (!opts.json) {
-      const failed = engine.store.listRuns({ status: 'failed', limit: 1 });
+      const failed = await engine.service.listRuns({ status: 'failed', limit: 1 });
       process.stdout.write(
         `nothing to resume${failed.length > 0 ? ` (a failed run is finished: \`panoptes resume RUN_ID --retry-failed\` poses its missing records, e.g. ${failed[0]!.id})` : ''}\n`,
       );
@@ -57,7 +55,7 @@ export async function resumeAll(engine: Engine, opts: ResumeOptions): Promise<nu
   for (const id of before) await engine.scoring.finish(id);
   let status: number = EXIT.ok;
   for (const id of before) {
-    const run = engine.store.getRun(id)!;
+    const { run } = await engine.service.getRun({ runId: id });
     if (engine.scheduler.lostRun(id) && run.status === 'running') {
       process.stderr.write(handedOverLine(id));
       if (status === EXIT.ok) status = EXIT.handedOver;
@@ -75,5 +73,5 @@ async function report(engine: Engine, run: Run, opts: ResumeOptions): Promise<vo
     return;
   }
   process.stdout.write(`run ${run.id}: ${run.status} (${run.doneCount}/${run.jobCount} jobs)${run.error ? ` — ${run.error}` : ''}\n`);
-  printFailures(engine, run);
+  await printFailures(engine, run);
 }

@@ -5,12 +5,9 @@
  * shape, and checks only what a schema cannot know (a model in the catalog, a run that exists).
  * Runs on: Node (core).
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
 import { PanoptesError, type IndexedVignette, type PrivacyMode, type Run, type RunId, type RunOptions } from '../domain.js';
-import { csvHeader, toCsvLine, toJsonlLine } from '../export.js';
 import { ISSUES_LISTED, checkManifest, manifestError, readManifest } from '../manifest.js';
 import type { Catalog } from '../models/catalog.js';
 import { nearestIds } from '../models/nearest-ids.js';
@@ -22,7 +19,6 @@ import type { Scheduler } from '../scheduler/scheduler.js';
 import type { Store } from '../store/store.js';
 import type { ScoringConfig } from '../scoring/scoring-config.js';
 import type { BuiltScorer } from '../scoring/scorer-registry.js';
-import { toScoreJsonlLine } from '../scoring/score-export.js';
 import { buildRunComparison, buildScoreReport, type ScoreCell } from '../scoring/report.js';
 import { buildScoreMatrix } from '../scoring/score-matrix.js';
 import type { RunScorer } from '../store/score-store.js';
@@ -51,7 +47,9 @@ import {
   type StatsReport,
 } from './contract.js';
 import type { ValidInput } from './contract-dispatcher.js';
-import type { EventHub, EventListener } from './event-hub.js';
+import type { EventHub } from './event-hub.js';
+import { ManifestUploads } from './manifest-uploads.js';
+import type { RunExports } from './run-export.js';
 import { modelCosts, priceResponses, pricesForRun, statsReport, summarizeRun } from './summaries.js';
 import { scoringStatus, type ServiceScoring } from './scoring-status.js';
 
@@ -70,6 +68,8 @@ export interface ControlServiceOptions {
   /** Vignettes copied into the store per transaction while creating a run (default 500). */
   stageBatch?: number;
   scoring: ServiceScoring;
+  /** Where `exportRun` writes from. */
+  exports: RunExports;
 }
 
 export const DEFAULT_RUN_OPTIONS: RunOptions = {
@@ -89,17 +89,20 @@ export function newRunId(): RunId {
 }
 
 export class ControlService implements ControlApi {
-  readonly store: Store;
-  readonly catalogData: Catalog;
-  readonly scheduler: Scheduler;
-  readonly pool: WorkerPool;
-  readonly dataDir: string;
-  readonly events: EventHub;
+  // What the contract's methods work on: the engine holds these; no caller reaches them through here.
+  private readonly store: Store;
+  private readonly catalogData: Catalog;
+  private readonly scheduler: Scheduler;
+  private readonly pool: WorkerPool;
+  private readonly dataDir: string;
+  private readonly events: EventHub;
+  private readonly exports: RunExports;
+  private readonly uploads: ManifestUploads;
   private readonly router: Pick<Router, 'metrics' | 'posture' | 'roster' | 'probe' | 'privacyLock'>;
   private readonly listener: WorkerListenerControl;
   private readonly appDefaults: AppDefaults;
   private readonly stageBatch: number;
-  readonly scoring: ServiceScoring;
+  private readonly scoring: ServiceScoring;
 
   constructor(opts: ControlServiceOptions) {
     this.store = opts.store;
@@ -112,12 +115,10 @@ export class ControlService implements ControlApi {
     this.events = opts.events;
     this.router = opts.router;
     this.scoring = opts.scoring;
+    this.exports = opts.exports;
+    this.uploads = new ManifestUploads(opts.dataDir);
     this.listener = opts.listener;
     this.pool.on('changed', () => this.events.workersChanged());
-  }
-
-  subscribe(listener: EventListener): () => void {
-    return this.events.subscribe(listener);
   }
 
   // ---- Runs ------------------------------------------------------------------------------------
@@ -265,45 +266,10 @@ export class ControlService implements ControlApi {
     return statsReport(this.store, this.catalogData, input.runId);
   }
 
-  /** Writes a run's records to a file, one line per (model, epoch, vignette); atomic via rename. */
+  /** Writes a run's records (or its scores) to a file, one line per record; atomic via rename. */
   async exportRun(input: ValidInput<'exportRun'>): Promise<ExportResult> {
     this.requireRun(input.runId);
-    const path = resolve(input.outPath);
-    await mkdir(dirname(path), { recursive: true });
-    const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-    const lines = await this.writeExport(input.runId, input.scores ? 'scores' : input.format, tmp).catch(async (err: unknown) => {
-      await rm(tmp, { force: true });
-      throw err;
-    });
-    await rename(tmp, path);
-    return { path, lines };
-  }
-
-  private async writeExport(runId: RunId, format: 'jsonl' | 'csv' | 'scores', path: string): Promise<number> {
-    const out = createWriteStream(path);
-    const done = new Promise<void>((res, rej) => {
-      out.on('finish', res);
-      out.on('error', rej);
-    });
-    let lines = 0;
-    if (format === 'csv') out.write(csvHeader() + '\n');
-    for (const line of this.exportLines(runId, format)) {
-      lines += 1;
-      if (!out.write(line)) await new Promise<void>((r) => out.once('drain', () => r()));
-    }
-    out.end();
-    await done;
-    return lines;
-  }
-
-  /** A run's export, line by line (each with its newline), streamed from the store. */
-  *exportLines(runId: RunId, format: 'jsonl' | 'csv' | 'scores'): Generator<string> {
-    if (format === 'scores') {
-      for (const s of this.scoring.scores.lines(runId)) yield toScoreJsonlLine(s) + '\n';
-      return;
-    }
-    const toLine = format === 'csv' ? toCsvLine : toJsonlLine;
-    for (const r of this.store.iterateResponses(runId)) yield toLine(r) + '\n';
+    return this.exports.write(input.runId, input.scores ? 'scores' : input.format, input.outPath);
   }
 
   // ---- Scoring ---------------------------------------------------------------------------------
@@ -440,8 +406,8 @@ export class ControlService implements ControlApi {
     }
   }
 
-  /** A run's scoring progress, for the `scoring` event. */
-  scoringStatusOf(runId: RunId): ScoringStatus {
+  /** A run's scoring progress. */
+  private scoringStatusOf(runId: RunId): ScoringStatus {
     return scoringStatus(this.store, this.scoring, runId);
   }
 
@@ -514,19 +480,15 @@ export class ControlService implements ControlApi {
   async checkManifest(input: ValidInput<'checkManifest'>): Promise<ManifestPreview> {
     let path: string;
     if (input.content !== undefined) {
-      // An upload is kept (content-addressed) so the run can read it like any other manifest.
-      const digest = createHash('sha256').update(input.content).digest('hex').slice(0, 16);
-      const name = basename(input.fileName ?? 'manifest.jsonl').replace(/[^\w.-]/g, '_');
-      path = join(this.dataDir, 'manifests', `${digest}-${name}`);
-      await mkdir(dirname(path), { recursive: true });
-      await writeFile(path, input.content);
+      // An upload is kept so the run can read it like any other manifest.
+      path = await this.uploads.keep(input.content, input.fileName);
     } else {
       path = resolve(input.path!);
     }
     const check = await checkManifest(path, { previewCount: 5, maxIssues: 50 });
     // An upload no run can use is not kept in the data folder.
     const kept = input.content === undefined || check.issues.length === 0;
-    if (!kept) await rm(path, { force: true });
+    if (!kept) await this.uploads.discard(path);
     return {
       path,
       count: check.count,

@@ -31,6 +31,7 @@ import type { ControlApi } from './contract.js';
 import { ContractDispatcher, contractClient } from './contract-dispatcher.js';
 import { ControlService } from './control-service.js';
 import { EventHub, type EventListener } from './event-hub.js';
+import { RunExports, type ExportKind } from './run-export.js';
 import { ForeignWriteWatcher } from './foreign-writes.js';
 import { loadCatalog } from './load-catalog.js';
 import { modelCosts, priceUsage, summarizeRun } from './summaries.js';
@@ -79,7 +80,7 @@ export interface EngineOptions {
 /** The contract in-process (every call validated once by the dispatcher), its events, and a run's export lines. */
 export interface EngineService extends ControlApi {
   subscribe(listener: EventListener): () => void;
-  exportLines(runId: string, format: 'jsonl' | 'csv' | 'scores'): Iterable<string>;
+  exportLines(runId: string, format: ExportKind): Iterable<string>;
 }
 
 export interface Engine {
@@ -102,6 +103,11 @@ export interface Engine {
   /** The listener for remote workers, off until started (by the app, or by the desktop's settings). */
   listener: WorkerListenerControl;
   dataDir: string;
+  /**
+   * Puts the runs whose owner is gone (a killed process) back in the queue, so the scheduler takes
+   * them up; returns every unfinished run, queued or running, those included.
+   */
+  recoverInterruptedRuns(): string[];
   close(): Promise<void>;
 }
 
@@ -180,7 +186,9 @@ export function openEngine(opts: EngineOptions): Engine {
     ...(opts.leaseMs === undefined ? {} : { leaseMs: opts.leaseMs }),
     ...(opts.logPatienceMs === undefined ? {} : { logPatienceMs: opts.logPatienceMs }),
   });
+  const exports = new RunExports(store, scores);
   const control = new ControlService({
+    exports,
     store,
     catalog,
     scheduler,
@@ -200,8 +208,8 @@ export function openEngine(opts: EngineOptions): Engine {
   const dispatcher = new ContractDispatcher(control);
   const service: EngineService = {
     ...contractClient(dispatcher),
-    subscribe: (listener) => control.subscribe(listener),
-    exportLines: (runId, format) => control.exportLines(runId, format),
+    subscribe: (listener) => events.subscribe(listener),
+    exportLines: (runId, format) => exports.lines(runId, format),
   };
   return {
     service,
@@ -218,6 +226,12 @@ export function openEngine(opts: EngineOptions): Engine {
     scores,
     listener,
     dataDir: opts.dataDir,
+    recoverInterruptedRuns() {
+      const unfinished = new Set(store.unfinishedRunIds());
+      store.recoverInterruptedRuns();
+      for (const id of store.unfinishedRunIds()) unfinished.add(id);
+      return [...unfinished];
+    },
     async close() {
       await listener.close();
       foreign.stop();
