@@ -220,7 +220,7 @@ async function main(): Promise<void> {
       ...bridgeSources(engine),
       subscribe: feed.subscribe,
       token: TOKEN,
-      bindHost: '127.0.0.1',
+     
       manifestRoots: ManifestRoots.of(engine.dataDir),
     });
     await app.listen({ host: '127.0.0.1', port: 0 });

@@ -156,9 +156,7 @@ export const browserUiAddon: ServeAddon = {
     await app.register(browserBridge, {
       ...bridgeSources(engine),
       token,
-      bindHost: options.host,
       manifestRoots: ManifestRoots.of(engine.dataDir, options.manifestRoot),
-      ...(options.allowedHost === undefined ? {} : { allowedHosts: options.allowedHost }),
     });
   },
   async start({ url, token, tokenSource }) {

@@ -87,6 +87,13 @@ export function createHttpServer(engine: Engine, opts: HttpServerOptions): Fasti
   app.setNotFoundHandler(handleNotFound);
 
   app.addHook('onRequest', hostOriginGuard({ bindHost: o.host, allowedHosts: o.allowedHosts ?? [] }));
+  // A WebSocket upgrade (the browser bridge's event socket) meets the same hooks as any request.
+  // One refused with an HTTP answer holds a socket the server no longer tracks: it is closed once
+  // answered (an accepted one is hijacked and never gets here).
+  app.addHook('onResponse', (request, _reply, done) => {
+    if (request.headers.upgrade !== undefined) request.raw.socket.destroy();
+    done();
+  });
   app.addHook('onRequest', concurrentRequestLimit(o.maxConcurrent));
   const limitQueuedRuns = queuedRunLimit(o.maxQueuedRuns, async () => {
     const queued = await service.listRuns({ status: 'queued', limit: Math.min(1000, o.maxQueuedRuns) });

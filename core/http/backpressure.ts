@@ -12,6 +12,12 @@ import { sendError } from './errors.js';
 export function concurrentRequestLimit(maxConcurrent: number, retryAfterS = 1): onRequestHookHandler {
   let inFlight = 0;
   return function limitConcurrency(request: FastifyRequest, reply: FastifyReply, done: () => void) {
+    // A WebSocket upgrade is answered at once and then lives as long as its tab: counted, a few
+    // open tabs would shed every request. Open connections are bounded by the connection caps.
+    if (request.headers.upgrade !== undefined) {
+      done();
+      return;
+    }
     if (inFlight >= maxConcurrent) {
       request.log.warn({ in_flight: inFlight }, 'shedding a request: too many in flight');
       sendError(reply, 503, 'overloaded', `more than ${maxConcurrent} requests in flight; retry shortly`, { retryAfterS });

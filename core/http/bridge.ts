@@ -29,10 +29,9 @@ import { RunIdInputSchema, type ControlEvent, type ControlMethod, type Envelope 
 import { wireError, type ContractDispatcher, type TransportPolicy } from '../service/contract-dispatcher.js';
 import type { Engine } from '../service/engine.js';
 import { bearerAuth, bearerToken, createTokenCheck } from './auth.js';
-import { attachEventStream } from './bridge-events.js';
+import { eventStreamRoutes } from './bridge-events.js';
 import { EXPORT_CONTENT_TYPES, ExportLinks, exportFileName, exportStream, type ExportFormat, type ExportLines } from './bridge-export.js';
 import { sendError, sendFailure } from './errors.js';
-import { allowedHostNames } from './host-guard.js';
 import type { ManifestRoots } from './manifest-roots.js';
 
 export interface BridgeOptions {
@@ -44,9 +43,6 @@ export interface BridgeOptions {
   exportLines: ExportLines;
   /** The per-launch token the page presents. */
   token: string;
-  /** The address the server binds, and more Host names it answers to (as given to createHttpServer). */
-  bindHost: string;
-  allowedHosts?: readonly string[];
   /** Where `createRun` and `checkManifest` may read a manifest named by path. */
   manifestRoots: ManifestRoots;
   /** The built renderer (default: dist/renderer in the package). */
@@ -185,17 +181,8 @@ export const browserBridge: FastifyPluginAsync<BridgeOptions> = async (app, opts
     }
   });
 
-  // Pushed events.
-  const events = attachEventStream({
-    server: app.server,
-    subscribe: (listener) => opts.subscribe(listener),
-    tokenCheck,
-    allowedHosts: allowedHostNames({ bindHost: opts.bindHost, allowedHosts: opts.allowedHosts ?? [] }),
-  });
-  app.addHook('preClose', (done) => {
-    events.close();
-    done();
-  });
+  // Pushed events: a WebSocket route, behind the server's Host/Origin guard like every route, and its own token check.
+  await eventStreamRoutes(app, { subscribe: (listener) => opts.subscribe(listener), tokenCheck });
 
   // The app itself: no token needed to load it (the page holds no data until it presents one).
   await app.register(fastifyStatic, {

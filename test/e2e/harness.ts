@@ -112,7 +112,7 @@ export async function startInProcessUi(
   const app = createHttpServer(engine, { token });
   // The tests keep their manifests beside the data folder.
   const manifestRoots = ManifestRoots.of(dataDir, [dirname(dataDir)]);
-  await app.register(browserBridge, { ...bridgeSources(engine), token, bindHost: '127.0.0.1', manifestRoots });
+  await app.register(browserBridge, { ...bridgeSources(engine), token, manifestRoots });
   await app.listen({ host: '127.0.0.1', port: opts.port ?? 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;

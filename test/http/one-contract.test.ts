@@ -48,7 +48,7 @@ describe('one contract over IPC, the browser bridge and the HTTP API', () => {
         await app.register(browserBridge, {
           ...bridgeSources(engine),
           token: TOKEN,
-          bindHost: '127.0.0.1',
+         
           manifestRoots: ManifestRoots.of(dataDir, [dir]),
           rendererDir,
         });
