@@ -26,7 +26,7 @@ import { z } from 'zod';
 import { PanoptesError } from '../domain.js';
 import { packageRoot } from '../paths.js';
 import { RunIdInputSchema, type ControlEvent, type ControlMethod, type Envelope } from '../service/contract.js';
-import { wireError, type ContractDispatcher, type TransportPolicy } from '../service/contract-dispatcher.js';
+import type { ContractDispatcher, TransportPolicy } from '../service/contract-dispatcher.js';
 import type { Engine } from '../service/engine.js';
 import { bearerAuth, bearerToken, createTokenCheck } from './auth.js';
 import { eventStreamRoutes } from './bridge-events.js';
@@ -117,14 +117,9 @@ export const browserBridge: FastifyPluginAsync<BridgeOptions> = async (app, opts
   };
   /** A call of the bridge's own routes, the same way a `/bridge/call` is made. */
   const invoke = (method: ControlMethod, input: unknown): Promise<unknown> => dispatcher.invoke(method, input, policy);
-  /** Work of the bridge's own routes, answered as an Envelope like every call. */
-  const answer = async (reply: FastifyReply, work: () => Promise<unknown>): Promise<FastifyReply> => {
-    try {
-      return sendEnvelope(reply, { ok: true, value: await work() });
-    } catch (err) {
-      return sendEnvelope(reply, { ok: false, error: wireError(err) });
-    }
-  };
+  /** Work of the bridge's own routes, answered as an Envelope like every call (a failure by the server's error handler, errors.ts). */
+  const answer = async (reply: FastifyReply, work: () => Promise<unknown>): Promise<FastifyReply> =>
+    sendEnvelope(reply, { ok: true, value: await work() });
 
   // The contract, behind the token.
   await app.register(async (api: FastifyInstance) => {
@@ -161,24 +156,20 @@ export const browserBridge: FastifyPluginAsync<BridgeOptions> = async (app, opts
 
   // The download: a one-time link (a browser following it cannot send a header) or the bearer token.
   app.get<{ Params: { file: string }; Querystring: { link?: string } }>('/bridge/export/:file', async (request, reply) => {
-    try {
-      const file = parse(ExportFileSchema, request.params.file, 'file');
-      const format = (file.endsWith('.csv') ? 'csv' : 'jsonl') satisfies ExportFormat;
-      const runId = file.slice(0, file.length - format.length - 1);
-      const link = typeof request.query.link === 'string' ? request.query.link : undefined;
-      if (!links.redeem(link, runId, format) && !tokenCheck(bearerToken(request))) {
-        reply.header('www-authenticate', 'Bearer realm="panoptes"');
-        return sendError(reply, 401, 'unauthorized', 'missing, used or expired download link');
-      }
-      await invoke('stats', { runId }); // not_found before any byte is sent
-      return reply
-        .header('content-type', EXPORT_CONTENT_TYPES[format])
-        .header('content-disposition', `attachment; filename="${exportFileName(runId, format)}"`)
-        .header('cache-control', 'no-store')
-        .send(exportStream(opts.exportLines, runId, format));
-    } catch (err) {
-      return sendEnvelope(reply, { ok: false, error: wireError(err) });
+    const file = parse(ExportFileSchema, request.params.file, 'file');
+    const format = (file.endsWith('.csv') ? 'csv' : 'jsonl') satisfies ExportFormat;
+    const runId = file.slice(0, file.length - format.length - 1);
+    const link = typeof request.query.link === 'string' ? request.query.link : undefined;
+    if (!links.redeem(link, runId, format) && !tokenCheck(bearerToken(request))) {
+      reply.header('www-authenticate', 'Bearer realm="panoptes"');
+      return sendError(reply, 401, 'unauthorized', 'missing, used or expired download link');
     }
+    await invoke('stats', { runId }); // not_found before any byte is sent
+    return reply
+      .header('content-type', EXPORT_CONTENT_TYPES[format])
+      .header('content-disposition', `attachment; filename="${exportFileName(runId, format)}"`)
+      .header('cache-control', 'no-store')
+      .send(exportStream(opts.exportLines, runId, format));
   });
 
   // Pushed events: a WebSocket route, behind the server's Host/Origin guard like every route, and its own token check.

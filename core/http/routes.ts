@@ -22,7 +22,7 @@ import {
   type MethodResult,
   type Run,
 } from '../service/contract.js';
-import { wireError, type ContractDispatcher, type TransportPolicy } from '../service/contract-dispatcher.js';
+import type { ContractDispatcher, TransportPolicy } from '../service/contract-dispatcher.js';
 import type { EngineService } from '../service/engine.js';
 import { bearerAuth } from './auth.js';
 import { sendFailure } from './errors.js';
@@ -203,11 +203,8 @@ export const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (app, opts)
       handler: async (request, reply) => {
         const answer = await dispatcher.call(r.call, restInput(r, request), policy);
         if (!answer.ok) return sendFailure(reply, restFailure(r, answer));
-        try {
-          return r.present ? await r.present(answer.value as never, reply) : answer.value;
-        } catch (err) {
-          return sendFailure(reply, { ok: false, error: wireError(err) });
-        }
+        // A presentation's refusal (a conflict) reaches the server's error handler, in the one error shape.
+        return r.present ? r.present(answer.value as never, reply) : answer.value;
       },
     });
   }
