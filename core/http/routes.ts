@@ -151,6 +151,10 @@ export function restInput(r: RestRoute, request: Pick<FastifyRequest, 'params' |
     r.rest === 'query' ? queryInput(r.call, request.query) : r.rest === 'body' ? { ...((body ?? {}) as Record<string, unknown>) } : {};
   for (const [field, source] of Object.entries(r.fields ?? {})) {
     if ('param' in source) {
+      // The path names it; the same field in the query or body as well would be one of two answers.
+      if (Object.hasOwn(rest, field)) {
+        throw new PanoptesError('invalid_input', `${r.rest}: ${field} is given by the path (:${source.param})`, { where: field });
+      }
       rest[field] = params[source.param];
     } else if (Object.hasOwn(rest, source.body)) {
       rest[field] = rest[source.body];

@@ -113,7 +113,7 @@ describe('one contract over IPC, the browser bridge and the HTTP API', () => {
     }
   });
 
-  it('names a renamed body field as the request did, and a refused whole part by its part', async () => {
+  it('names a renamed body field as the request did, a refused whole part by its part, and refuses a field given twice', async () => {
     const missing = await api.call('POST', '/runs', { body: { models: ['fast'], epochs: 1 } });
     expect(missing.status).toBe(400);
     expect(missing.json.error).toMatchObject({ code: 'invalid_input', where: 'manifest' });
@@ -121,5 +121,8 @@ describe('one contract over IPC, the browser bridge and the HTTP API', () => {
     const extra = await api.call('GET', '/runs?surprise=1');
     expect(extra.json.error).toMatchObject({ code: 'invalid_input', where: 'query' });
     expect(extra.json.error.message).toMatch(/surprise/);
+    const twice = await api.call('GET', '/runs/one/responses?runId=other');
+    expect(twice.status).toBe(400);
+    expect(twice.json).toEqual({ ok: false, error: { code: 'invalid_input', message: 'query: runId is given by the path (:id)', retryable: false, where: 'runId' } });
   });
 });
