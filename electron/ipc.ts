@@ -14,9 +14,9 @@
 import { basename, resolve } from 'node:path';
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
 import { z } from 'zod';
-import { PanoptesError } from '../core/domain.js';
+import { PanoptesError, wireError } from '../core/domain.js';
 import { CONTRACT_METHODS, type ControlEvent, type DesktopBridge, type Envelope, type ExportInput } from '../core/service/contract.js';
-import { wireError, type ContractDispatcher, type TransportPolicy } from '../core/service/contract-dispatcher.js';
+import type { ContractDispatcher, TransportPolicy } from '../core/service/contract-dispatcher.js';
 import { formatZodIssues } from '../core/validation.js';
 import { isTrustedFrame, validateExternalUrl, type ExternalLinkPolicy } from './security.js';
 

@@ -7,8 +7,7 @@
  * Runs on: Node (core).
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { PanoptesError, type ErrorCode } from '../domain.js';
-import { wireError } from '../service/contract-dispatcher.js';
+import { PanoptesError, wireError, type ErrorCode } from '../domain.js';
 import type { Envelope } from '../service/contract.js';
 
 /** Codes the HTTP layer adds to the engine's own. */

@@ -9,7 +9,7 @@
  * Runs on: Node (core).
  */
 import type { z } from 'zod';
-import { PanoptesError, toPanoptesError, type SerializedError } from '../domain.js';
+import { PanoptesError, wireError } from '../domain.js';
 import { firstIssuePath, formatZodIssues } from '../validation.js';
 import { CONTRACT_INPUTS, CONTRACT_METHODS, type ControlApi, type ControlMethod, type Envelope } from './contract.js';
 
@@ -43,15 +43,6 @@ export function validateInput<M extends ControlMethod>(method: M, input: unknown
     throw new PanoptesError('invalid_input', `${method}: ${formatZodIssues(parsed.error)}`, where ? { where } : {});
   }
   return parsed.data as ValidInput<M>;
-}
-
-/**
- * An error as every transport sends it. An internal error's message may hold paths or SQL, so it
- * travels as "internal error"; the transport logs the original (`TransportPolicy.onInternal`).
- */
-export function wireError(err: unknown): SerializedError {
-  const e = toPanoptesError(err);
-  return e.code === 'internal' ? { ...e.toJSON(), message: 'internal error' } : e.toJSON();
 }
 
 export class ContractDispatcher {
