@@ -30,12 +30,12 @@ export interface TransportPolicy {
 
 const IN_PROCESS: TransportPolicy = { name: 'engine' };
 
-export function isContractMethod(name: unknown): name is ControlMethod {
+function isContractMethod(name: unknown): name is ControlMethod {
   return typeof name === 'string' && Object.hasOwn(CONTRACT_INPUTS, name);
 }
 
 /** Validates `input` against a method's schema; the error names the failing field and changes nothing. */
-export function validateInput<M extends ControlMethod>(method: M, input: unknown): ValidInput<M> {
+function validateInput<M extends ControlMethod>(method: M, input: unknown): ValidInput<M> {
   const schema = CONTRACT_INPUTS[method] as z.ZodType;
   const parsed = schema.safeParse(input);
   if (!parsed.success) {
