@@ -247,8 +247,7 @@ async function start(): Promise<void> {
     linkPolicy,
     logger,
   });
-  engine.scheduler.start();
-  engine.scoring.start();
+  engine.start();
   const r: Running = { engine, settings, secrets, secretNames, appliedSecrets: applied, disposeIpc, logger };
   running = r;
 

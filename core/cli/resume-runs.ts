@@ -27,7 +27,7 @@ export async function resumeOne(engine: Engine, runId: string, opts: ResumeOptio
   }
   if (!opts.json) process.stderr.write(`resuming run ${runId}\n`);
   const run = await driveRun(engine, runId, false);
-  if (engine.scheduler.lostRun(runId) && run.status === 'running') {
+  if (engine.lostRun(runId) && run.status === 'running') {
     process.stderr.write(handedOverLine(runId));
     return EXIT.handedOver;
   }
@@ -49,14 +49,12 @@ export async function resumeAll(engine: Engine, opts: ResumeOptions): Promise<nu
     return EXIT.ok;
   }
   if (!opts.json) process.stderr.write(`resuming ${before.size} run(s)\n`);
-  engine.scheduler.start();
-  engine.scoring.start();
-  await engine.scheduler.finishAll();
-  for (const id of before) await engine.scoring.finish(id);
+  engine.start();
+  await engine.finishAll(before);
   let status: number = EXIT.ok;
   for (const id of before) {
     const { run } = await engine.service.getRun({ runId: id });
-    if (engine.scheduler.lostRun(id) && run.status === 'running') {
+    if (engine.lostRun(id) && run.status === 'running') {
       process.stderr.write(handedOverLine(id));
       if (status === EXIT.ok) status = EXIT.handedOver;
       continue;

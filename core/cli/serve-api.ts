@@ -125,8 +125,7 @@ export async function startServer(
     const stop = await addon.start?.({ ...ctx, url });
     if (stop) stops.push(stop);
   }
-  engine.scheduler.start();
-  engine.scoring.start();
+  engine.start();
   return {
     url,
     engine,

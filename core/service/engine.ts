@@ -4,7 +4,7 @@
  * Runs on: Node (core).
  */
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
-import { PanoptesError } from '../domain.js';
+import { PanoptesError, type Run } from '../domain.js';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Catalog } from '../models/catalog.js';
@@ -108,6 +108,17 @@ export interface Engine {
    * them up; returns every unfinished run, queued or running, those included.
    */
   recoverInterruptedRuns(): string[];
+  // What a host (the CLI, the server, the desktop app) does with the engine, beside serving the contract.
+  /** Takes up queued and interrupted runs in this process, and scores records as they land. */
+  start(): void;
+  /** Drives one run to its end in this process, scored when it has scorers, its last events published. */
+  runToEnd(runId: string): Promise<Run>;
+  /** Drives every run this process took up to its end, then finishes scoring `scored`. */
+  finishAll(scored: Iterable<string>): Promise<void>;
+  /** Whether another process took the run over while this one drove it. */
+  lostRun(runId: string): boolean;
+  /** Stops taking up runs; a run in progress goes back to the queue for the next start. */
+  stopRuns(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -232,6 +243,23 @@ export function openEngine(opts: EngineOptions): Engine {
       for (const id of store.unfinishedRunIds()) unfinished.add(id);
       return [...unfinished];
     },
+    start() {
+      scheduler.start();
+      worker.start();
+    },
+    async runToEnd(runId) {
+      worker.start();
+      const run = await scheduler.runToCompletion(runId);
+      await worker.finish(runId);
+      events.flush();
+      return run;
+    },
+    async finishAll(scored) {
+      await scheduler.finishAll();
+      for (const id of scored) await worker.finish(id);
+    },
+    lostRun: (runId) => scheduler.lostRun(runId),
+    stopRuns: () => scheduler.stop(),
     async close() {
       await listener.close();
       foreign.stop();
