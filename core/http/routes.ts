@@ -129,7 +129,7 @@ function isNumber(schema: z.ZodType): boolean {
  * A query string as a contract input: the method's number fields parsed from text (an empty value
  * counts as absent; text that is not a number fails the contract's own check).
  */
-export function queryInput(method: ControlMethod, query: unknown): Record<string, unknown> {
+function queryInput(method: ControlMethod, query: unknown): Record<string, unknown> {
   const shape = inputShape(method);
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries((query ?? {}) as Record<string, unknown>)) {
@@ -141,7 +141,7 @@ export function queryInput(method: ControlMethod, query: unknown): Record<string
 }
 
 /** The raw contract input a request carries, as the route declares it. */
-export function restInput(r: RestRoute, request: Pick<FastifyRequest, 'params' | 'query' | 'body'>): unknown {
+function restInput(r: RestRoute, request: Pick<FastifyRequest, 'params' | 'query' | 'body'>): unknown {
   const params = (request.params ?? {}) as Record<string, unknown>;
   const body = request.body;
   if (r.rest === 'body' && body !== undefined && (typeof body !== 'object' || body === null || Array.isArray(body))) {
@@ -166,7 +166,7 @@ export function restInput(r: RestRoute, request: Pick<FastifyRequest, 'params' |
 }
 
 /** A failure as the request named things: a renamed body field by its name, a whole-part refusal by its part. */
-export function restFailure(r: RestRoute, failure: Extract<Envelope<unknown>, { ok: false }>): Extract<Envelope<unknown>, { ok: false }> {
+function restFailure(r: RestRoute, failure: Extract<Envelope<unknown>, { ok: false }>): Extract<Envelope<unknown>, { ok: false }> {
   let { message, where } = failure.error;
   for (const [field, source] of Object.entries(r.fields ?? {})) {
     if (!('body' in source)) continue;
