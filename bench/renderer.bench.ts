@@ -18,7 +18,7 @@ import { existsSync } from 'node:fs';
 import { chromium, type Page } from 'playwright-core';
 import type { IndexedVignette, Job, ResponseRecord } from '../core/domain.js';
 import { createHttpServer } from '../core/http/api.js';
-import { browserBridge, type BridgeService } from '../core/http/bridge.js';
+import { browserBridge, bridgeSources } from '../core/http/bridge.js';
 import { ManifestRoots } from '../core/http/manifest-roots.js';
 import type { ControlEvent, RunSummary } from '../core/service/contract.js';
 import { DEFAULT_RUN_OPTIONS } from '../core/service/control-service.js';
@@ -215,9 +215,14 @@ async function main(): Promise<void> {
     const feed = new SyntheticFeed(gridRun, grid.jobs);
 
     // The real service, but with the synthetic feed as its event stream.
-    const service = Object.assign(Object.create(engine.service) as BridgeService, { subscribe: feed.subscribe });
     const app = createHttpServer(engine, { token: TOKEN });
-    await app.register(browserBridge, { service, token: TOKEN, bindHost: '127.0.0.1', manifestRoots: ManifestRoots.of(engine.dataDir) });
+    await app.register(browserBridge, {
+      ...bridgeSources(engine),
+      subscribe: feed.subscribe,
+      token: TOKEN,
+     
+      manifestRoots: ManifestRoots.of(engine.dataDir),
+    });
     await app.listen({ host: '127.0.0.1', port: 0 });
     const address = app.server.address();
     const origin = `http://127.0.0.1:${typeof address === 'object' && address !== null ? address.port : 0}`;

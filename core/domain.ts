@@ -265,6 +265,15 @@ export function toPanoptesError(err: unknown): PanoptesError {
   return new PanoptesError('internal', message, { cause: err });
 }
 
+/**
+ * An error as every transport of the contract sends it. An internal error's message may hold paths
+ * or SQL, so it travels as "internal error"; the transport logs the original.
+ */
+export function wireError(err: unknown): SerializedError {
+  const e = toPanoptesError(err);
+  return e.code === 'internal' ? { ...e.toJSON(), message: 'internal error' } : e.toJSON();
+}
+
 export function emptyUsage(): Usage {
   return { inputTokens: 0, outputTokens: 0 };
 }

@@ -1,9 +1,11 @@
 /**
- * The contract over Electron IPC. One `ipcMain.handle` channel per contract method, taken from the
- * contract's allowlist (`CONTRACT_METHODS`), plus the three desktop-only actions of the bridge
- * (file dialogs, opening a link). Every handler first checks that the sender is the top frame of
- * the app's own renderer, then validates its input with the contract's schema, and always
- * resolves to an `Envelope`: IPC would keep only an error's message, so errors travel as data.
+ * The contract over Electron IPC: a transport of the ContractDispatcher. One `ipcMain.handle`
+ * channel per contract method, taken from the contract's allowlist (`CONTRACT_METHODS`), each
+ * handing its argument to the dispatcher (which validates it and answers an `Envelope`: IPC would
+ * keep only an error's message, so errors travel as data), plus the three desktop-only actions of
+ * the bridge (file dialogs, opening a link). Every handler first checks that the sender is the top
+ * frame of the app's own renderer. Nothing here knows one contract method from another but the
+ * export's rule below (`desktopPolicy`).
  * Pushed events go to the window on one channel. The channel names are handed to the preload as a
  * launch argument, so they are written down only here.
  * Electron objects are parameters, so this is unit-tested under Node with fakes.
@@ -12,15 +14,9 @@
 import { basename, resolve } from 'node:path';
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
 import { z } from 'zod';
-import { PanoptesError, toPanoptesError } from '../core/domain.js';
-import {
-  CONTRACT_METHODS,
-  type ControlApi,
-  type ControlEvent,
-  type DesktopBridge,
-  type Envelope,
-} from '../core/service/contract.js';
-import { validateInput } from '../core/service/control-service.js';
+import { PanoptesError, wireError } from '../core/domain.js';
+import { CONTRACT_METHODS, type ControlEvent, type DesktopBridge, type Envelope, type ExportInput } from '../core/service/contract.js';
+import type { ContractDispatcher, TransportPolicy } from '../core/service/contract-dispatcher.js';
 import { formatZodIssues } from '../core/validation.js';
 import { isTrustedFrame, validateExternalUrl, type ExternalLinkPolicy } from './security.js';
 
@@ -67,7 +63,7 @@ export interface IpcLogger {
 
 export interface IpcOptions {
   ipcMain: Pick<IpcMain, 'handle' | 'removeHandler'>;
-  service: ControlApi;
+  dispatcher: ContractDispatcher;
   desktop: DesktopActions;
   /** Which links may open in the system browser. */
   linkPolicy: ExternalLinkPolicy;
@@ -101,56 +97,70 @@ export function safeFileName(raw: unknown): string {
 
 
 /**
- * Registers every channel; returns a function that removes them all. Exports may only be written
+ * The contract as the app's own window may call it: every method, but an export is written only
  * where the user chose through this session's save dialog, so a compromised page cannot make the
  * engine overwrite arbitrary files.
  */
+function desktopPolicy(chosenExportPaths: ReadonlySet<string>, logger: IpcLogger): TransportPolicy {
+  return {
+    name: 'desktop app',
+    admit(method, input) {
+      if (method === 'exportRun' && !chosenExportPaths.has(resolve((input as ExportInput).outPath))) {
+        throw new PanoptesError('invalid_input', 'exportRun: choose where to save with the save dialog (chooseExportPath) first', {
+          where: 'outPath',
+        });
+      }
+      return input;
+    },
+    onInternal: (err, method) => logger.error({ err, channel: IPC_LAYOUT.calls[method] }, 'ipc: request failed'),
+  };
+}
+
+/** Registers every channel; returns a function that removes them all. */
 export function registerIpc(opts: IpcOptions): () => void {
   const layout = IPC_LAYOUT;
   const channels: string[] = [];
   const chosenExportPaths = new Set<string>();
+  const policy = desktopPolicy(chosenExportPaths, opts.logger);
 
-  const serve = (channel: string, name: string, run: (args: unknown[]) => Promise<unknown>): void => {
+  /** One channel: the sender check, one argument at most, and an Envelope whatever happens. */
+  const serve = (channel: string, name: string, run: (arg: unknown) => Promise<Envelope<unknown>>): void => {
     channels.push(channel);
     opts.ipcMain.handle(channel, async (event: InvokeEvent, ...args: unknown[]): Promise<Envelope<unknown>> => {
       if (!isTrustedFrame(event.senderFrame)) {
         opts.logger.warn({ channel, frame: event.senderFrame?.url ?? null }, 'ipc: refused a request from an untrusted frame');
         return REFUSED;
       }
+      if (args.length > 1) {
+        return { ok: false, error: wireError(new PanoptesError('invalid_input', `${name}: takes one argument, got ${args.length}`, { where: name })) };
+      }
+      return run(args[0]);
+    });
+  };
+
+  for (const method of CONTRACT_METHODS) {
+    serve(layout.calls[method]!, method, (raw) => opts.dispatcher.call(method, raw, policy));
+  }
+
+  /** A desktop action, its errors in the contract's one shape. */
+  const desktop = (channel: string, name: DesktopMethod, act: (arg: unknown) => Promise<unknown>): void =>
+    serve(channel, name, async (arg) => {
       try {
-        if (args.length > 1) throw new PanoptesError('invalid_input', `${name}: takes one argument, got ${args.length}`, { where: name });
-        return { ok: true, value: await run(args) };
+        return { ok: true, value: await act(arg) };
       } catch (err) {
-        const error = toPanoptesError(err).toJSON();
+        const error = wireError(err);
         if (error.code === 'internal') opts.logger.error({ err, channel }, 'ipc: request failed');
         return { ok: false, error };
       }
     });
-  };
 
-  for (const contractMethod of CONTRACT_METHODS) {
-    serve(layout.calls[contractMethod]!, contractMethod, async ([raw]) => {
-      const input = validateInput(contractMethod, raw);
-      if (contractMethod === 'exportRun') {
-        const { outPath } = input as { outPath: string };
-        if (!chosenExportPaths.has(resolve(outPath))) {
-          throw new PanoptesError('invalid_input', 'exportRun: choose where to save with the save dialog (chooseExportPath) first', {
-            where: 'outPath',
-          });
-        }
-      }
-      const call = opts.service[contractMethod] as (input: unknown) => Promise<unknown>;
-      return call.call(opts.service, input);
-    });
-  }
-
-  serve(layout.desktop.chooseManifest, 'chooseManifest', () => opts.desktop.chooseManifest());
-  serve(layout.desktop.chooseExportPath, 'chooseExportPath', async ([raw]) => {
+  desktop(layout.desktop.chooseManifest, 'chooseManifest', () => opts.desktop.chooseManifest());
+  desktop(layout.desktop.chooseExportPath, 'chooseExportPath', async (raw) => {
     const path = await opts.desktop.chooseExportPath(safeFileName(raw));
     if (path !== null) chosenExportPaths.add(resolve(path));
     return path;
   });
-  serve(layout.desktop.openExternal, 'openExternal', async ([raw]) => {
+  desktop(layout.desktop.openExternal, 'openExternal', async (raw) => {
     await opts.desktop.openExternal(validateExternalUrl(raw, opts.linkPolicy));
     return null;
   });

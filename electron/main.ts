@@ -242,13 +242,12 @@ async function start(): Promise<void> {
   );
   const disposeIpc = registerIpc({
     ipcMain,
-    service: engine.service,
+    dispatcher: engine.dispatcher,
     desktop: { chooseManifest, chooseExportPath, openExternal: (url) => shell.openExternal(url) },
     linkPolicy,
     logger,
   });
-  engine.scheduler.start();
-  engine.scoring.start();
+  engine.start();
   const r: Running = { engine, settings, secrets, secretNames, appliedSecrets: applied, disposeIpc, logger };
   running = r;
 

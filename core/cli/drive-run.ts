@@ -16,18 +16,14 @@ export async function driveRun(engine: Engine, runId: string, showProgress: bool
   const onSignal = () => {
     reporter?.stop();
     process.stderr.write(`\ninterrupted: run ${runId} is kept; \`panoptes resume\` finishes it\n`);
-    void engine.scheduler.stop().then(() => process.exit(130));
+    void engine.stopRuns().then(() => process.exit(130));
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
   process.once('SIGHUP', onSignal);
   try {
     // Records are scored as they land (when the run has scorers), and the run ends scored.
-    engine.scoring.start();
-    const run = await engine.scheduler.runToCompletion(runId);
-    await engine.scoring.finish(runId);
-    engine.service.events.flush();
-    return run;
+    return await engine.runToEnd(runId);
   } finally {
     reporter?.stop();
     unsubscribe();

@@ -23,11 +23,11 @@ export async function resumeOne(engine: Engine, runId: string, opts: ResumeOptio
       if (!opts.json) process.stdout.write(`run ${run.id} is ${run.status}${missing ? '; --retry-failed poses its missing records again' : ''}\n`);
       return run.status === 'done' ? EXIT.ok : EXIT.failed;
     }
-    engine.store.runs.recoverInterruptedRuns();
+    engine.recoverInterruptedRuns();
   }
   if (!opts.json) process.stderr.write(`resuming run ${runId}\n`);
   const run = await driveRun(engine, runId, false);
-  if (engine.scheduler.lostRun(runId) && run.status === 'running') {
+  if (engine.lostRun(runId) && run.status === 'running') {
     process.stderr.write(handedOverLine(runId));
     return EXIT.handedOver;
   }
@@ -36,14 +36,12 @@ export async function resumeOne(engine: Engine, runId: string, opts: ResumeOptio
 }
 
 export async function resumeAll(engine: Engine, opts: ResumeOptions): Promise<number> {
-  const before = new Set(engine.store.queries.unfinishedRunIds());
-  engine.store.runs.recoverInterruptedRuns();
-  for (const id of engine.store.queries.unfinishedRunIds()) before.add(id);
+  const before = new Set(engine.recoverInterruptedRuns());
   // Runs whose scoring was interrupted (a kill -9 mid-scoring) are finished too.
   for (const s of engine.scoring.behindRuns()) before.add(s);
   if (before.size === 0) {
     if (!opts.json) {
-      const failed = engine.store.queries.listRuns({ status: 'failed', limit: 1 });
+      const failed = await engine.service.listRuns({ status: 'failed', limit: 1 });
       process.stdout.write(
         `nothing to resume${failed.length > 0 ? ` (a failed run is finished: \`panoptes resume RUN_ID --retry-failed\` poses its missing records, e.g. ${failed[0]!.id})` : ''}\n`,
       );
@@ -51,14 +49,12 @@ export async function resumeAll(engine: Engine, opts: ResumeOptions): Promise<nu
     return EXIT.ok;
   }
   if (!opts.json) process.stderr.write(`resuming ${before.size} run(s)\n`);
-  engine.scheduler.start();
-  engine.scoring.start();
-  await engine.scheduler.finishAll();
-  for (const id of before) await engine.scoring.finish(id);
+  engine.start();
+  await engine.finishAll(before);
   let status: number = EXIT.ok;
   for (const id of before) {
-    const run = engine.store.queries.getRun(id)!;
-    if (engine.scheduler.lostRun(id) && run.status === 'running') {
+    const { run } = await engine.service.getRun({ runId: id });
+    if (engine.lostRun(id) && run.status === 'running') {
       process.stderr.write(handedOverLine(id));
       if (status === EXIT.ok) status = EXIT.handedOver;
       continue;
@@ -75,5 +71,5 @@ async function report(engine: Engine, run: Run, opts: ResumeOptions): Promise<vo
     return;
   }
   process.stdout.write(`run ${run.id}: ${run.status} (${run.doneCount}/${run.jobCount} jobs)${run.error ? ` — ${run.error}` : ''}\n`);
-  printFailures(engine, run);
+  await printFailures(engine, run);
 }

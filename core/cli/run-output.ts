@@ -57,15 +57,16 @@ export function printUsageTable(models: ModelCost[], out: NodeJS.WriteStream = p
   printTable(rows, out);
 }
 
-/** Lists every vignette the run gave up on, with its last error, and how to retry them. */
-export function printFailures(engine: Engine, run: Run, out: NodeJS.WriteStream = process.stdout): void {
-  const total = engine.store.queries.vignetteFailureCount(run.id);
+/** Lists every vignette the run gave up on (the first 1,000 the contract lists), with its last error, and how to retry them. */
+export async function printFailures(engine: Engine, run: Run, out: NodeJS.WriteStream = process.stdout): Promise<void> {
+  const detail = await engine.service.getRun({ runId: run.id });
+  const total = detail.run.failedVignettes;
   if (total === 0) return;
   out.write(`${total} vignette(s) failed:\n`);
-  for (const f of engine.store.queries.vignetteFailures(run.id, 1000)) {
+  for (const f of detail.failures) {
     out.write(`  ${f.vignetteId}  ${f.model}@${f.epoch}  after ${f.attempts} attempt(s): ${f.message}\n`);
   }
-  if (total > 1000) out.write(`  and ${total - 1000} more\n`);
+  if (total > detail.failures.length) out.write(`  and ${total - detail.failures.length} more\n`);
   out.write(`retry them: panoptes resume ${run.id} --retry-failed\n`);
 }
 
@@ -75,7 +76,7 @@ export async function printRunResult(engine: Engine, run: Run): Promise<void> {
   const secs = run.finishedAt && run.startedAt ? ((run.finishedAt - run.startedAt) / 1000).toFixed(1) : '?';
   process.stdout.write(`run ${run.id}: ${run.status} (${run.doneCount}/${run.jobCount} jobs, ${run.failedCount} failed) in ${secs}s\n`);
   if (run.error) process.stdout.write(`reason: ${run.error}\n`);
-  printFailures(engine, run);
+  await printFailures(engine, run);
   printUsageTable(stats.models);
   process.stdout.write(`responses: ${responsesPath(engine.dataDir, run.id)}\n`);
 }

@@ -14,7 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import { PanoptesError } from '../domain.js';
 import { assertUsableToken, generateToken } from '../http/auth.js';
 import { createHttpServer } from '../http/api.js';
-import { browserBridge } from '../http/bridge.js';
+import { browserBridge, bridgeSources } from '../http/bridge.js';
 import { ManifestRoots } from '../http/manifest-roots.js';
 import { startWorkerListener } from '../remote/listener.js';
 import type { Engine } from '../service/engine.js';
@@ -125,8 +125,7 @@ export async function startServer(
     const stop = await addon.start?.({ ...ctx, url });
     if (stop) stops.push(stop);
   }
-  engine.scheduler.start();
-  engine.scoring.start();
+  engine.start();
   return {
     url,
     engine,
@@ -154,11 +153,9 @@ export const browserUiAddon: ServeAddon = {
   name: 'ui',
   async register({ app, engine, token, options }) {
     await app.register(browserBridge, {
-      service: engine.service,
+      ...bridgeSources(engine),
       token,
-      bindHost: options.host,
       manifestRoots: ManifestRoots.of(engine.dataDir, options.manifestRoot),
-      ...(options.allowedHost === undefined ? {} : { allowedHosts: options.allowedHost }),
     });
   },
   async start({ url, token, tokenSource }) {

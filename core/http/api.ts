@@ -4,9 +4,10 @@
  *   socket    connection cap, a cap of its own for connections yet to authenticate (the longest
  *             waiting is closed past it), header timeout (slowloris), request and keep-alive timeouts
  *   onRequest Host/Origin guard (403) -> concurrent-request cap (503) -> bearer token (401, API routes)
- *   body      size cap (413), then the route's zod schema (400 naming the field)
- *   handler   one ControlService call; engine errors map to 400/404/409. A manifest is read only
- *             from the folders ManifestRoots allows (manifest-roots.ts)
+ *   body      size cap (413); POST /runs: the queued-run cap (429)
+ *   handler   one contract call through the ContractDispatcher (routes.ts maps the request onto
+ *             it), which validates the input once (400 naming the field); engine errors map to
+ *             400/404/409. A manifest is read only from the folders ManifestRoots allows
  *   done      one log line per request: method, path, status, latency (and run_id on run routes)
  * The instance is returned before it listens, so a host (`panoptes serve`, the desktop app) can
  * register more plugins on it first — the browser bridge reuses `hostOriginGuard` (applied to
@@ -21,14 +22,13 @@ import { packageVersion } from '../paths.js';
 import type { Engine } from '../service/engine.js';
 import { componentLogger, logger as rootLogger } from '../telemetry.js';
 import { createTokenCheck } from './auth.js';
-import { QueuedRunGate, concurrentRequestLimit } from './backpressure.js';
+import { concurrentRequestLimit, queuedRunLimit } from './backpressure.js';
 import { handleError, handleNotFound } from './errors.js';
 import { HTTP_DEFAULTS } from './defaults.js';
 import { hostOriginGuard } from './host-guard.js';
 import { ManifestRoots } from './manifest-roots.js';
 import { RequestLog } from './request-log.js';
 import { apiRoutes, healthRoutes } from './routes.js';
-import { zodValidatorCompiler } from './zod-validation.js';
 
 export interface HttpServerOptions {
   /** The bearer token every route but /health requires. */
@@ -83,19 +83,30 @@ export function createHttpServer(engine: Engine, opts: HttpServerOptions): Fasti
   const guests = new GuestSockets(o.maxGuestConnections);
   app.server.on('connection', (socket: Socket) => guests.admit(socket));
 
-  app.setValidatorCompiler(zodValidatorCompiler as Parameters<FastifyInstance['setValidatorCompiler']>[0]);
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);
 
   app.addHook('onRequest', hostOriginGuard({ bindHost: o.host, allowedHosts: o.allowedHosts ?? [] }));
+  // A WebSocket upgrade (the browser bridge's event socket) meets the same hooks as any request.
+  // One refused with an HTTP answer holds a socket the server no longer tracks: it is closed once
+  // answered (an accepted one is hijacked and never gets here).
+  app.addHook('onResponse', (request, _reply, done) => {
+    if (request.headers.upgrade !== undefined) request.raw.socket.destroy();
+    done();
+  });
   app.addHook('onRequest', concurrentRequestLimit(o.maxConcurrent));
-  const queuedRunGate = new QueuedRunGate(o.maxQueuedRuns, async () => {
+  const limitQueuedRuns = queuedRunLimit(o.maxQueuedRuns, async () => {
     const queued = await service.listRuns({ status: 'queued', limit: Math.min(1000, o.maxQueuedRuns) });
     return queued.length;
   });
   void app.register(healthRoutes(service, packageVersion(), Date.now()));
-  const manifestRoots = ManifestRoots.of(engine.dataDir, opts.manifestRoots);
-  void app.register(apiRoutes, { service, manifestRoots, tokenCheck: createTokenCheck(opts.token), queuedRunGate });
+  void app.register(apiRoutes, {
+    dispatcher: engine.dispatcher,
+    exportLines: (runId, format) => service.exportLines(runId, format),
+    manifestRoots: ManifestRoots.of(engine.dataDir, opts.manifestRoots),
+    tokenCheck: createTokenCheck(opts.token),
+    queuedRunLimit: limitQueuedRuns,
+  });
   return app;
 }
 

@@ -1,38 +1,33 @@
 /**
  * The browser bridge's event stream: one WebSocket per browser tab at `/bridge/events`, pushing
- * the engine's ControlEvents as JSON text frames. A browser cannot put headers on a WebSocket, so
- * the launch token travels as a subprotocol (`panoptes.token.<base64url(token)>`, beside the plain
- * `panoptes` the server answers with), and the upgrade request passes the same Host/Origin check
- * as every HTTP request. Each event is serialised once for all tabs; a tab that stops reading
- * (its unsent bytes pass a cap) is disconnected rather than buffered without bound, and it
- * reconnects and fetches afresh. Pings find dead peers.
+ * the engine's ControlEvents as JSON text frames. The socket is a Fastify route
+ * (`@fastify/websocket`), so its upgrade request meets the same hooks as every other request — the
+ * server's Host/Origin guard first — and then this route's token check. A browser cannot put
+ * headers on a WebSocket, so the launch token travels as a subprotocol
+ * (`panoptes.token.<base64url(token)>`, beside the plain `panoptes` the server answers with). Each
+ * event is serialised once for all tabs; a tab that stops reading (its unsent bytes pass a cap) is
+ * disconnected rather than buffered without bound, and it reconnects and fetches afresh. Pings
+ * find dead peers.
  * Runs on: Node (core).
  */
-import type { IncomingMessage, Server } from 'node:http';
-import type { Duplex } from 'node:stream';
-import { WebSocket, WebSocketServer } from 'ws';
+import fastifyWebsocket from '@fastify/websocket';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import { WebSocket } from 'ws';
+import { vouchFor } from '../concurrency/guest-sockets.js';
 import type { ControlEvent } from '../service/contract.js';
-import { hostOriginProblem } from './host-guard.js';
+import { sendError } from './errors.js';
 
 export const EVENTS_PATH = '/bridge/events';
 export const EVENTS_PROTOCOL = 'panoptes';
 const TOKEN_PROTOCOL_PREFIX = 'panoptes.token.';
 
 export interface EventStreamOptions {
-  server: Server;
   subscribe: (listener: (event: ControlEvent) => void) => () => void;
   tokenCheck: (presented: string | undefined) => boolean;
-  /** Host names the server answers to (see host-guard.ts). */
-  allowedHosts: ReadonlySet<string>;
   /** Unsent bytes a tab may fall behind by before it is dropped (default 8 MiB). */
   maxBufferedBytes?: number;
   /** How often peers are pinged; one missed pong drops them (default 30 s). */
   heartbeatMs?: number;
-}
-
-export interface EventStream {
-  readonly clients: number;
-  close(): void;
 }
 
 /** The launch token a browser put in its subprotocols, if any. */
@@ -42,19 +37,21 @@ export function tokenFromProtocols(header: string | string[] | undefined): strin
   return carrier === undefined ? undefined : Buffer.from(carrier.slice(TOKEN_PROTOCOL_PREFIX.length), 'base64url').toString('utf8');
 }
 
-function refuse(socket: Duplex, status: number, reason: string): void {
-  const text = { 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' }[status] ?? 'Bad Request';
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: ${Buffer.byteLength(reason)}\r\n\r\n${reason}`);
+/** The route's own hook: 401 unless the upgrade carries the token in its subprotocols. */
+function subprotocolAuth(check: (presented: string | undefined) => boolean): onRequestHookHandler {
+  return function authenticateSocket(request: FastifyRequest, reply: FastifyReply, done: () => void) {
+    if (check(tokenFromProtocols(request.headers['sec-websocket-protocol']))) {
+      vouchFor(request.raw.socket);
+      done();
+      return;
+    }
+    sendError(reply, 401, 'unauthorized', 'missing or wrong token (subprotocol panoptes.token.<base64url token>)');
+  };
 }
 
-export function attachEventStream(opts: EventStreamOptions): EventStream {
+/** Registers the event socket on `app`; the socket closes its tabs when the server closes. */
+export async function eventStreamRoutes(app: FastifyInstance, opts: EventStreamOptions): Promise<void> {
   const maxBuffered = opts.maxBufferedBytes ?? 8 * 1024 * 1024;
-  const wss = new WebSocketServer({
-    noServer: true,
-    maxPayload: 4096,
-    perMessageDeflate: false,
-    handleProtocols: (protocols) => (protocols.has(EVENTS_PROTOCOL) ? EVENTS_PROTOCOL : false),
-  });
   const clients = new Map<WebSocket, { alive: boolean }>();
   let unsubscribe: (() => void) | null = null;
 
@@ -78,32 +75,6 @@ export function attachEventStream(opts: EventStreamOptions): EventStream {
     }
   };
 
-  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
-    const path = new URL(request.url ?? '/', 'http://bridge').pathname;
-    if (path !== EVENTS_PATH) {
-      // Another listener may own this path; with none, say so instead of leaving the socket hanging.
-      if (opts.server.listenerCount('upgrade') === 1) refuse(socket, 404, 'no such socket');
-      return;
-    }
-    const origin = request.headers.origin;
-    const problem = hostOriginProblem(request.headers.host, typeof origin === 'string' ? origin : undefined, opts.allowedHosts);
-    if (problem !== null) return refuse(socket, 403, problem);
-    if (!opts.tokenCheck(tokenFromProtocols(request.headers['sec-websocket-protocol']))) {
-      return refuse(socket, 401, 'missing or wrong token (subprotocol panoptes.token.<base64url token>)');
-    }
-    wss.handleUpgrade(request, socket, head, (ws) => {
-      clients.set(ws, { alive: true });
-      unsubscribe ??= opts.subscribe(publish);
-      ws.on('pong', () => {
-        const state = clients.get(ws);
-        if (state) state.alive = true;
-      });
-      ws.on('close', () => drop(ws));
-      ws.on('error', () => ws.terminate());
-    });
-  };
-  opts.server.on('upgrade', onUpgrade);
-
   const heartbeat = setInterval(() => {
     for (const [ws, state] of clients) {
       if (!state.alive) {
@@ -117,19 +88,42 @@ export function attachEventStream(opts: EventStreamOptions): EventStream {
   }, opts.heartbeatMs ?? 30_000);
   heartbeat.unref();
 
-  return {
-    get clients() {
-      return clients.size;
+  await app.register(fastifyWebsocket, {
+    options: {
+      maxPayload: 4096,
+      perMessageDeflate: false,
+      handleProtocols: (protocols) => (protocols.has(EVENTS_PROTOCOL) ? EVENTS_PROTOCOL : false),
     },
-    close() {
+    // Tabs see the socket drop and reconnect (with backoff) once a server is back.
+    preClose(done) {
       clearInterval(heartbeat);
-      opts.server.off('upgrade', onUpgrade);
-      // Tabs see the socket drop and reconnect (with backoff) once a server is back.
       for (const ws of [...clients.keys()]) {
         ws.terminate();
         drop(ws);
       }
-      wss.close();
+      this.websocketServer.close();
+      done();
     },
-  };
+  });
+
+  // The plugin would upgrade a request to any route here (the static files' included) only to
+  // close it; an upgrade is answered only on the event socket's path.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (request.headers.upgrade === undefined || request.routeOptions.url === EVENTS_PATH) {
+      done();
+      return;
+    }
+    sendError(reply, 404, 'not_found', `no socket at ${request.url.split('?')[0]}`);
+  });
+
+  app.get(EVENTS_PATH, { websocket: true, onRequest: subprotocolAuth(opts.tokenCheck) }, (ws) => {
+    clients.set(ws, { alive: true });
+    unsubscribe ??= opts.subscribe(publish);
+    ws.on('pong', () => {
+      const state = clients.get(ws);
+      if (state) state.alive = true;
+    });
+    ws.on('close', () => drop(ws));
+    ws.on('error', () => ws.terminate());
+  });
 }

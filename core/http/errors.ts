@@ -1,12 +1,14 @@
 /**
- * How errors leave the HTTP API: one envelope, `{"error": {"code", "message", "where"?}}`, with a
- * status that says whose fault it was. Engine errors (PanoptesError) map by code; Fastify's own
- * (body too large, malformed JSON, bad content type) keep their 4xx status; anything else is a
- * 500 whose details go to the log, not to the client.
+ * How errors leave the HTTP server: ONE body for every route, the API's and the browser bridge's,
+ * and for the server's own guards: `{"ok": false, "error": {"code", "message", "retryable",
+ * "where"?}}` — the contract's failed `Envelope` — with a status that says whose fault it was.
+ * Engine errors map by code; Fastify's own (body too large, malformed JSON, bad content type) keep
+ * their 4xx status; anything else is a 500 whose details go to the log, not to the client.
  * Runs on: Node (core).
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { PanoptesError, type ErrorCode } from '../domain.js';
+import { PanoptesError, wireError, type ErrorCode } from '../domain.js';
+import type { Envelope } from '../service/contract.js';
 
 /** Codes the HTTP layer adds to the engine's own. */
 export type HttpErrorCode =
@@ -18,7 +20,8 @@ export type HttpErrorCode =
   | 'too_many_queued_runs';
 
 export interface HttpErrorBody {
-  error: { code: HttpErrorCode; message: string; where?: string };
+  ok: false;
+  error: { code: HttpErrorCode; message: string; retryable: boolean; where?: string; retryAfterMs?: number };
 }
 
 /** The status for each engine error code that a client can cause or should know about. */
@@ -35,15 +38,11 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   no_host: 503,
 };
 
-export function statusOf(err: PanoptesError): number {
-  return STATUS_BY_CODE[err.code] ?? 500;
+export function statusOf(code: ErrorCode): number {
+  return STATUS_BY_CODE[code] ?? 500;
 }
 
-export function errorBody(code: HttpErrorCode, message: string, where?: string): HttpErrorBody {
-  return { error: { code, message, ...(where === undefined ? {} : { where }) } };
-}
-
-/** Sends an error envelope; `retryAfterS` adds the Retry-After header backpressure answers carry. */
+/** Sends an error the server raises itself (a guard, a limit); `retryAfterS` adds Retry-After and makes it retryable. */
 export function sendError(
   reply: FastifyReply,
   status: number,
@@ -52,7 +51,15 @@ export function sendError(
   opts: { where?: string; retryAfterS?: number } = {},
 ): FastifyReply {
   if (opts.retryAfterS !== undefined) reply.header('retry-after', String(opts.retryAfterS));
-  return reply.code(status).send(errorBody(code, message, opts.where));
+  const error = { code, message, retryable: opts.retryAfterS !== undefined, ...(opts.where === undefined ? {} : { where: opts.where }) };
+  return reply.code(status).send({ ok: false, error } satisfies HttpErrorBody);
+}
+
+/** Sends a contract call's failure: the status its code implies, Retry-After for a rate limit. */
+export function sendFailure(reply: FastifyReply, failure: Extract<Envelope<unknown>, { ok: false }>): FastifyReply {
+  const status = statusOf(failure.error.code);
+  if (status === 429 && failure.error.retryAfterMs !== undefined) reply.header('retry-after', String(Math.ceil(failure.error.retryAfterMs / 1000)));
+  return reply.code(status).send(failure satisfies HttpErrorBody);
 }
 
 function codeForClientStatus(status: number): HttpErrorCode {
@@ -62,25 +69,17 @@ function codeForClientStatus(status: number): HttpErrorCode {
 }
 
 /** Fastify's error handler for the whole server. */
-export function handleError(err: FastifyError | PanoptesError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (err instanceof PanoptesError) {
-    const status = statusOf(err);
-    if (status >= 500) request.log.error({ err }, 'request failed');
-    const message = err.code === 'internal' ? 'internal error' : err.message;
-    return sendError(reply, status, err.code, message, {
-      ...(err.where === undefined ? {} : { where: err.where }),
-      ...(status === 429 && err.retryAfterMs !== undefined ? { retryAfterS: Math.ceil(err.retryAfterMs / 1000) } : {}),
-    });
-  }
+export function handleError(err: FastifyError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const status = (err as FastifyError).statusCode;
-  if (status !== undefined && status >= 400 && status < 500) {
+  if (!(err instanceof PanoptesError) && status !== undefined && status >= 400 && status < 500) {
     return sendError(reply, status, codeForClientStatus(status), err.message);
   }
-  request.log.error({ err }, 'request failed');
-  return sendError(reply, 500, 'internal', 'internal error');
+  const failure = { ok: false as const, error: wireError(err) };
+  if (statusOf(failure.error.code) >= 500) request.log.error({ err }, 'request failed');
+  return sendFailure(reply, failure);
 }
 
-/** Unknown routes: the same envelope as every other error. */
+/** Unknown routes: the same body as every other error. */
 export function handleNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   return sendError(reply, 404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`);
 }

@@ -30,7 +30,7 @@ function bracketed(name: string): string {
 }
 
 /** The set of Host names a server bound to `bindHost` answers to. */
-export function allowedHostNames(opts: HostGuardOptions): Set<string> {
+function allowedHostNames(opts: HostGuardOptions): Set<string> {
   const names = new Set(LOOPBACK_NAMES.map((n) => bracketed(n.toLowerCase())));
   if (!WILDCARDS.has(opts.bindHost)) names.add(bracketed(opts.bindHost.toLowerCase()));
   for (const h of opts.allowedHosts ?? []) names.add(bracketed(splitHost(h).name || h.toLowerCase()));
@@ -38,7 +38,7 @@ export function allowedHostNames(opts: HostGuardOptions): Set<string> {
 }
 
 /** Why a request's Host/Origin pair is refused, or null when it is acceptable. */
-export function hostOriginProblem(
+function hostOriginProblem(
   host: string | undefined,
   origin: string | undefined,
   allowed: ReadonlySet<string>,

@@ -6,13 +6,15 @@
  * each of its lines would come back in the manifest's error. A path is judged by its real path,
  * symlinks resolved, so a link inside a root that points outside is outside. A path outside is
  * refused before a byte of it is read, with the same answer whether or not it exists, naming the
- * allowed roots. (The CLI reads any path its user names: it runs as that user, on their machine.)
+ * allowed roots. A pairwise judge's baseline file is held to the same roots. (The CLI reads any
+ * path its user names: it runs as that user, on their machine.)
  * Runs on: Node (core).
  */
 import { realpath } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import { PanoptesError } from '../domain.js';
 import { examplesDir } from '../paths.js';
+import type { CheckManifestInput, ControlMethod, CreateRunInput, ScoreRunInput, ScoringConfig } from '../service/contract.js';
 
 export class ManifestRoots {
   readonly roots: readonly string[];
@@ -45,6 +47,43 @@ export class ManifestRoots {
     }
     if (!inside(real)) throw this.refusal(asked, where, what);
     return real;
+  }
+
+  /**
+   * A validated contract input with the files it names on the server's disk (createRun's
+   * `manifestPath`, checkManifest's `path`, a pairwise judge's `baselineFile` in createRun's and
+   * scoreRun's scorers) replaced by their real paths once a root allows them: the `admit` of the
+   * remote transports' policies.
+   */
+  async confine(method: ControlMethod, input: unknown): Promise<unknown> {
+    if (method === 'createRun') {
+      const i = input as CreateRunInput;
+      const scorers = await this.confineBaselineFiles(i.scorers);
+      return { ...i, manifestPath: await this.resolve(i.manifestPath, 'manifestPath'), ...(scorers === undefined ? {} : { scorers }) };
+    }
+    if (method === 'scoreRun') {
+      const i = input as ScoreRunInput;
+      return { ...i, scorers: await this.confineBaselineFiles(i.scorers) };
+    }
+    if (method === 'checkManifest') {
+      const i = input as CheckManifestInput;
+      return i.path === undefined ? i : { ...i, path: await this.resolve(i.path, 'path') };
+    }
+    return input;
+  }
+
+  /**
+   * A pairwise judge's `baselineFile` is read only from where manifests are: without this, any file
+   * the server can read would be read, and a bad line's error would quote it.
+   */
+  private async confineBaselineFiles<T extends ScoringConfig | undefined>(scorers: T): Promise<T> {
+    if (scorers === undefined) return scorers;
+    const confined = await Promise.all(
+      scorers.scorers.map(async (d, i) =>
+        d.type === 'judge' && d.baselineFile !== undefined ? { ...d, baselineFile: await this.resolve(d.baselineFile, `scorers.${i}.baselineFile`, 'baseline file') } : d,
+      ),
+    );
+    return { ...scorers, scorers: confined };
   }
 
   private refusal(path: string, where: string, what: string): PanoptesError {

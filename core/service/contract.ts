@@ -1,7 +1,8 @@
 /**
  * The contract: every request the engine answers and every event it pushes, typed once. Electron's
- * IPC, the browser bridge (HTTP + WebSocket) and the CLI all serve exactly this. Inputs are zod
- * schemas because every transport validates what crosses it; outputs are plain types.
+ * IPC, the browser bridge (HTTP + WebSocket), the HTTP API and the CLI all serve exactly this,
+ * through one ContractDispatcher. Inputs are zod schemas because the dispatcher validates what
+ * crosses any transport, once, with them; outputs are plain types.
  * The renderer imports this file's types only (`import type`), never its values.
  * Runs on: Node (core); types shared with the renderer.
  */

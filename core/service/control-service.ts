@@ -1,16 +1,13 @@
 /**
  * ControlService: the one implementation of the contract. Every transport (IPC, the browser
- * bridge, the HTTP API, the CLI) calls these methods; each validates its input with the
- * contract's schema, so a bad request gets an error that names the field and changes nothing.
+ * bridge, the HTTP API, the CLI) reaches these methods through the ContractDispatcher, which has
+ * validated the input with the contract's schema first (once): a method here trusts its input's
+ * shape, and checks only what a schema cannot know (a model in the catalog, a run that exists).
  * Runs on: Node (core).
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
-import type { z } from 'zod';
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
 import { PanoptesError, type IndexedVignette, type PrivacyMode, type Run, type RunId, type RunOptions } from '../domain.js';
-import { csvHeader, toCsvLine, toJsonlLine } from '../export.js';
 import { ISSUES_LISTED, checkManifest, manifestError, readManifest } from '../manifest.js';
 import type { Catalog } from '../models/catalog.js';
 import { nearestIds } from '../models/nearest-ids.js';
@@ -25,54 +22,37 @@ import { pinBaselineFiles } from '../scoring/judge/baseline-file.js';
 import { refuseBaselinesOutsideRun } from '../scoring/judge/baseline-model.js';
 import { pairwiseBaselineOf } from '../scoring/judge/judge-definition.js';
 import type { BuiltScorer } from '../scoring/scorer-registry.js';
-import { toScoreJsonlLine } from '../scoring/score-export.js';
 import { buildRunComparison, buildScoreReport, type ScoreCell } from '../scoring/report.js';
 import { buildScoreMatrix } from '../scoring/score-matrix.js';
 import type { RecordScore, ReportAttempt, RunScorer } from '../store/score-store.js';
-import { firstIssuePath, formatZodIssues } from '../validation.js';
 import type { WorkerInfo } from '../workers/worker-handle.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 import {
-  CONTRACT_INPUTS,
   type AppDefaults,
   type CatalogModelEntry,
-  type CheckManifestInput,
   type ControlApi,
-  type ControlMethod,
-  type CreateRunInput,
-  type ExportInput,
   type ExportResult,
-  type ListRunsInput,
   type ManifestPreview,
-  type MetricsInput,
   type MetricsReport,
   type ModelCost,
   type PostureReport,
-  type ProbeInput,
   type ProbeReport,
   type RosterReport,
-  type StartWorkerListenerInput,
   type WorkerListenerStatus,
-  type ResponsesInput,
-  type RetryRunInput,
   type ResponsesPage,
   type RunDetail,
-  type RunIdInput,
   type RunSummary,
-  type CompareRunsInput,
-  type ReportInput,
   type RunComparison,
   type ScoreReport,
-  type ScoreRunInput,
   type ScoreDetail,
-  type ScoreDetailInput,
-  type ScoreMatrixInput,
   type ScoreMatrixPage,
   type ScoringStatus,
-  type StatsInput,
   type StatsReport,
 } from './contract.js';
-import type { EventHub, EventListener } from './event-hub.js';
+import type { ValidInput } from './contract-dispatcher.js';
+import type { EventHub } from './event-hub.js';
+import { ManifestUploads } from './manifest-uploads.js';
+import type { RunExports } from './run-export.js';
 import { modelCosts, priceResponses, pricesForRun, statsReport, summarizeRun } from './summaries.js';
 import { scoringStatus, type ServiceScoring } from './scoring-status.js';
 
@@ -91,6 +71,8 @@ export interface ControlServiceOptions {
   /** Vignettes copied into the store per transaction while creating a run (default 500). */
   stageBatch?: number;
   scoring: ServiceScoring;
+  /** Where `exportRun` writes from. */
+  exports: RunExports;
 }
 
 export const DEFAULT_RUN_OPTIONS: RunOptions = {
@@ -114,29 +96,21 @@ export function newRunId(): RunId {
   return `r${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
 }
 
-/** Validates `input` against a method's schema, naming the failing field. */
-export function validateInput<M extends ControlMethod>(method: M, input: unknown): z.output<(typeof CONTRACT_INPUTS)[M]> {
-  const schema = CONTRACT_INPUTS[method] as z.ZodType;
-  const parsed = schema.safeParse(input);
-  if (!parsed.success) {
-    const where = firstIssuePath(parsed.error);
-    throw new PanoptesError('invalid_input', `${method}: ${formatZodIssues(parsed.error)}`, where ? { where } : {});
-  }
-  return parsed.data as z.output<(typeof CONTRACT_INPUTS)[M]>;
-}
-
 export class ControlService implements ControlApi {
-  readonly store: Store;
-  readonly catalogData: Catalog;
-  readonly scheduler: Scheduler;
-  readonly pool: WorkerPool;
-  readonly dataDir: string;
-  readonly events: EventHub;
+  // What the contract's methods work on: the engine holds these; no caller reaches them through here.
+  private readonly store: Store;
+  private readonly catalogData: Catalog;
+  private readonly scheduler: Scheduler;
+  private readonly pool: WorkerPool;
+  private readonly dataDir: string;
+  private readonly events: EventHub;
+  private readonly exports: RunExports;
+  private readonly uploads: ManifestUploads;
   private readonly router: Pick<Router, 'metrics' | 'posture' | 'roster' | 'probe' | 'privacyLock'>;
   private readonly listener: WorkerListenerControl;
   private readonly appDefaults: AppDefaults;
   private readonly stageBatch: number;
-  readonly scoring: ServiceScoring;
+  private readonly scoring: ServiceScoring;
 
   constructor(opts: ControlServiceOptions) {
     this.store = opts.store;
@@ -149,18 +123,15 @@ export class ControlService implements ControlApi {
     this.events = opts.events;
     this.router = opts.router;
     this.scoring = opts.scoring;
+    this.exports = opts.exports;
+    this.uploads = new ManifestUploads(opts.dataDir);
     this.listener = opts.listener;
     this.pool.on('changed', () => this.events.workersChanged());
   }
 
-  subscribe(listener: EventListener): () => void {
-    return this.events.subscribe(listener);
-  }
-
   // ---- Runs ------------------------------------------------------------------------------------
 
-  async createRun(raw: CreateRunInput): Promise<Run> {
-    const input = validateInput('createRun', raw);
+  async createRun(input: ValidInput<'createRun'>): Promise<Run> {
     input.models.forEach((model, i) => {
       if (!this.catalogData.has(model)) {
         throw new PanoptesError(
@@ -246,13 +217,11 @@ export class ControlService implements ControlApi {
     return run;
   }
 
-  async listRuns(raw?: ListRunsInput): Promise<RunSummary[]> {
-    const input = validateInput('listRuns', raw) ?? {};
+  async listRuns(input: ValidInput<'listRuns'> = {}): Promise<RunSummary[]> {
     return this.store.queries.listRuns(input).map((r) => this.summarize(r));
   }
 
-  async getRun(raw: RunIdInput): Promise<RunDetail> {
-    const { runId } = validateInput('getRun', raw);
+  async getRun({ runId }: ValidInput<'getRun'>): Promise<RunDetail> {
     const run = this.requireRun(runId);
     return {
       run: this.summarize(run),
@@ -263,14 +232,12 @@ export class ControlService implements ControlApi {
     };
   }
 
-  async cancelRun(raw: RunIdInput): Promise<Run> {
-    const { runId } = validateInput('cancelRun', raw);
+  async cancelRun({ runId }: ValidInput<'cancelRun'>): Promise<Run> {
     this.requireRun(runId);
     return this.scheduler.cancel(runId);
   }
 
-  async retryRun(raw: RetryRunInput): Promise<Run> {
-    const { runId, scope } = validateInput('retryRun', raw);
+  async retryRun({ runId, scope }: ValidInput<'retryRun'>): Promise<Run> {
     const run = this.requireRun(runId);
     if (scope === 'all') {
       // The whole run again is a new run with the same manifest, models, epochs and options: the
@@ -295,8 +262,7 @@ export class ControlService implements ControlApi {
     return retried;
   }
 
-  async responses(raw: ResponsesInput): Promise<ResponsesPage> {
-    const { runId, limit, cursor, ...filter } = validateInput('responses', raw);
+  async responses({ runId, limit, cursor, ...filter }: ValidInput<'responses'>): Promise<ResponsesPage> {
     this.requireRun(runId);
     const page = this.store.queries.responses(runId, filter, {
       ...(limit === undefined ? {} : { limit }),
@@ -305,58 +271,20 @@ export class ControlService implements ControlApi {
     return { items: priceResponses(this.store, this.catalogData, runId, page.items), nextCursor: page.nextCursor };
   }
 
-  async stats(raw?: StatsInput): Promise<StatsReport> {
-    const input = validateInput('stats', raw) ?? {};
+  async stats(input: ValidInput<'stats'> = {}): Promise<StatsReport> {
     if (input.runId !== undefined) this.requireRun(input.runId);
     return statsReport(this.store, this.scoring.attempts, this.catalogData, input.runId);
   }
 
-  /** Writes a run's records to a file, one line per (model, epoch, vignette); atomic via rename. */
-  async exportRun(raw: ExportInput): Promise<ExportResult> {
-    const input = validateInput('exportRun', raw);
+  /** Writes a run's records (or its scores) to a file, one line per record; atomic via rename. */
+  async exportRun(input: ValidInput<'exportRun'>): Promise<ExportResult> {
     this.requireRun(input.runId);
-    const path = resolve(input.outPath);
-    await mkdir(dirname(path), { recursive: true });
-    const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
-    const lines = await this.writeExport(input.runId, input.scores ? 'scores' : input.format, tmp).catch(async (err: unknown) => {
-      await rm(tmp, { force: true });
-      throw err;
-    });
-    await rename(tmp, path);
-    return { path, lines };
-  }
-
-  private async writeExport(runId: RunId, format: 'jsonl' | 'csv' | 'scores', path: string): Promise<number> {
-    const out = createWriteStream(path);
-    const done = new Promise<void>((res, rej) => {
-      out.on('finish', res);
-      out.on('error', rej);
-    });
-    let lines = 0;
-    if (format === 'csv') out.write(csvHeader() + '\n');
-    for (const line of this.exportLines(runId, format)) {
-      lines += 1;
-      if (!out.write(line)) await new Promise<void>((r) => out.once('drain', () => r()));
-    }
-    out.end();
-    await done;
-    return lines;
-  }
-
-  /** A run's export, line by line (each with its newline), streamed from the store. */
-  *exportLines(runId: RunId, format: 'jsonl' | 'csv' | 'scores'): Generator<string> {
-    if (format === 'scores') {
-      for (const s of this.scoring.scores.lines(runId)) yield toScoreJsonlLine(s) + '\n';
-      return;
-    }
-    const toLine = format === 'csv' ? toCsvLine : toJsonlLine;
-    for (const r of this.store.queries.iterateResponses(runId)) yield toLine(r) + '\n';
+    return this.exports.write(input.runId, input.scores ? 'scores' : input.format, input.outPath);
   }
 
   // ---- Scoring ---------------------------------------------------------------------------------
 
-  async scoreRun(raw: ScoreRunInput): Promise<ScoringStatus> {
-    const input = validateInput('scoreRun', raw);
+  async scoreRun(input: ValidInput<'scoreRun'>): Promise<ScoringStatus> {
     const run = this.requireRun(input.runId);
     const scorers = await pinBaselineFiles(input.scorers);
     this.scoring.registry.buildAll(scorers);
@@ -366,14 +294,12 @@ export class ControlService implements ControlApi {
     return this.scoringStatusOf(input.runId);
   }
 
-  async scoringStatus(raw: RunIdInput): Promise<ScoringStatus> {
-    const { runId } = validateInput('scoringStatus', raw);
+  async scoringStatus({ runId }: ValidInput<'scoringStatus'>): Promise<ScoringStatus> {
     this.requireRun(runId);
     return this.scoringStatusOf(runId);
   }
 
-  async report(raw: ReportInput): Promise<ScoreReport> {
-    const input = validateInput('report', raw);
+  async report(input: ValidInput<'report'>): Promise<ScoreReport> {
     const run = this.requireRun(input.runId);
     const rs = this.scorerOf(run.id, input.scorer);
     const pending = this.scoringStatusOf(run.id).scorers.find((s) => s.version === rs.version)?.pending ?? 0;
@@ -395,8 +321,7 @@ export class ControlService implements ControlApi {
     );
   }
 
-  async compareRuns(raw: CompareRunsInput): Promise<RunComparison> {
-    const input = validateInput('compareRuns', raw);
+  async compareRuns(input: ValidInput<'compareRuns'>): Promise<RunComparison> {
     const a = this.requireRun(input.runA, 'runA');
     const b = this.requireRun(input.runB, 'runB');
     const sa = this.scorerOf(a.id, input.scorer, 'runA');
@@ -422,8 +347,7 @@ export class ControlService implements ControlApi {
     );
   }
 
-  async scoreMatrix(raw: ScoreMatrixInput): Promise<ScoreMatrixPage> {
-    const input = validateInput('scoreMatrix', raw);
+  async scoreMatrix(input: ValidInput<'scoreMatrix'>): Promise<ScoreMatrixPage> {
     const run = this.requireRun(input.runId);
     const rs = this.scorerOf(run.id, input.scorer);
     const scores = this.scoring.scores;
@@ -446,8 +370,7 @@ export class ControlService implements ControlApi {
     );
   }
 
-  async scoreDetail(raw: ScoreDetailInput): Promise<ScoreDetail> {
-    const input = validateInput('scoreDetail', raw);
+  async scoreDetail(input: ValidInput<'scoreDetail'>): Promise<ScoreDetail> {
     const run = this.requireRun(input.runId);
     const vignette = this.scoring.scores.vignetteById(run.id, input.vignetteId);
     if (!vignette) throw new PanoptesError('not_found', `run ${run.id} has no vignette "${input.vignetteId}"`, { where: 'vignetteId' });
@@ -496,8 +419,8 @@ export class ControlService implements ControlApi {
     }
   }
 
-  /** A run's scoring progress, for the `scoring` event. */
-  scoringStatusOf(runId: RunId): ScoringStatus {
+  /** A run's scoring progress. */
+  private scoringStatusOf(runId: RunId): ScoringStatus {
     return scoringStatus(this.store, this.scoring, runId);
   }
 
@@ -567,23 +490,18 @@ export class ControlService implements ControlApi {
     });
   }
 
-  async checkManifest(raw: CheckManifestInput): Promise<ManifestPreview> {
-    const input = validateInput('checkManifest', raw);
+  async checkManifest(input: ValidInput<'checkManifest'>): Promise<ManifestPreview> {
     let path: string;
     if (input.content !== undefined) {
-      // An upload is kept (content-addressed) so the run can read it like any other manifest.
-      const digest = createHash('sha256').update(input.content).digest('hex').slice(0, 16);
-      const name = basename(input.fileName ?? 'manifest.jsonl').replace(/[^\w.-]/g, '_');
-      path = join(this.dataDir, 'manifests', `${digest}-${name}`);
-      await mkdir(dirname(path), { recursive: true });
-      await writeFile(path, input.content);
+      // An upload is kept so the run can read it like any other manifest.
+      path = await this.uploads.keep(input.content, input.fileName);
     } else {
       path = resolve(input.path!);
     }
     const check = await checkManifest(path, { previewCount: 5, maxIssues: 50 });
     // An upload no run can use is not kept in the data folder.
     const kept = input.content === undefined || check.issues.length === 0;
-    if (!kept) await rm(path, { force: true });
+    if (!kept) await this.uploads.discard(path);
     return {
       path,
       count: check.count,
@@ -605,8 +523,7 @@ export class ControlService implements ControlApi {
 
   // ---- The model router ----------------------------------------------------------------------------
 
-  async metrics(raw?: MetricsInput): Promise<MetricsReport> {
-    const input = validateInput('metrics', raw) ?? {};
+  async metrics(input: ValidInput<'metrics'> = {}): Promise<MetricsReport> {
     return this.router.metrics(input);
   }
 
@@ -618,8 +535,7 @@ export class ControlService implements ControlApi {
     return this.router.roster();
   }
 
-  async probe(raw?: ProbeInput): Promise<ProbeReport> {
-    const input = validateInput('probe', raw) ?? {};
+  async probe(input: ValidInput<'probe'> = {}): Promise<ProbeReport> {
     return this.router.probe(input.models === undefined ? {} : { models: input.models });
   }
 
@@ -648,8 +564,7 @@ export class ControlService implements ControlApi {
     return this.listener.status();
   }
 
-  async startWorkerListener(raw?: StartWorkerListenerInput): Promise<WorkerListenerStatus> {
-    const input = validateInput('startWorkerListener', raw) ?? {};
+  async startWorkerListener(input: ValidInput<'startWorkerListener'> = {}): Promise<WorkerListenerStatus> {
     return this.listener.start(input);
   }
 

@@ -4,7 +4,7 @@
  * Runs on: Node (core).
  */
 import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
-import { PanoptesError } from '../domain.js';
+import { PanoptesError, type Run } from '../domain.js';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Catalog } from '../models/catalog.js';
@@ -28,8 +28,11 @@ import { checkCodeDefinition, codeScorerBuilder } from '../scoring/plugin/code-s
 import { logger as rootLogger } from '../telemetry.js';
 import { LocalWorker } from '../workers/local-worker.js';
 import { WorkerPool } from '../workers/worker-pool.js';
+import type { ControlApi } from './contract.js';
+import { ContractDispatcher, contractClient } from './contract-dispatcher.js';
 import { ControlService } from './control-service.js';
-import { EventHub } from './event-hub.js';
+import { EventHub, type EventListener } from './event-hub.js';
+import { RunExports, type ExportKind } from './run-export.js';
 import { ForeignWriteWatcher } from './foreign-writes.js';
 import { loadCatalog } from './load-catalog.js';
 import { modelCosts, priceUsage, retryCosts, summarizeRun } from './summaries.js';
@@ -75,8 +78,18 @@ export interface EngineOptions {
   logger?: Logger;
 }
 
+/** The contract in-process (every call validated once by the dispatcher), its events, and a run's export lines. */
+export interface EngineService extends ControlApi {
+  subscribe(listener: EventListener): () => void;
+  exportLines(runId: string, format: ExportKind): Iterable<string>;
+}
+
 export interface Engine {
-  service: ControlService;
+  service: EngineService;
+  /** Serves the contract to the transports (IPC, the browser bridge, the HTTP API). */
+  dispatcher: ContractDispatcher;
+  /** Publishes the contract's events (coalesced; `flush` publishes what waits at once). */
+  events: EventHub;
   scheduler: Scheduler;
   store: Store;
   pool: WorkerPool;
@@ -85,9 +98,28 @@ export interface Engine {
   router: Router;
   /** Scores records as they land and re-scores stored runs; `start()` it where the scheduler runs. */
   scoring: ScoreWorker;
+  /** Scorer builders by kind, and the scores they stored (what the worker reads and writes). */
+  scorerRegistry: ScorerRegistry;
+  scores: ScoreStore;
   /** The listener for remote workers, off until started (by the app, or by the desktop's settings). */
   listener: WorkerListenerControl;
   dataDir: string;
+  /**
+   * Puts the runs whose owner is gone (a killed process) back in the queue, so the scheduler takes
+   * them up; returns every unfinished run, queued or running, those included.
+   */
+  recoverInterruptedRuns(): string[];
+  // What a host (the CLI, the server, the desktop app) does with the engine, beside serving the contract.
+  /** Takes up queued and interrupted runs in this process, and scores records as they land. */
+  start(): void;
+  /** Drives one run to its end in this process, scored when it has scorers, its last events published. */
+  runToEnd(runId: string): Promise<Run>;
+  /** Drives every run this process took up to its end, then finishes scoring `scored`. */
+  finishAll(scored: Iterable<string>): Promise<void>;
+  /** Whether another process took the run over while this one drove it. */
+  lostRun(runId: string): boolean;
+  /** Stops taking up runs; a run in progress goes back to the queue for the next start. */
+  stopRuns(): Promise<void>;
   /** Stops everything and closes the store; a second call waits for the first and does nothing more. */
   close(): Promise<void>;
 }
@@ -183,7 +215,9 @@ export function openEngine(opts: EngineOptions): Engine {
     ...(opts.leaseMs === undefined ? {} : { leaseMs: opts.leaseMs }),
     ...(opts.logPatienceMs === undefined ? {} : { logPatienceMs: opts.logPatienceMs }),
   });
-  const service = new ControlService({
+  const exports = new RunExports(store.queries, scores);
+  const control = new ControlService({
+    exports,
     store,
     catalog,
     scheduler,
@@ -200,9 +234,17 @@ export function openEngine(opts: EngineOptions): Engine {
       version: packageVersion(),
     },
   });
+  const dispatcher = new ContractDispatcher(control);
   let closing: Promise<void> | undefined;
+  const service: EngineService = {
+    ...contractClient(dispatcher),
+    subscribe: (listener) => events.subscribe(listener),
+    exportLines: (runId, format) => exports.lines(runId, format),
+  };
   return {
     service,
+    dispatcher,
+    events,
     scheduler,
     store,
     pool,
@@ -210,15 +252,40 @@ export function openEngine(opts: EngineOptions): Engine {
     modelClient,
     router,
     scoring: worker,
+    scorerRegistry: registry,
+    scores,
     listener,
     dataDir: opts.dataDir,
+    recoverInterruptedRuns() {
+      const unfinished = new Set(store.queries.unfinishedRunIds());
+      store.runs.recoverInterruptedRuns();
+      for (const id of store.queries.unfinishedRunIds()) unfinished.add(id);
+      return [...unfinished];
+    },
+    start() {
+      scheduler.start();
+      worker.start();
+    },
+    async runToEnd(runId) {
+      worker.start();
+      const run = await scheduler.runToCompletion(runId);
+      await worker.finish(runId);
+      events.flush();
+      return run;
+    },
+    async finishAll(scored) {
+      await scheduler.finishAll();
+      for (const id of scored) await worker.finish(id);
+    },
+    lostRun: (runId) => scheduler.lostRun(runId),
+    stopRuns: () => scheduler.stop(),
     close() {
       closing ??= (async () => {
         await listener.close();
         foreign.stop();
         await scheduler.stop();
         await worker.stop();
-        service.events.close();
+        events.close();
         await Promise.all(pool.handles().map((h) => h.close()));
         await router.close();
         store.close();

@@ -10,7 +10,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { createHttpServer } from '../../core/http/api.js';
-import { browserBridge, type BridgeService } from '../../core/http/bridge.js';
+import { browserBridge, bridgeSources } from '../../core/http/bridge.js';
 import { ManifestRoots } from '../../core/http/manifest-roots.js';
 import type { ControlMethod, Envelope, MethodInput, MethodResult } from '../../core/service/contract.js';
 import { openEngine, type Engine, type EngineOptions } from '../../core/service/engine.js';
@@ -104,7 +104,7 @@ export interface InProcessUi {
 /** The HTTP API with the bridge, in this process (so a test can also reach the engine directly). */
 export async function startInProcessUi(
   dataDir: string,
-  opts: { engine?: Partial<EngineOptions>; service?: (engine: Engine) => BridgeService; startScheduler?: boolean; port?: number; token?: string } = {},
+  opts: { engine?: Partial<EngineOptions>; startScheduler?: boolean; port?: number; token?: string } = {},
 ): Promise<InProcessUi> {
   const token = opts.token ?? TOKEN;
   initTelemetry({ defaultLevel: 'warn' }); // refusals the tests provoke are logged as warnings; requests are not
@@ -112,7 +112,7 @@ export async function startInProcessUi(
   const app = createHttpServer(engine, { token });
   // The tests keep their manifests beside the data folder.
   const manifestRoots = ManifestRoots.of(dataDir, [dirname(dataDir)]);
-  await app.register(browserBridge, { service: opts.service?.(engine) ?? engine.service, token, bindHost: '127.0.0.1', manifestRoots });
+  await app.register(browserBridge, { ...bridgeSources(engine), token, manifestRoots });
   await app.listen({ host: '127.0.0.1', port: opts.port ?? 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;

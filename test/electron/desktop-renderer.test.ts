@@ -106,7 +106,7 @@ describe.skipIf(missing.length > 0)(
       dialogs.exportPath = join(tmp.dir, 'saved', 'responses.jsonl');
       disposeIpc = registerIpc({
         ipcMain: { handle: (channel: string, h: Handler) => handlers.set(channel, h), removeHandler: (c: string) => handlers.delete(c) } as unknown as IpcMain,
-        service: engine.service,
+        dispatcher: engine.dispatcher,
         desktop: {
           chooseManifest: async () => dialogs.manifest,
           chooseExportPath: async (name) => {

@@ -69,7 +69,7 @@ describe('registerIpc', () => {
     };
     dispose = registerIpc({
       ipcMain: ipc as unknown as IpcMain,
-      service: engine.service,
+      dispatcher: engine.dispatcher,
       desktop,
       linkPolicy: { allowHttp: false },
       logger: {

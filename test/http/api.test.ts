@@ -211,7 +211,7 @@ describe('HTTP API', () => {
     await waitForRun(api, finished.json.id);
     const late = await api.call('POST', `/runs/${finished.json.id}/cancel`);
     expect(late.status).toBe(409);
-    expect(late.json.error).toMatchObject({ code: 'conflict', where: 'id' });
+    expect(late.json.error).toMatchObject({ code: 'conflict', where: 'runId' });
     expect(late.json.error.message).toMatch(/is done already/);
 
     for (const path of ['/runs/nope', '/runs/nope/stats', '/runs/nope/responses', '/runs/nope/responses.jsonl']) {

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpServer } from '../../core/http/api.js';
-import { browserBridge } from '../../core/http/bridge.js';
+import { browserBridge, bridgeSources } from '../../core/http/bridge.js';
 import { ManifestRoots } from '../../core/http/manifest-roots.js';
 import { openEngine, type Engine } from '../../core/service/engine.js';
 import { initTelemetry } from '../../core/telemetry.js';
@@ -44,7 +44,7 @@ describe('where baseline files are read from over HTTP', () => {
     writeTargetManifest(manifests, 3);
     engine = openEngine({ dataDir, tickMs: 20 });
     app = createHttpServer(engine, { token: TOKEN });
-    await app.register(browserBridge, { service: engine.service, token: TOKEN, bindHost: '127.0.0.1', manifestRoots: ManifestRoots.of(dataDir) });
+    await app.register(browserBridge, { ...bridgeSources(engine), token: TOKEN, manifestRoots: ManifestRoots.of(dataDir) });
     await app.listen({ host: '127.0.0.1', port: 0 });
     port = (app.server.address() as { port: number }).port;
     const run = await engine.service.createRun({ manifestPath: join(manifests, 'targets.jsonl'), models: ['mock-strong'], epochs: 1 });

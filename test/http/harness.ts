@@ -42,7 +42,13 @@ export const MOCK_MODELS = {
 };
 
 export async function startApi(
-  opts: { http?: Partial<HttpServerOptions>; engine?: Partial<EngineOptions>; startScheduler?: boolean } = {},
+  opts: {
+    http?: Partial<HttpServerOptions>;
+    engine?: Partial<EngineOptions>;
+    startScheduler?: boolean;
+    /** Registers more on the server before it listens (the browser bridge). */
+    addons?: (app: FastifyInstance, at: { engine: Engine; dir: string; dataDir: string }) => Promise<void>;
+  } = {},
 ): Promise<ApiHarness> {
   const tmp = tempDir();
   const dataDir = join(tmp.dir, 'data');
@@ -50,6 +56,7 @@ export async function startApi(
   const engine = openEngine({ dataDir, catalogPaths: [catalog], tickMs: 20, ...opts.engine });
   // Tests keep their manifests beside the data folder.
   const app = createHttpServer(engine, { token: TOKEN, manifestRoots: [tmp.dir], ...opts.http });
+  await opts.addons?.(app, { engine, dir: tmp.dir, dataDir });
   await app.listen({ host: '127.0.0.1', port: 0 });
   const address = app.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : 0;

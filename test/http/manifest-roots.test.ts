@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpServer } from '../../core/http/api.js';
-import { browserBridge } from '../../core/http/bridge.js';
+import { browserBridge, bridgeSources } from '../../core/http/bridge.js';
 import { ManifestRoots } from '../../core/http/manifest-roots.js';
 import { openEngine, type Engine } from '../../core/service/engine.js';
 import { initTelemetry } from '../../core/telemetry.js';
@@ -53,7 +53,7 @@ describe('where manifests are read from over HTTP', () => {
     symlinkSync(join(manifests, 'inside.jsonl'), join(manifests, 'link-in.jsonl'));
     engine = openEngine({ dataDir, catalogPaths: [writeMockCatalog(home.dir, { fast: {} })], tickMs: 20 });
     app = createHttpServer(engine, { token: TOKEN, manifestRoots: [given] });
-    await app.register(browserBridge, { service: engine.service, token: TOKEN, bindHost: '127.0.0.1', manifestRoots: ManifestRoots.of(dataDir, [given]) });
+    await app.register(browserBridge, { ...bridgeSources(engine), token: TOKEN, manifestRoots: ManifestRoots.of(dataDir, [given]) });
     await app.listen({ host: '127.0.0.1', port: 0 });
     port = (app.server.address() as { port: number }).port;
   });

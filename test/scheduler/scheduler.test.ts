@@ -121,7 +121,7 @@ describe('scheduler', () => {
     const run = await engine.service.createRun({ manifestPath: manifest, models: ['fast', 'slowish'], epochs: 1 });
     const started = Date.now();
     await engine.scheduler.runToCompletion(run.id);
-    engine.service.events.flush();
+    engine.events.flush();
     const elapsed = (Date.now() - started) / 1000;
     const runEvents = events.filter((e) => e.event.type === 'run' && e.event.run.id === run.id);
     // ~10 a second, plus the one flush at the end.

@@ -56,7 +56,7 @@ describe('scoring a run', () => {
       ['exact', 'rule', 'pass_fail', 160, 0, 0],
       ['short', 'rule', 'pass_fail', 160, 0, 0],
     ]);
-    e.service.events.flush();
+    e.events.flush();
     expect(events.some((ev) => ev.type === 'scoring' && ev.status.runId === run.id)).toBe(true);
 
     // The scores are the ground truth of the known-accuracy models.

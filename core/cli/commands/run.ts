@@ -117,7 +117,7 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
     });
     if (!opts.json) process.stderr.write(`run ${run.id}: ${run.jobCount} jobs, ${run.vignetteCount * run.jobCount} calls\n`);
     const final = await driveRun(engine, run.id, opts.progress && !opts.json);
-    if (engine.scheduler.lostRun(run.id)) {
+    if (engine.lostRun(run.id)) {
       process.stderr.write(handedOverLine(run.id));
       return EXIT.handedOver;
     }

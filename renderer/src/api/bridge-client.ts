@@ -89,17 +89,16 @@ export function createBridgeClient(token: string, origin: string = window.locati
       throw new ApiError({ code: 'connection', message: `cannot reach Panoptes: ${(err as Error).message}`, retryable: true });
     }
     const text = await res.text();
+    // Every answer of the server, its guards' (token, Host/Origin, load) included, is an Envelope;
+    // anything else came from something in between.
     let answer: unknown;
     try {
       answer = JSON.parse(text);
     } catch {
-      throw new ApiError({ code: 'internal', message: `HTTP ${res.status}: ${text.slice(0, 200)}`, retryable: false });
+      answer = null;
     }
     if (typeof answer === 'object' && answer !== null && 'ok' in answer) return unwrap(answer as Envelope<T>);
-    // The server's own guards (token, Host/Origin, load) answer {error: {code, message}}.
-    const error = (answer as { error?: { code?: string; message?: string } }).error;
-    const code = res.status === 401 || res.status === 403 ? 'auth' : res.status >= 500 ? 'server_error' : 'bad_request';
-    throw new ApiError({ code, message: `HTTP ${res.status}: ${error?.message ?? text.slice(0, 200)}`, retryable: res.status === 503 });
+    throw new ApiError({ code: 'internal', message: `HTTP ${res.status}: ${text.slice(0, 200)}`, retryable: false });
   };
 
   return {

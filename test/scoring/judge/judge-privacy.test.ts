@@ -85,8 +85,8 @@ describe("judges under their run's privacy mode", () => {
     expect((await e.service.scoringStatus({ runId: run.id })).scorers).toEqual([]);
 
     // Attached past the service's check, as a scorer stored before it would be: the router blocks every call.
-    const built = e.service.scoring.registry.buildAll({ scorers: [PUBLIC_JUDGE] })[0]!;
-    e.service.scoring.scores.attach(run.id, [
+    const built = e.scorerRegistry.buildAll({ scorers: [PUBLIC_JUDGE] })[0]!;
+    e.scores.attach(run.id, [
       { version: built.scorer.version, name: built.scorer.name, kind: built.scorer.kind, layer: built.layer, judges: built.scorer.judges, definition: built.definition },
     ]);
     await e.scoring.finish(run.id);
