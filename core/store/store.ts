@@ -13,7 +13,8 @@
  * Runs on: Node (core).
  */
 import { closeSync, fdatasyncSync, openSync, readSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
@@ -43,7 +44,7 @@ export interface StoreOptions {
   /** Milliseconds a writer waits for another process's lock before failing. */
   busyTimeoutMs?: number;
   readonly?: boolean;
-  /** Path of a better-sqlite3 addon built for another ABI (Electron's), instead of the Node build in node_modules. */
+  /** Path of a better-sqlite3 addon built for another ABI (Electron's); default: the Node build in node_modules. */
   nativeBinding?: string;
 }
 
@@ -202,6 +203,16 @@ const RESPONSE_JOINS = `FROM responses s
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 
 /**
+ * better-sqlite3's addon built for Node, where its install puts it. Given by path, the addon loads
+ * at once; left to better-sqlite3, its `bindings` lookup reads a stack trace and probes a dozen
+ * folders first: several milliseconds of every `panoptes runs` and `stats`.
+ */
+function nodeAddonPath(): string {
+  const pkg = createRequire(import.meta.url).resolve('better-sqlite3/package.json');
+  return join(dirname(pkg), 'build', 'Release', 'better_sqlite3.node');
+}
+
+/**
  * A database file is opened only when it is one: a missing file is created (read-write) or
  * reported (read-only); an empty file or one that is not SQLite is refused with its path, never
  * taken for a new database and written over.
@@ -284,10 +295,7 @@ export class Store {
   constructor(path: string, opts: StoreOptions = {}) {
     this.path = path;
     if (path !== ':memory:') checkDatabaseFile(path, opts.readonly ?? false);
-    this.db = new Database(path, {
-      readonly: opts.readonly ?? false,
-      ...(opts.nativeBinding === undefined ? {} : { nativeBinding: opts.nativeBinding }),
-    });
+    this.db = new Database(path, { readonly: opts.readonly ?? false, nativeBinding: opts.nativeBinding ?? nodeAddonPath() });
     try {
       this.db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 10_000}`);
       if (path !== ':memory:') refuseForeignSchema(this.db, path);
