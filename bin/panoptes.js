@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// The `panoptes` command. The TypeScript sources are compiled to dist/ by `npm install` (prepare).
+// The `panoptes` command. `npm install` (prepare) builds it: the command line is bundled into
+// dist/cli/ (rolldown.config.ts), a few files that Node loads faster than one per source module.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-const entry = new URL('../dist/core/cli/main.js', import.meta.url);
+const entry = new URL('../dist/cli/main.js', import.meta.url);
 if (!existsSync(fileURLToPath(entry))) {
   console.error('panoptes: not built yet; run `npm install` (or `npm run build`) in the project folder first.');
   process.exit(2);
