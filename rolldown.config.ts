@@ -1,20 +1,26 @@
 /**
- * Bundles the `panoptes` command line (core/cli/main.ts) into dist/cli/, which bin/panoptes.js
+ * Bundles the `panoptes` command line (core/cli/main.ts) into dist/cli/, which bin/panoptes.cjs
  * loads. Node loads an ES module per file, resolving, reading and compiling each one, and the
  * compiled dist/core/ holds a file per source module: a bundle of a few files is what lets the
- * command start in well under a second's tenth over Node's own start-up. The split:
+ * command start in little more than Node's own start-up. The split:
  * - `start`: everything the entry imports statically (commander and every command's definition),
  *   which `--help` and every command need, as one file;
- * - `read`: what `runs` and `stats` load when they run (the run reader, the store, the stats
- *   shapes and tables), as one file;
+ * - `read`: what `runs` and `stats` load when they run (the run reader, the store with
+ *   better-sqlite3's JavaScript, the stats shapes and tables), as one file;
  * - the rest (engine, router, HTTP server, scoring, remote workers) in chunks the commands that
  *   use them import when they run, so they never load at start.
+ * The bundle is CommonJS (the sources stay ES modules): Node 20 sets up its ES-module loader for
+ * the first ES module a process loads, and on the reference machine that alone cost 13-30 ms of
+ * every start, as much as the rest of `--help`. Built-ins come through require() as well, which
+ * spares the ES-module view Node builds of each of them.
  * Packages stay in node_modules (native addons, pino's transports and the tokenizer and QuickJS
- * threads are found there by path), except commander, which every start loads.
+ * threads are found there by path), except commander, which every start loads, and
+ * better-sqlite3's JavaScript (its addon is loaded by path: see the Store), which `runs` and
+ * `stats` load: a file each would cost more than the bytes.
  * Source maps name the .ts files (`node --enable-source-maps`).
  * Runs on: Node (build tool).
  */
-import { RUNTIME_MODULE_ID, defineConfig } from 'rolldown';
+import { defineConfig } from 'rolldown';
 
 /** The modules `runs` and `stats` import when they run; what those import comes along. */
 const READ_COMMANDS = /[\\/]core[\\/](service[\\/]run-reader|http[\\/]stats-shapes|cli[\\/]run-output|log-spec)\.ts$/;
@@ -22,21 +28,21 @@ const READ_COMMANDS = /[\\/]core[\\/](service[\\/]run-reader|http[\\/]stats-shap
 export default defineConfig({
   input: { main: 'core/cli/main.ts' },
   platform: 'node',
-  // Bare specifiers are packages (node: built-ins are external on this platform anyway).
+  // Bare specifiers are packages (node: built-ins are external on this platform anyway); bindings
+  // and file-uri-to-path come with better-sqlite3's JavaScript, which requires them.
   external: (id) => !/^[./]/.test(id) && !/^(commander|better-sqlite3|bindings|file-uri-to-path)(\/|$)/.test(id),
   // The sources import each other by their compiled names (./x.js for ./x.ts).
   resolve: { extensionAlias: { '.js': ['.ts', '.js'] } },
   output: {
     dir: 'dist/cli',
     cleanDir: true,
-    format: 'esm',
+    format: 'cjs',
     sourcemap: true,
-    chunkFileNames: '[name]-[hash].js',
+    entryFileNames: '[name].cjs',
+    chunkFileNames: '[name]-[hash].cjs',
     codeSplitting: {
       groups: [
         { name: 'start', tags: ['$initial'], priority: 2 },
-        // Rolldown's own helpers (CommonJS interop for commander) would otherwise be a file of their own.
-        { name: 'start', test: (id) => id === RUNTIME_MODULE_ID, priority: 2 },
         { name: 'read', test: READ_COMMANDS, priority: 1 },
       ],
     },

@@ -1,7 +1,7 @@
 /**
  * Start-up of the `panoptes` command (target: under 150 ms wall each): `--help`, `runs` and
  * `stats` over a data folder holding three finished runs of the demo manifest, each run as a person
- * runs it (a fresh `node bin/panoptes.js` process, which is most of the cost), timed from spawn to
+ * runs it (a fresh `node bin/panoptes.cjs` process, which is most of the cost), timed from spawn to
  * exit. `node -e 0` is timed beside them as the floor no command beats on this machine, and every
  * figure is also given over that floor: on a busy machine Node's own start-up swells with the load,
  * and the part over the floor is what the command itself costs. The commands take turns, so a busy
@@ -16,7 +16,7 @@ import { examplesDir, packageRoot } from '../core/paths.js';
 import { round } from './support.js';
 
 const ROUNDS = Number(process.env.BENCH_STARTUP_ROUNDS ?? 15);
-const bin = join(packageRoot(), 'bin', 'panoptes.js');
+const bin = join(packageRoot(), 'bin', 'panoptes.cjs');
 
 function node(args: string[]): number {
   const start = process.hrtime.bigint();

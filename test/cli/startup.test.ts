@@ -3,13 +3,13 @@
  * every command's own `--help` works, while loading none of the engine (the commands load what
  * they use when they run); `runs` and `stats` read the store without the router, the providers,
  * scoring or the HTTP server. What a process loaded is recorded by a module hook in the child, so
- * the test sees what `node bin/panoptes.js` really imports; a chunk of the bundle (dist/cli/)
+ * the test sees what `node bin/panoptes.cjs` really imports; a chunk of the bundle (dist/cli/)
  * stands for the source modules its source map names. The bundle keeps the start to a few files:
  * Node pays for each file it loads. (How fast it starts is measured by `npm run bench -- startup`,
  * not here.) Counts are grouped as the app groups them.
  * Runs on: Node (tests).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,8 +19,23 @@ import { formatInt as appInt } from '../../renderer/src/format.js';
 import { runCli } from '../helpers/cli.js';
 import { tempDir, writeManifest, writeMockCatalog } from '../helpers/temp.js';
 
-/** Node's `--import` argument that appends the URL of every module the process loads to `file`. */
+/**
+ * NODE_OPTIONS that append the URL of every module the process loads to `file`: the CommonJS
+ * modules (the bundle is CommonJS) from the module cache as the process exits, written by a
+ * `--require` file beside `file`, and the ES modules as they load, through a loader hook.
+ */
 function recordLoads(file: string): string {
+  const recorder = `${file}.cjs`;
+  writeFileSync(
+    recorder,
+    `const { appendFileSync } = require('node:fs');
+const { pathToFileURL } = require('node:url');
+process.on('exit', () => {
+  const loaded = Object.keys(require.cache).filter((f) => f !== __filename);
+  appendFileSync(${JSON.stringify(file)}, loaded.map((f) => pathToFileURL(f).href + '\\n').join(''));
+});
+`,
+  );
   const hook = `import { appendFileSync } from 'node:fs';
 export async function load(url, context, next) {
   appendFileSync(${JSON.stringify(file)}, url + '\\n');
@@ -28,7 +43,7 @@ export async function load(url, context, next) {
 }`;
   const register = `import { register } from 'node:module';
 register(${JSON.stringify(`data:text/javascript,${encodeURIComponent(hook)}`)});`;
-  return `--import=data:text/javascript,${encodeURIComponent(register)}`;
+  return `--require=${recorder} --import=data:text/javascript,${encodeURIComponent(register)}`;
 }
 
 const BUNDLE = resolve('dist', 'cli');
@@ -78,9 +93,9 @@ describe('the command line starts light', () => {
     const res = await runCli(args, { NODE_OPTIONS: recordLoads(file) });
     expect(res.stderr).toBe('');
     expect(res.code).toBe(0);
-    const urls = readFileSync(file, 'utf8').trim().split('\n');
+    const urls = [...new Set(readFileSync(file, 'utf8').trim().split('\n'))];
     // Every module of the project comes from the bundle: none from the sources or the per-file build.
-    const project = urls.filter((u) => u.startsWith('file:') && !u.includes('/node_modules/') && !u.endsWith('/bin/panoptes.js'));
+    const project = urls.filter((u) => u.startsWith('file:') && !u.includes('/node_modules/') && !u.endsWith('/bin/panoptes.cjs'));
     const bundleFiles = project.filter((u) => dirname(fileURLToPath(u)) === BUNDLE);
     expect(bundleFiles).toEqual(project);
     return { stdout: res.stdout, loads: sourcesOf(urls), bundleFiles };

@@ -123,7 +123,7 @@ export interface WorkerSpawnOptions {
   extraArgs?: string[];
 }
 
-/** Spawns `node bin/panoptes.js worker` against a coordinator. */
+/** Spawns `node bin/panoptes.cjs worker` against a coordinator. */
 export function spawnWorker(o: WorkerSpawnOptions): WorkerProcess {
   const args = [
     BIN, 'worker',
