@@ -20,7 +20,7 @@ import { tempDir, writeManifest, writeMockCatalog } from '../helpers/temp.js';
 export const TOKEN = 'test-token-6f1c2a';
 
 export function assertBuilt(): void {
-  if (!existsSync(resolve('dist/cli/main.js'))) {
+  if (!existsSync(resolve('dist/cli/main.cjs'))) {
     throw new Error('the command line is not built (dist/cli/): run `npm run build` before these tests');
   }
 }
