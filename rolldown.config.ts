@@ -20,7 +20,25 @@
  * Source maps name the .ts files (`node --enable-source-maps`).
  * Runs on: Node (build tool).
  */
-import { defineConfig } from 'rolldown';
+import { defineConfig, type Plugin } from 'rolldown';
+
+/**
+ * commander requires node:child_process as it loads, for subcommands that are executables of
+ * their own, which the command line has none of; that require (node:net comes with it) was 4-6 ms
+ * of every start. The bundle's copy of commander requires it when it first spawns. commander is
+ * pinned: should its code change, the build stops here rather than ship the require unnoticed.
+ */
+const commanderSpawnsLazily: Plugin = {
+  name: 'commander-spawns-lazily',
+  transform: {
+    filter: { id: /[\\/]node_modules[\\/]commander[\\/]lib[\\/]command\.js$/ },
+    handler(code) {
+      const eager = "const childProcess = require('node:child_process');";
+      if (!code.includes(eager)) this.error(`commander's lib/command.js no longer starts with ${eager}: revisit this plugin`);
+      return code.replace(eager, "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };");
+    },
+  },
+};
 
 /** The modules `runs` and `stats` import when they run; what those import comes along. */
 const READ_COMMANDS = /[\\/]core[\\/](service[\\/]run-reader|http[\\/]stats-shapes|cli[\\/]run-output|log-spec)\.ts$/;
@@ -28,6 +46,7 @@ const READ_COMMANDS = /[\\/]core[\\/](service[\\/]run-reader|http[\\/]stats-shap
 export default defineConfig({
   input: { main: 'core/cli/main.ts' },
   platform: 'node',
+  plugins: [commanderSpawnsLazily],
   // Bare specifiers are packages (node: built-ins are external on this platform anyway); bindings
   // and file-uri-to-path come with better-sqlite3's JavaScript, which requires them.
   external: (id) => !/^[./]/.test(id) && !/^(commander|better-sqlite3|bindings|file-uri-to-path)(\/|$)/.test(id),

@@ -21,8 +21,9 @@ import { tempDir, writeManifest, writeMockCatalog } from '../helpers/temp.js';
 
 /**
  * NODE_OPTIONS that append the URL of every module the process loads to `file`: the CommonJS
- * modules (the bundle is CommonJS) from the module cache as the process exits, written by a
- * `--require` file beside `file`, and the ES modules as they load, through a loader hook.
+ * modules (the bundle is CommonJS) from the module cache and the public built-ins (`node:net`)
+ * from Node's load list as the process exits, written by a `--require` file beside `file`, and
+ * the ES modules as they load, through a loader hook.
  */
 function recordLoads(file: string): string {
   const recorder = `${file}.cjs`;
@@ -31,8 +32,9 @@ function recordLoads(file: string): string {
     `const { appendFileSync } = require('node:fs');
 const { pathToFileURL } = require('node:url');
 process.on('exit', () => {
-  const loaded = Object.keys(require.cache).filter((f) => f !== __filename);
-  appendFileSync(${JSON.stringify(file)}, loaded.map((f) => pathToFileURL(f).href + '\\n').join(''));
+  const loaded = Object.keys(require.cache).filter((f) => f !== __filename).map((f) => pathToFileURL(f).href);
+  const builtins = process.moduleLoadList.filter((m) => /^NativeModule [a-z_]+$/.test(m)).map((m) => 'node:' + m.slice(13));
+  appendFileSync(${JSON.stringify(file)}, [...loaded, ...builtins].map((u) => u + '\\n').join(''));
 });
 `,
   );
@@ -114,6 +116,9 @@ describe('the command line starts light', () => {
       expect(stdout.replace(/\s+/g, ' ')).toContain(c.description());
     }
     for (const heavy of [...ENGINE, ...STORE]) expect(loads.filter((u) => heavy.test(u))).toEqual([]);
+    // Built-ins only commands that run need (commander's executable subcommands, the desktop launch, TLS).
+    expect(loads).toContain('node:fs');
+    expect(loads.filter((u) => ['node:child_process', 'node:tls'].includes(u))).toEqual([]);
   });
 
   it("every command's --help prints its usage and options", async () => {
