@@ -34,7 +34,7 @@ const commanderSpawnsLazily: Plugin = {
     filter: { id: /[\\/]node_modules[\\/]commander[\\/]lib[\\/]command\.js$/ },
     handler(code) {
       const eager = "const childProcess = require('node:child_process');";
-      if (!code.includes(eager)) this.error(`commander's lib/command.js no longer starts with ${eager}: revisit this plugin`);
+      if (!code.includes(eager)) this.error(`commander's lib/command.js no longer holds ${eager}: revisit this plugin`);
       return code.replace(eager, "const childProcess = { spawn: (...args) => require('node:child_process').spawn(...args) };");
     },
   },
