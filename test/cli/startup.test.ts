@@ -2,21 +2,23 @@
  * The command line starts light: `panoptes --help` lists every command with its description and
  * every command's own `--help` works, while loading none of the engine (the commands load what
  * they use when they run); `runs` and `stats` read the store without the router, the providers,
- * scoring or the HTTP server. What a process loaded is recorded by a module hook in the child, so
+ * scoring or the HTTP server. What a process loaded is recorded by hooks in the child, so
  * the test sees what `node bin/panoptes.cjs` really imports; a chunk of the bundle (dist/cli/)
  * stands for the source modules its source map names. The bundle keeps the start to a few files:
- * Node pays for each file it loads. (How fast it starts is measured by `npm run bench -- startup`,
- * not here.) Counts are grouped as the app groups them.
+ * Node pays for each file it loads. Where the bundle was never built, the command says how to
+ * build it. (How fast it starts is measured by `npm run bench -- startup`, not here.) Counts are
+ * grouped as the app groups them.
  * Runs on: Node (tests).
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatInt as cliInt } from '../../core/cli/common.js';
 import { buildProgram } from '../../core/cli/main.js';
 import { formatInt as appInt } from '../../renderer/src/format.js';
-import { runCli } from '../helpers/cli.js';
+import { BIN, runCli } from '../helpers/cli.js';
 import { tempDir, writeManifest, writeMockCatalog } from '../helpers/temp.js';
 
 /**
@@ -144,6 +146,16 @@ describe('the command line starts light', () => {
       // Every run here kept its prices: the catalog (and zod with it) is not needed to cost them.
       expect(loads.filter((u) => /\/node_modules\/zod\/|\/core\/models\/catalog\.ts$/.test(u))).toEqual([]);
     }
+  });
+
+  it('says how to build it when the bundle is missing, and exits 2', () => {
+    const bin = join(tmp.dir, 'unbuilt', 'bin', 'panoptes.cjs');
+    mkdirSync(dirname(bin), { recursive: true });
+    copyFileSync(BIN, bin);
+    const res = spawnSync(process.execPath, [bin, '--help'], { encoding: 'utf8' });
+    expect(res.status).toBe(2);
+    expect(res.stdout).toBe('');
+    expect(res.stderr).toContain('panoptes: not built yet; run `npm install` (or `npm run build`)');
   });
 
   it('stats of an unknown run is refused by name', async () => {
