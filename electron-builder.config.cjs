@@ -21,6 +21,8 @@ const APP_FILES = [
   'dist/**',
   'examples/**',
   '!dist/bench/**',
+  // The command line's bundle: the app runs the compiled modules of dist/core and dist/electron.
+  '!dist/cli/**',
   '!dist/**/*.map',
   '!node_modules/better-sqlite3/build/**',
   '!node_modules/better-sqlite3/deps/**',

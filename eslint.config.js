@@ -10,7 +10,7 @@ export default tseslint.config(
     languageOptions: {
       parser: tseslint.parser,
       parserOptions: {
-        projectService: { allowDefaultProject: ['vite.config.ts', 'vitest.config.ts'] },
+        projectService: { allowDefaultProject: ['vite.config.ts', 'vitest.config.ts', 'rolldown.config.ts'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },

@@ -80,7 +80,7 @@ function buildDatabase(dataDir: string): number {
 
 /** Starts `panoptes serve` over the data dir; resolves with its pid and URL once it listens. */
 function startServer(dataDir: string, logPath: string) {
-  const bin = fileURLToPath(new URL('../../bin/panoptes.js', import.meta.url));
+  const bin = fileURLToPath(new URL('../../bin/panoptes.cjs', import.meta.url));
   const logFd = openSync(logPath, 'w');
   const child = spawn(process.execPath, [bin, 'serve', '--data-dir', dataDir, '--port', '0', '--token', TOKEN], {
     stdio: ['ignore', 'pipe', logFd] as const,

@@ -57,7 +57,7 @@ function spawnWorker(): string {
   const id = `bench-w${++spawned}`;
   const child = spawn(
     process.execPath,
-    [join(packageRoot(), 'bin', 'panoptes.js'), 'worker', '--connect', `127.0.0.1:${listener.port}`, '--catalog', catalog,
+    [join(packageRoot(), 'bin', 'panoptes.cjs'), 'worker', '--connect', `127.0.0.1:${listener.port}`, '--catalog', catalog,
       '--data-dir', join(dir, id), '--id', id, '--capacity', '2', '--call-concurrency', '8'],
     { env: { ...process.env, PANOPTES_WORKER_TOKEN: TOKEN, PANOPTES_LOG: 'warn' }, stdio: 'ignore' },
   );

@@ -1,11 +1,13 @@
 /**
  * Start-up of the `panoptes` command (target: under 150 ms wall each): `--help`, `runs` and
  * `stats` over a data folder holding three finished runs of the demo manifest, each run as a person
- * runs it (a fresh `node bin/panoptes.js` process, which is most of the cost), timed from spawn to
+ * runs it (a fresh `node bin/panoptes.cjs` process, which is most of the cost), timed from spawn to
  * exit. `node -e 0` is timed beside them as the floor no command beats on this machine, and every
  * figure is also given over that floor: on a busy machine Node's own start-up swells with the load,
  * and the part over the floor is what the command itself costs. The commands take turns, so a busy
- * minute weighs on all of them alike.
+ * minute weighs on all of them alike. BENCH_STARTUP_BASELINE=<another build's bin/panoptes.*>
+ * times that build's three commands in the same rounds, taking turns with these (A/B), so a change
+ * is measured against what it replaces under the same load.
  * Runs on: Node.
  */
 import { spawnSync } from 'node:child_process';
@@ -16,7 +18,8 @@ import { examplesDir, packageRoot } from '../core/paths.js';
 import { round } from './support.js';
 
 const ROUNDS = Number(process.env.BENCH_STARTUP_ROUNDS ?? 15);
-const bin = join(packageRoot(), 'bin', 'panoptes.js');
+const bin = join(packageRoot(), 'bin', 'panoptes.cjs');
+const baseline = process.env.BENCH_STARTUP_BASELINE;
 
 function node(args: string[]): number {
   const start = process.hrtime.bigint();
@@ -43,6 +46,13 @@ try {
     help: [bin, '--help'],
     runs: [bin, 'runs', '--data-dir', dataDir],
     stats: [bin, 'stats', '--data-dir', dataDir],
+    ...(baseline === undefined
+      ? {}
+      : {
+          baseline_help: [baseline, '--help'],
+          baseline_runs: [baseline, 'runs', '--data-dir', dataDir],
+          baseline_stats: [baseline, 'stats', '--data-dir', dataDir],
+        }),
   };
   const times: Record<string, number[]> = Object.fromEntries(Object.keys(commands).map((k) => [k, []]));
   const loadBefore = loadavg()[0]!;
@@ -61,6 +71,7 @@ try {
       help: command('help'),
       runs: command('runs'),
       stats: command('stats'),
+      ...(baseline === undefined ? {} : { baseline: { bin: baseline, help: command('baseline_help'), runs: command('baseline_runs'), stats: command('baseline_stats') } }),
     }) + '\n',
   );
 } finally {

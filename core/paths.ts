@@ -15,11 +15,13 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform: N
   return join(env.XDG_DATA_HOME ?? join(home, '.local', 'share'), 'panoptes');
 }
 
-/** The package's root folder (where examples/ lives), from this file's place in src or dist. */
+/**
+ * The package's root folder (where examples/ lives), from this file's place: core/paths.ts in the
+ * sources, dist/core/paths.js compiled, or a chunk of the command line's bundle in dist/cli/.
+ */
 export function packageRoot(): string {
   const here = dirname(fileURLToPath(import.meta.url));
-  // core/paths.ts -> root; dist/core/paths.js -> root
-  return here.endsWith(join('dist', 'core')) ? resolve(here, '..', '..') : resolve(here, '..');
+  return here.endsWith(join('dist', 'core')) || here.endsWith(join('dist', 'cli')) ? resolve(here, '..', '..') : resolve(here, '..');
 }
 
 export function examplesDir(): string {

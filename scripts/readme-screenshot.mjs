@@ -14,7 +14,7 @@ import { chromium } from 'playwright-core';
 
 const view = process.argv[2] ?? 'results';
 const dataDir = mkdtempSync(join(tmpdir(), 'panoptes-shot-'));
-const server = spawn(process.execPath, ['bin/panoptes.js', 'serve', '--ui', '--port', '0', '--data-dir', dataDir], {
+const server = spawn(process.execPath, ['bin/panoptes.cjs', 'serve', '--ui', '--port', '0', '--data-dir', dataDir], {
   env: { ...process.env, PANOPTES_TOKEN: '', PANOPTES_LOG: 'warn' },
   stdio: ['ignore', 'pipe', 'inherit'],
 });

@@ -5,7 +5,6 @@
  * Runs on: Node (core).
  */
 import { X509Certificate } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import net, { type Socket } from 'node:net';
 import tls from 'node:tls';
 import { PanoptesError } from '../domain.js';
@@ -30,23 +29,6 @@ export interface CoordinatorAddress {
   tls?: ClientTls;
 }
 
-/** Reads the certificate and key files when both are given; neither means plain TCP. */
-export function loadServerTls(certPath: string | undefined, keyPath: string | undefined): ServerTls | undefined {
-  if (certPath === undefined && keyPath === undefined) return undefined;
-  if (certPath === undefined || keyPath === undefined) {
-    throw new PanoptesError('invalid_input', 'TLS needs both --tls-cert and --tls-key', { where: certPath === undefined ? '--tls-cert' : '--tls-key' });
-  }
-  return { cert: readPem(certPath, '--tls-cert'), key: readPem(keyPath, '--tls-key') };
-}
-
-export function readPem(path: string, where: string): Buffer {
-  try {
-    return readFileSync(path);
-  } catch (err) {
-    throw new PanoptesError('invalid_input', `${where}: cannot read ${path}: ${(err as Error).message}`, { where });
-  }
-}
-
 /** `AB:CD:...` or `abcd...` to one canonical form. */
 export function normalizeFingerprint(fingerprint: string): string {
   return fingerprint.replace(/[:\s]/g, '').toUpperCase();
@@ -55,25 +37,6 @@ export function normalizeFingerprint(fingerprint: string): string {
 /** The sha256 fingerprint of a PEM certificate, as `openssl x509 -fingerprint -sha256` prints it. */
 export function certificateFingerprint(pem: string | Buffer): string {
   return new X509Certificate(pem).fingerprint256;
-}
-
-/** Parses `HOST:PORT` (IPv6 as `[::1]:PORT`). */
-export function parseHostPort(text: string, where: string): { host: string; port: number } {
-  const m = /^(?:\[([^\]]+)\]|([^:[\]]+)):(\d{1,5})$/.exec(text.trim());
-  const port = m ? Number(m[3]) : NaN;
-  if (!m || port < 1 || port > 65535) {
-    throw new PanoptesError('invalid_input', `${where}: expected HOST:PORT, got "${text}"`, { where });
-  }
-  return { host: (m[1] ?? m[2])!, port };
-}
-
-/** A TCP port number (0: any free port). */
-export function parsePort(text: string, where: string): number {
-  const port = Number(text);
-  if (!/^\d{1,5}$/.test(text.trim()) || port > 65535) {
-    throw new PanoptesError('invalid_input', `${where}: expected a port number 0-65535, got "${text}"`, { where });
-  }
-  return port;
 }
 
 /** Opens a connection to a coordinator; resolves once it is ready for frames (TLS verified). */

@@ -11,6 +11,8 @@
  * Runs on: Node (core).
  */
 import { closeSync, fdatasyncSync, openSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { checkDatabaseFile, openError, refuseForeignSchema } from './database-file.js';
 import { MIGRATIONS } from './migrations.js';
@@ -19,8 +21,18 @@ export interface ConnectionOptions {
   /** Milliseconds a writer waits for another process's lock before failing. */
   busyTimeoutMs?: number;
   readonly?: boolean;
-  /** Path of a better-sqlite3 addon built for another ABI (Electron's), instead of the Node build in node_modules. */
+  /** Path of a better-sqlite3 addon built for another ABI (Electron's); default: the Node build in node_modules. */
   nativeBinding?: string;
+}
+
+/**
+ * better-sqlite3's addon built for Node, where its install puts it. Given by path, the addon loads
+ * at once; left to better-sqlite3, its `bindings` lookup reads a stack trace and probes a dozen
+ * folders first: several milliseconds of every `panoptes runs` and `stats`.
+ */
+function nodeAddonPath(): string {
+  const pkg = createRequire(import.meta.url).resolve('better-sqlite3/package.json');
+  return join(dirname(pkg), 'build', 'Release', 'better_sqlite3.node');
 }
 
 export class Connection {
@@ -33,10 +45,7 @@ export class Connection {
   constructor(path: string, opts: ConnectionOptions = {}) {
     this.path = path;
     if (path !== ':memory:') checkDatabaseFile(path, opts.readonly ?? false);
-    this.db = new Database(path, {
-      readonly: opts.readonly ?? false,
-      ...(opts.nativeBinding === undefined ? {} : { nativeBinding: opts.nativeBinding }),
-    });
+    this.db = new Database(path, { readonly: opts.readonly ?? false, nativeBinding: opts.nativeBinding ?? nodeAddonPath() });
     try {
       this.db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 10_000}`);
       if (path !== ':memory:') refuseForeignSchema(this.db, path);

@@ -8,12 +8,8 @@
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  displayMissing,
-  launchElectron,
-  planDesktopLaunch,
-  type LaunchProbe,
-} from '../../core/cli/commands/desktop.js';
+import { launchElectron } from '../../core/cli/desktop-launch.js';
+import { displayMissing, planDesktopLaunch, type LaunchProbe } from '../../core/cli/desktop-plan.js';
 import { startCli } from '../helpers/cli.js';
 import { tempDir } from '../helpers/temp.js';
 

@@ -12,7 +12,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { _electron, type ElectronApplication, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { displayMissing, findElectronBinary, nodeProbe } from '../../core/cli/commands/desktop.js';
+import { displayMissing, findElectronBinary, nodeProbe } from '../../core/cli/desktop-plan.js';
 import { buildElectronNative } from '../../scripts/electron-native.mjs';
 import { tempDir } from '../helpers/temp.js';
 

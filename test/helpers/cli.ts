@@ -1,11 +1,11 @@
 /**
- * Runs the real `panoptes` command (bin/panoptes.js over the built dist/) as a child process.
+ * Runs the real `panoptes` command (bin/panoptes.cjs over the built dist/) as a child process.
  * Runs on: Node (tests).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { resolve } from 'node:path';
 
-export const BIN = resolve('bin/panoptes.js');
+export const BIN = resolve('bin/panoptes.cjs');
 
 export interface CliResult {
   code: number | null;

@@ -20,8 +20,8 @@ import { tempDir, writeManifest, writeMockCatalog } from '../helpers/temp.js';
 export const TOKEN = 'test-token-6f1c2a';
 
 export function assertBuilt(): void {
-  if (!existsSync(resolve('dist/core/cli/main.js'))) {
-    throw new Error('dist/ is missing: run `npx tsc -p tsconfig.build.json` (or `npm run build`) before these tests');
+  if (!existsSync(resolve('dist/cli/main.cjs'))) {
+    throw new Error('the command line is not built (dist/cli/): run `npm run build` before these tests');
   }
 }
 
@@ -123,7 +123,7 @@ export interface WorkerSpawnOptions {
   extraArgs?: string[];
 }
 
-/** Spawns `node bin/panoptes.js worker` against a coordinator. */
+/** Spawns `node bin/panoptes.cjs worker` against a coordinator. */
 export function spawnWorker(o: WorkerSpawnOptions): WorkerProcess {
   const args = [
     BIN, 'worker',

@@ -6,8 +6,8 @@
 import type { Command } from 'commander';
 import { PanoptesError } from '../../domain.js';
 import type { WorkerListener } from '../../remote/listener.js';
-// Light (node:fs and node:crypto): `--listen` is parsed while the command is defined.
-import { loadServerTls, parsePort } from '../../remote/transport.js';
+// Light (node:fs only): `--listen` is parsed while the command is defined.
+import { loadServerTls, parsePort } from '../../remote/transport-options.js';
 import type { Engine } from '../../service/engine.js';
 import { EXIT, addCallingOptions, handedOverLine, parsePositiveInt, reportError, type CallingOptions, addScoringOptions } from '../common.js';
 

@@ -9,7 +9,8 @@ import { hostname } from 'node:os';
 import type { Command } from 'commander';
 import { PanoptesError } from '../../domain.js';
 import { packageVersion } from '../../paths.js';
-import { readPem, parseHostPort, type ClientTls } from '../../remote/transport.js';
+import type { ClientTls } from '../../remote/transport.js';
+import { readPem, parseHostPort } from '../../remote/transport-options.js';
 import type { WorkerAgent } from '../../remote/worker-agent.js';
 import { EXIT, addCallingOptions, dataDirOf, parsePositiveInt, reportError, type CallingOptions } from '../common.js';
 
