@@ -12,12 +12,13 @@ export type RunStatus = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
 export type JobStatus = 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
 
 /** Sampling parameters sent with every call and recorded with every response. */
+/** Each field left out (or undefined, as a schema's output gives it) is the provider's default. */
 export interface Sampling {
-  temperature?: number;
-  topP?: number;
-  maxTokens?: number;
-  seed?: number;
-  stop?: string[];
+  temperature?: number | undefined;
+  topP?: number | undefined;
+  maxTokens?: number | undefined;
+  seed?: number | undefined;
+  stop?: string[] | undefined;
 }
 
 /** How the router treats hosts that train on or log prompts (the privacy router of the model-gateway design). */
@@ -141,9 +142,9 @@ export interface Usage {
   inputTokens: number;
   outputTokens: number;
   /** Input tokens the provider served from its own prompt cache, where reported. */
-  cachedTokens?: number;
+  cachedTokens?: number | undefined;
   /** Output tokens spent on hidden reasoning, where reported. */
-  reasoningTokens?: number;
+  reasoningTokens?: number | undefined;
 }
 
 /** One model call's result: what was asked, what came back, what it cost. */
@@ -229,7 +230,7 @@ export class PanoptesError extends Error {
   constructor(
     code: ErrorCode,
     message: string,
-    opts: { retryable?: boolean; retryAfterMs?: number; where?: string; cause?: unknown } = {},
+    opts: { retryable?: boolean | undefined; retryAfterMs?: number | undefined; where?: string | undefined; cause?: unknown } = {},
   ) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'PanoptesError';

@@ -227,7 +227,7 @@ async function start(): Promise<void> {
     catalogPaths: CATALOG_PATHS,
     logger,
     workerTokenKeeper: keychainTokenKeeper(secrets, WORKER_TOKEN_ENV),
-    ...(binding === undefined ? {} : { nativeBinding: binding }),
+    nativeBinding: binding,
   });
 
   guardSession(session.defaultSession, (url) => logger.warn({ url }, 'blocked a request from the renderer'));

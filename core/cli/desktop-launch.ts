@@ -64,7 +64,7 @@ export async function launchElectron(launch: ElectronLaunch): Promise<number> {
     env: {
       ...env,
       PANOPTES_NATIVE_BINDING: launch.nativeBinding,
-      ...(launch.dataDir === undefined ? {} : { PANOPTES_DATA_DIR: launch.dataDir }),
+      PANOPTES_DATA_DIR: launch.dataDir,
     },
   });
   const forward = (signal: NodeJS.Signals) => child.kill(signal);

@@ -19,7 +19,7 @@ export function openCliEngine(opts: CallingOptions, extra: Partial<EngineOptions
   return openEngine({
     dataDir: dataDirOf(opts),
     catalogPaths: opts.catalog ?? [],
-    ...(leaseMs === undefined ? {} : { leaseMs }),
+    leaseMs,
     allowPluginNetwork: opts.allowNetwork === true,
     ...extra,
     router,

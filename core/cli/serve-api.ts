@@ -103,10 +103,10 @@ export async function startServer(
   const app = createHttpServer(engine, {
     token,
     host: options.host,
-    ...(options.allowedHost === undefined ? {} : { allowedHosts: options.allowedHost }),
-    ...(options.maxConcurrent === undefined ? {} : { maxConcurrent: options.maxConcurrent }),
-    ...(options.maxQueuedRuns === undefined ? {} : { maxQueuedRuns: options.maxQueuedRuns }),
-    ...(options.manifestRoot === undefined ? {} : { manifestRoots: options.manifestRoot }),
+    allowedHosts: options.allowedHost,
+    maxConcurrent: options.maxConcurrent,
+    maxQueuedRuns: options.maxQueuedRuns,
+    manifestRoots: options.manifestRoot,
   });
   const ctx: ServeContext = { engine, app, token, tokenSource: source, options };
   for (const addon of addons) await addon.register?.(ctx);
@@ -177,7 +177,7 @@ export const workerListenerAddon: ServeAddon = {
     const listener = await startWorkerListener(engine, {
       port: options.workerPort!,
       token: (options.workerToken ?? process.env.PANOPTES_WORKER_TOKEN)!,
-      ...(options.workerHost === undefined ? {} : { host: options.workerHost }),
+      host: options.workerHost,
     });
     process.stdout.write(`panoptes: listening for workers on ${listener.host}:${listener.port}\n`);
     return () => listener.close();

@@ -34,33 +34,33 @@ export interface HttpServerOptions {
   /** The bearer token every route but /health requires. */
   token: string;
   /** The address the server will bind (accepted as a Host name); default 127.0.0.1. */
-  host?: string;
+  host?: string | undefined;
   /** More Host names to answer to (a LAN name when bound beyond loopback). */
-  allowedHosts?: readonly string[];
+  allowedHosts?: readonly string[] | undefined;
   /** Largest request body in bytes (default 1 MiB); larger ones get 413. */
-  bodyLimit?: number;
+  bodyLimit?: number | undefined;
   /** Requests in flight at once (default 64); more get 503 + Retry-After. */
-  maxConcurrent?: number;
+  maxConcurrent?: number | undefined;
   /** Runs waiting in the queue (default 100); a POST /runs beyond it gets 429 + Retry-After. */
-  maxQueuedRuns?: number;
+  maxQueuedRuns?: number | undefined;
   /** Time to receive a whole request, headers and body (default 30 s); a slow sender is cut off. */
-  requestTimeoutMs?: number;
+  requestTimeoutMs?: number | undefined;
   /** Time to receive a request's headers (default 10 s): the slowloris bound. */
-  headersTimeoutMs?: number;
+  headersTimeoutMs?: number | undefined;
   /** How often the server checks those timeouts (default 1 s). */
-  timeoutCheckIntervalMs?: number;
+  timeoutCheckIntervalMs?: number | undefined;
   /** Idle time before a kept-alive connection is closed (default 5 s). */
-  keepAliveTimeoutMs?: number;
+  keepAliveTimeoutMs?: number | undefined;
   /** Open connections at once (default 5,120, less when the open-file limit is low); more are refused at accept. */
-  maxConnections?: number;
+  maxConnections?: number | undefined;
   /**
    * Connections that have made no authenticated request yet (default 4,096, less when the
    * open-file limit is low); past it the one that has waited longest is closed.
    */
-  maxGuestConnections?: number;
+  maxGuestConnections?: number | undefined;
   /** Folders besides the data folder's `manifests/` that `POST /runs` may read manifests from (`serve --manifest-root`). */
-  manifestRoots?: readonly string[];
-  logger?: Logger;
+  manifestRoots?: readonly string[] | undefined;
+  logger?: Logger | undefined;
 }
 
 /** Builds the API over `engine` (not yet listening). The engine's scheduler is the caller's to start. */
@@ -110,6 +110,6 @@ export function createHttpServer(engine: Engine, opts: HttpServerOptions): Fasti
   return app;
 }
 
-function definedOnly<T extends object>(o: T): Partial<T> {
-  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+function definedOnly<T extends object>(o: T): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as { [K in keyof T]?: Exclude<T[K], undefined> };
 }

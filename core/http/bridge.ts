@@ -139,7 +139,7 @@ export const browserBridge: FastifyPluginAsync<BridgeOptions> = async (app, opts
           if (typeof request.body !== 'string') {
             throw new PanoptesError('invalid_input', 'send the manifest text as the body (text/plain)', { where: 'body' });
           }
-          return invoke('checkManifest', { content: request.body, ...(fileName === undefined ? {} : { fileName }) });
+          return invoke('checkManifest', { content: request.body, fileName });
         }),
       );
     });

@@ -59,7 +59,7 @@ export class ManifestRoots {
     if (method === 'createRun') {
       const i = input as CreateRunInput;
       const scorers = await this.confineBaselineFiles(i.scorers);
-      return { ...i, manifestPath: await this.resolve(i.manifestPath, 'manifestPath'), ...(scorers === undefined ? {} : { scorers }) };
+      return { ...i, manifestPath: await this.resolve(i.manifestPath, 'manifestPath'), scorers };
     }
     if (method === 'scoreRun') {
       const i = input as ScoreRunInput;

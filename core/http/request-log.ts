@@ -22,7 +22,7 @@ export class RequestLog extends LogController {
       path: request.url.split('?')[0],
       status: reply.statusCode,
       latency_ms: Math.round(reply.elapsedTime * 10) / 10,
-      ...(runId === undefined ? {} : { run_id: runId }),
+      run_id: runId,
     };
     if (error) request.log.warn({ ...line, err: error.message }, 'request');
     else request.log.info(line, 'request');

@@ -34,29 +34,29 @@ export interface WorkerListenerOptions {
   /** TCP port (0: any free port; read it back from `port`). */
   port: number;
   /** Address to bind (default 127.0.0.1: only this machine; `0.0.0.0` for every interface). */
-  host?: string;
+  host?: string | undefined;
   /** The shared secret every worker must present. */
   token: string;
   /** Serve TLS with this certificate and key. */
-  tls?: ServerTls;
+  tls?: ServerTls | undefined;
   /** Heartbeat interval (default 2 s). */
-  heartbeatMs?: number;
+  heartbeatMs?: number | undefined;
   /** Silent intervals after which a worker is dead (default 3). */
-  missedHeartbeats?: number;
+  missedHeartbeats?: number | undefined;
   /** How long a new connection has to register (default 5 s). */
-  registerTimeoutMs?: number;
+  registerTimeoutMs?: number | undefined;
   /** Largest frame once registered (default 8 MiB). */
-  maxFrameBytes?: number;
+  maxFrameBytes?: number | undefined;
   /** Response text a record may carry, in bytes (default: PANOPTES_MAX_RESPONSE_BYTES, else 4 MiB). */
-  maxResponseBytes?: number;
+  maxResponseBytes?: number | undefined;
   /** Open connections at most (default 5,120, less when the open-file limit is low). */
-  maxConnections?: number;
+  maxConnections?: number | undefined;
   /**
    * Connections that have not registered yet (default 4,096, less when the open-file limit is
    * low); past it the one that has waited longest is closed.
    */
-  maxGuestConnections?: number;
-  logger?: Logger;
+  maxGuestConnections?: number | undefined;
+  logger?: Logger | undefined;
 }
 
 export interface WorkerListener {

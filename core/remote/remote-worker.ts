@@ -249,7 +249,7 @@ export class RemoteWorker implements WorkerHandle {
     const wire: WireVignette[] = [];
     for (const v of job.vignettes) {
       vignettes.set(v.index, v);
-      wire.push({ id: v.id, index: v.index, prompt: v.prompt, ...(v.system === undefined ? {} : { system: v.system }) });
+      wire.push({ id: v.id, index: v.index, prompt: v.prompt, system: v.system });
     }
     const first: AssignMessage = {
       type: 'assign',
@@ -338,7 +338,7 @@ export class RemoteWorker implements WorkerHandle {
       entry.reject(
         new PanoptesError(e.code, `worker ${this.id}: ${e.message}`, {
           retryable: e.retryable,
-          ...(e.retry_after_ms === undefined ? {} : { retryAfterMs: e.retry_after_ms }),
+          retryAfterMs: e.retry_after_ms,
         }),
       );
     }

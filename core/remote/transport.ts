@@ -18,9 +18,9 @@ export interface ServerTls {
 /** How a worker trusts the coordinator over TLS. */
 export interface ClientTls {
   /** PEM of the CA (or the self-signed certificate) to trust instead of the system's CAs. */
-  ca?: string | Buffer;
+  ca?: string | Buffer | undefined;
   /** The coordinator certificate's sha256 fingerprint (hex, colons optional): pinned, nothing else checked. */
-  fingerprint?: string;
+  fingerprint?: string | undefined;
 }
 
 export interface CoordinatorAddress {
@@ -59,7 +59,7 @@ export function connectToCoordinator(addr: CoordinatorAddress, timeoutMs: number
         host: addr.host,
         port: addr.port,
         ...(net.isIP(addr.host) === 0 ? { servername: addr.host } : {}),
-        ...(addr.tls.ca === undefined ? {} : { ca: addr.tls.ca }),
+        ca: addr.tls.ca,
         // A pinned fingerprint replaces chain verification (a self-signed certificate has no chain).
         rejectUnauthorized: pin === undefined,
       });

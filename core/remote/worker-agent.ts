@@ -331,7 +331,7 @@ class Session {
             code: e.code,
             message: e.message.slice(0, 4000),
             retryable: e.retryable,
-            ...(e.retryAfterMs === undefined ? {} : { retry_after_ms: e.retryAfterMs }),
+            retry_after_ms: e.retryAfterMs,
           },
         });
       },

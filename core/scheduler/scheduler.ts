@@ -25,19 +25,19 @@ export interface SchedulerOptions {
   store: Store;
   pool: WorkerPool;
   dataDir: string;
-  events?: EngineEvents;
-  logger?: Logger;
+  events?: EngineEvents | undefined;
+  logger?: Logger | undefined;
   /** How often to look for queued runs (default 250 ms); `wake()` looks at once. */
-  tickMs?: number;
+  tickMs?: number | undefined;
   /** Runs processed at once (default 2). */
-  maxRuns?: number;
+  maxRuns?: number | undefined;
   /** Attempts per job before it fails (default 3). */
-  maxAttempts?: number;
-  retryBackoffMs?: number;
+  maxAttempts?: number | undefined;
+  retryBackoffMs?: number | undefined;
   /** How long a claim lasts without renewal before another scheduler may take the run over (default 30 s). */
-  leaseMs?: number;
+  leaseMs?: number | undefined;
   /** How long a run keeps trying to bring its responses.jsonl in line with the database (a full disk) before it fails with the reason (default 2 min). */
-  logPatienceMs?: number;
+  logPatienceMs?: number | undefined;
 }
 
 interface ActiveRun {

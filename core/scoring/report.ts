@@ -76,7 +76,7 @@ export interface ReportOptions {
   /** Which attempt of each record the cells are (default `first`): said in the report, not used. */
   attempt?: 'first' | 'final';
   /** A pairwise judge's baseline (a model, or a baseline file): means are win rates against it. */
-  pairwiseBaseline?: string;
+  pairwiseBaseline?: string | undefined;
 }
 
 /** Text a group-less vignette is sliced under. */

@@ -251,7 +251,7 @@ export class ControlService implements ControlApi {
         privacy,
         skipPromptCache,
         shareCacheAcrossEpochs,
-        ...(endWithFailures === undefined ? {} : { endWithFailures }),
+        endWithFailures,
         ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
       });
     }
@@ -265,8 +265,8 @@ export class ControlService implements ControlApi {
   async responses({ runId, limit, cursor, ...filter }: ValidInput<'responses'>): Promise<ResponsesPage> {
     this.requireRun(runId);
     const page = this.store.queries.responses(runId, filter, {
-      ...(limit === undefined ? {} : { limit }),
-      ...(cursor === undefined ? {} : { cursor }),
+      limit,
+      cursor,
     });
     return { items: priceResponses(this.store, this.catalogData, runId, page.items), nextCursor: page.nextCursor };
   }

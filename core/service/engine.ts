@@ -41,41 +41,41 @@ import { scoringStatus, type ServiceScoring } from './scoring-status.js';
 export interface EngineOptions {
   dataDir: string;
   /** Catalog files layered over the embedded default (later ones win). */
-  catalogPaths?: string[];
+  catalogPaths?: string[] | undefined;
   /** Run jobs in this process (default true; false: remote workers only). */
-  local?: boolean;
+  local?: boolean | undefined;
   /** Model calls in flight in the local worker (default 8). */
-  callConcurrency?: number;
-  maxRuns?: number;
-  maxAttempts?: number;
-  tickMs?: number;
+  callConcurrency?: number | undefined;
+  maxRuns?: number | undefined;
+  maxAttempts?: number | undefined;
+  tickMs?: number | undefined;
   /** How long a run's claim lasts without a write or a renewal before another process may take it over (default 30 s). */
-  leaseMs?: number;
+  leaseMs?: number | undefined;
   /** How long a run keeps trying to write its responses.jsonl (a full disk) before it fails with the reason (default 2 min). */
-  logPatienceMs?: number;
+  logPatienceMs?: number | undefined;
   /** How long a job waits for a worker serving its model to appear (default 0, or 30 s without a local worker). */
-  waitForWorkerMs?: number;
+  waitForWorkerMs?: number | undefined;
   /** Replaces the router (tests). */
-  modelClient?: ModelClient;
+  modelClient?: ModelClient | undefined;
   /** Router settings: profile, privacy lock, cache, cooldowns (see RouterOptions). */
-  router?: Omit<RouterOptions, 'catalog' | 'store' | 'logger'>;
+  router?: Omit<RouterOptions, 'catalog' | 'store' | 'logger'> | undefined;
   /**
    * Where the worker listener's token is kept (default: `<dataDir>/worker-token`, owner-only; the
    * desktop app passes the OS keychain).
    */
-  workerTokenKeeper?: WorkerTokenKeeper;
+  workerTokenKeeper?: WorkerTokenKeeper | undefined;
   /** Listener settings for the app's worker listener other than address and token (tests shorten heartbeats). */
-  workerListener?: WorkerListenerControlOptions['listener'];
+  workerListener?: WorkerListenerControlOptions['listener'] | undefined;
   /** Lets scorers that ask for the `network` capability (the url_health plugin) reach the network (default false). */
-  allowPluginNetwork?: boolean;
+  allowPluginNetwork?: boolean | undefined;
   /**
    * Open the database read-only, for commands that only read (runs, stats, export, report): they
    * work in a read-only data folder. Nothing is cleaned, started or written; no local worker.
    */
-  readonly?: boolean;
+  readonly?: boolean | undefined;
   /** better-sqlite3 addon to load instead of node_modules' Node build (Electron passes its own ABI's). */
-  nativeBinding?: string;
-  logger?: Logger;
+  nativeBinding?: string | undefined;
+  logger?: Logger | undefined;
 }
 
 /** The contract in-process (every call validated once by the dispatcher), its events, and a run's export lines. */
@@ -148,7 +148,7 @@ export function openEngine(opts: EngineOptions): Engine {
   const catalog = loadCatalog(opts.dataDir, opts.catalogPaths);
   const store = new Store(databasePath(opts.dataDir), {
     readonly,
-    ...(opts.nativeBinding === undefined ? {} : { nativeBinding: opts.nativeBinding }),
+    nativeBinding: opts.nativeBinding,
   });
   if (!readonly) store.runs.discardAbandonedStaging();
   const local = !readonly && (opts.local ?? true);
@@ -158,7 +158,7 @@ export function openEngine(opts: EngineOptions): Engine {
   const modelClient = opts.modelClient ?? router;
   if (local) {
     pool.add(
-      new LocalWorker({ client: modelClient, ...(opts.callConcurrency === undefined ? {} : { callConcurrency: opts.callConcurrency }) }),
+      new LocalWorker({ client: modelClient, callConcurrency: opts.callConcurrency }),
     );
   }
   const scores = new ScoreStore(store);
@@ -209,11 +209,11 @@ export function openEngine(opts: EngineOptions): Engine {
     dataDir: opts.dataDir,
     logger,
     events,
-    ...(opts.maxRuns === undefined ? {} : { maxRuns: opts.maxRuns }),
-    ...(opts.maxAttempts === undefined ? {} : { maxAttempts: opts.maxAttempts }),
-    ...(opts.tickMs === undefined ? {} : { tickMs: opts.tickMs }),
-    ...(opts.leaseMs === undefined ? {} : { leaseMs: opts.leaseMs }),
-    ...(opts.logPatienceMs === undefined ? {} : { logPatienceMs: opts.logPatienceMs }),
+    maxRuns: opts.maxRuns,
+    maxAttempts: opts.maxAttempts,
+    tickMs: opts.tickMs,
+    leaseMs: opts.leaseMs,
+    logPatienceMs: opts.logPatienceMs,
   });
   const exports = new RunExports(store.queries, scores);
   const control = new ControlService({

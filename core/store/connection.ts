@@ -19,10 +19,10 @@ import { MIGRATIONS } from './migrations.js';
 
 export interface ConnectionOptions {
   /** Milliseconds a writer waits for another process's lock before failing. */
-  busyTimeoutMs?: number;
-  readonly?: boolean;
+  busyTimeoutMs?: number | undefined;
+  readonly?: boolean | undefined;
   /** Path of a better-sqlite3 addon built for another ABI (Electron's); default: the Node build in node_modules. */
-  nativeBinding?: string;
+  nativeBinding?: string | undefined;
 }
 
 /**

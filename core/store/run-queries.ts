@@ -9,12 +9,13 @@ import type Database from 'better-sqlite3';
 import type { HostWait, Job, JobId, JobStatus, ModelUsage, Run, RunId, RunPrices, RunStatus, StoredResponse, VignetteFailure } from '../domain.js';
 import { toJob, toRun, toStoredResponse, type JobRow, type ResponseRow, type RunRow, type VignetteFailureRow } from './run-rows.js';
 
+/** A field left out or undefined does not filter. */
 export interface ResponseFilter {
-  model?: string;
-  epoch?: number;
-  vignetteId?: string;
+  model?: string | undefined;
+  epoch?: number | undefined;
+  vignetteId?: string | undefined;
   /** Substring of the response text (case-insensitive). */
-  text?: string;
+  text?: string | undefined;
 }
 
 export interface ResponsesPage {
@@ -24,8 +25,8 @@ export interface ResponsesPage {
 }
 
 export interface RunListOptions {
-  limit?: number;
-  status?: RunStatus;
+  limit?: number | undefined;
+  status?: RunStatus | undefined;
 }
 
 const JOB_COLUMNS = `j.id, j.run_id, j.model, j.epoch, j.status, j.attempt, j.worker_id, j.vignettes_done,
@@ -218,7 +219,7 @@ export class RunQueries {
   }
 
   /** One page of a run's records, filtered, in sequence order (keyset pagination on seq). */
-  responses(runId: RunId, filter: ResponseFilter = {}, page: { limit?: number; cursor?: number } = {}): ResponsesPage {
+  responses(runId: RunId, filter: ResponseFilter = {}, page: { limit?: number | undefined; cursor?: number | undefined } = {}): ResponsesPage {
     const limit = Math.min(Math.max(page.limit ?? 100, 1), 1000);
     const { lo, hi } = this.runSeqRange(runId);
     const params: Record<string, unknown> = { runId, cursor: Math.max(page.cursor ?? 0, lo - 1), hi, limit: limit + 1 };

@@ -10,14 +10,14 @@ import { Semaphore } from '../concurrency/semaphore.js';
 import type { JobSink, WorkerHandle, WorkerInfo } from './worker-handle.js';
 
 export interface LocalWorkerOptions {
-  id?: string;
+  id?: string | undefined;
   client: ModelClient;
   /** Model calls in flight at once, across all jobs (default 8). */
-  callConcurrency?: number;
+  callConcurrency?: number | undefined;
   /** Jobs taken at once (default 64: the call bound is what limits work). */
-  capacity?: number;
-  callAttempts?: number;
-  backoffMs?: number;
+  capacity?: number | undefined;
+  callAttempts?: number | undefined;
+  backoffMs?: number | undefined;
 }
 
 export class LocalWorker implements WorkerHandle {
@@ -72,8 +72,8 @@ export class LocalWorker implements WorkerHandle {
         sink,
         calls: this.calls,
         signal,
-        ...(this.opts.callAttempts === undefined ? {} : { callAttempts: this.opts.callAttempts }),
-        ...(this.opts.backoffMs === undefined ? {} : { backoffMs: this.opts.backoffMs }),
+        callAttempts: this.opts.callAttempts,
+        backoffMs: this.opts.backoffMs,
       });
     } finally {
       this.inFlight -= 1;

@@ -35,13 +35,13 @@ export interface RunEvalContext {
   calls: Semaphore;
   signal: AbortSignal;
   /** Tries per vignette before it is given up on (default 6). */
-  callAttempts?: number;
+  callAttempts?: number | undefined;
   /** First backoff in ms; doubles each retry, with jitter (default 100). */
-  backoffMs?: number;
+  backoffMs?: number | undefined;
   /** Longest single wait, even if a host asks for more (default 30 s). */
-  maxBackoffMs?: number;
+  maxBackoffMs?: number | undefined;
   /** Response text a record may hold, in bytes (default: PANOPTES_MAX_RESPONSE_BYTES, else 4 MiB). */
-  maxResponseBytes?: number;
+  maxResponseBytes?: number | undefined;
 }
 
 /**

@@ -33,9 +33,9 @@ export function registerMetricsCommand(program: Command): void {
       engine = openCliEngine(opts);
       const report = await engine.service.metrics({
         since: Date.now() - opts.hours * 3_600_000,
-        ...(opts.profile === undefined ? {} : { profile: opts.profile }),
-        ...(opts.model === undefined ? {} : { model: opts.model }),
-        ...(opts.provider === undefined ? {} : { provider: opts.provider }),
+        profile: opts.profile,
+        model: opts.model,
+        provider: opts.provider,
       });
       if (opts.json) process.stdout.write(JSON.stringify(report) + '\n');
       else printMetrics(report, opts.hours);

@@ -55,7 +55,7 @@ export function registerReportCommand(program: Command): void {
       ]);
       engine = openReadingEngine(opts);
       const shared = {
-        ...(opts.scorer === undefined ? {} : { scorer: opts.scorer }),
+        scorer: opts.scorer,
         ...(opts.reducer === undefined ? {} : { reducer: opts.reducer as EpochReducer }),
       };
       if (opts.against !== undefined) {
@@ -65,7 +65,7 @@ export function registerReportCommand(program: Command): void {
         const report = await engine.service.report({
           runId,
           ...shared,
-          ...(opts.by === undefined ? {} : { by: opts.by }),
+          by: opts.by,
           ...(opts.attempt === undefined ? {} : { attempt: opts.attempt as (typeof ATTEMPTS)[number] }),
         });
         process.stdout.write(opts.json ? JSON.stringify(report) + '\n' : formatScoreReport(report).join('\n') + '\n');

@@ -86,7 +86,7 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
       ]);
     engine = openCliEngine(opts, {
       local: opts.local,
-      ...(opts.callConcurrency === undefined ? {} : { callConcurrency: opts.callConcurrency }),
+      callConcurrency: opts.callConcurrency,
       ...(opts.waitForWorkers === undefined ? {} : { waitForWorkerMs: opts.waitForWorkers * 1000 }),
     });
     if (opts.listen !== undefined) {
@@ -97,20 +97,20 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
       process.stderr.write(`listening for workers on ${listener.host}:${listener.port}${listener.tls ? ' (TLS)' : ''}\n`);
     }
     const sampling = {
-      ...(opts.temperature === undefined ? {} : { temperature: opts.temperature }),
-      ...(opts.maxTokens === undefined ? {} : { maxTokens: opts.maxTokens }),
-      ...(opts.seed === undefined ? {} : { seed: opts.seed }),
+      temperature: opts.temperature,
+      maxTokens: opts.maxTokens,
+      seed: opts.seed,
     };
     const scorers = opts.scorers === undefined ? undefined : await readScoringFile(opts.scorers);
     const run = await engine.service.createRun({
       manifestPath: opts.manifest,
       models: opts.models.split(',').map((m) => m.trim()).filter(Boolean),
       epochs: opts.epochs,
-      ...(opts.concurrency === undefined ? {} : { concurrency: opts.concurrency }),
-      ...(opts.privacy === undefined ? {} : { privacy: opts.privacy }),
+      concurrency: opts.concurrency,
+      privacy: opts.privacy,
       ...(opts.skipPromptCache ? { skipPromptCache: true } : {}),
       ...(opts.shareCacheAcrossEpochs ? { shareCacheAcrossEpochs: true } : {}),
-      ...(opts.endWithFailures === undefined ? {} : { endWithFailures: opts.endWithFailures }),
+      endWithFailures: opts.endWithFailures,
       ...(opts.probe ? { probe: true } : {}),
       ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
       ...(scorers ? { scorers } : {}),

@@ -69,7 +69,7 @@ async function workerCommand(opts: WorkerCliOptions): Promise<number> {
       opts.ca !== undefined || opts.fingerprint !== undefined || opts.tls
         ? {
             ...(opts.ca === undefined ? {} : { ca: readPem(opts.ca, '--ca') }),
-            ...(opts.fingerprint === undefined ? {} : { fingerprint: opts.fingerprint }),
+            fingerprint: opts.fingerprint,
           }
         : undefined;
     agent = new WorkerAgent({

@@ -48,38 +48,38 @@ import { WriteBehind } from './write-behind.js';
 export interface RouterOptions {
   catalog: Catalog;
   /** Where the prompt cache, metrics and budget windows live: the store's router room, `store.router` (default: an in-memory database of its own). */
-  store?: RouterStore;
+  store?: RouterStore | undefined;
   /** Builds the client for a provider (tests inject fakes for hosts outside the machine). */
-  hostClientFor?: (providerName: string, apiKey: string | undefined) => HostClient;
+  hostClientFor?: ((providerName: string, apiKey: string | undefined) => HostClient) | undefined;
   /** The profile whose keys and budgets apply to calls that name none (default: PANOPTES_PROFILE, else `default`). */
-  profile?: string;
+  profile?: string | undefined;
   /** Locks every call to this privacy mode (default: PANOPTES_PRIVACY_LOCK, else none). */
-  privacyLock?: PrivacyMode | null;
+  privacyLock?: PrivacyMode | null | undefined;
   /** Where API keys are read (default process.env). */
-  env?: NodeJS.ProcessEnv;
+  env?: NodeJS.ProcessEnv | undefined;
   /** Wall clock for cooldowns, budget windows, cache expiry and metrics (tests inject one). */
-  now?: () => number;
+  now?: (() => number) | undefined;
   /** Prompt cache: on by default; a TTL (default 24 h) and an in-memory LRU size (default 512). */
-  cache?: { enabled?: boolean; ttlMs?: number; maxEntries?: number };
+  cache?: { enabled?: boolean; ttlMs?: number; maxEntries?: number } | undefined;
   /** Hosts one call may try (default: all hosts of its model). */
-  maxAttemptsPerCall?: number;
+  maxAttemptsPerCall?: number | undefined;
   /** The longest a call waits for a cooling host instead of failing (default 30 s). */
-  maxCooldownWaitMs?: number;
+  maxCooldownWaitMs?: number | undefined;
   /**
    * How long calls wait for a model whose hosts are all down (refusing connections) before they
    * give up (default 5 minutes). Within it an outage is a pause, not a failure.
    */
-  hostPatienceMs?: number;
-  cooldowns?: Partial<CooldownPolicy>;
+  hostPatienceMs?: number | undefined;
+  cooldowns?: Partial<CooldownPolicy> | undefined;
   /** Output tokens a call is assumed to spend when it sets no max, for budget reservations (default 1024). */
-  budgetOutputTokens?: number;
+  budgetOutputTokens?: number | undefined;
   /** Metrics kept this long (default 7 days). */
-  metricsRetentionMs?: number;
-  flushMs?: number;
-  flushRows?: number;
-  logger?: Logger;
+  metricsRetentionMs?: number | undefined;
+  flushMs?: number | undefined;
+  flushRows?: number | undefined;
+  logger?: Logger | undefined;
   /** Source of the jitter on a down host's rest (default Math.random; tests fix it). */
-  random?: () => number;
+  random?: (() => number) | undefined;
 }
 
 /** What the router keeps per (profile, provider) once it is first used; the pacer is the provider's, shared by every profile. */
@@ -506,12 +506,12 @@ export class Router implements ModelClient {
     if (others.length > 0 && others.every((v) => v.state === 'over_budget' || v.state === 'privacy')) {
       return new PanoptesError('budget_exceeded', `no host of "${model}" has budget left: ${why}`, {
         retryable: false,
-        ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+        retryAfterMs,
       });
     }
     return new PanoptesError('no_host', `no host of "${model}" can take this call: ${why}`, {
       retryable: false,
-      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+      retryAfterMs,
     });
   }
 

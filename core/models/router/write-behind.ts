@@ -12,8 +12,8 @@ import type { Logger } from 'pino';
 import type { BudgetRow, CacheRow, CallRow, RouterStore } from '../../store/router-store.js';
 
 export interface WriteBehindOptions {
-  flushMs?: number;
-  maxRows?: number;
+  flushMs?: number | undefined;
+  maxRows?: number | undefined;
   logger?: Logger | undefined;
 }
 

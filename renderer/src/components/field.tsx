@@ -27,7 +27,7 @@ export function Field({
   label: string;
   name: string;
   hint?: ReactNode;
-  error?: string | null;
+  error?: string | null | undefined;
   /** Several controls (a list of checkboxes, a path and a button): a group named by the label. */
   group?: boolean;
   children: ReactNode;

@@ -26,7 +26,8 @@ import { navigate } from '../state/hash-routes.js';
 
 type PrivacyMode = 'strict' | 'fallback' | 'off';
 type FieldName = 'manifest' | 'models' | 'epochs' | 'concurrency' | 'temperature' | 'maxTokens' | 'seed' | 'scoring';
-type FieldErrors = Partial<Record<FieldName, string>>;
+/** An absent or undefined field has no error. */
+type FieldErrors = { [F in FieldName]?: string | undefined };
 
 /** Catalogs longer than this get a filter box above the list. */
 const MODEL_FILTER_FROM = 8;

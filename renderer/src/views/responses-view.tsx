@@ -68,7 +68,7 @@ function useRecordPages(query: Omit<ResponsesInput, 'cursor' | 'limit'> | null) 
     (cursor: number | undefined) => {
       if (query === null) return;
       setLoaded((l) => ({ ...l, key, loading: true, ...(cursor === undefined ? { items: [], nextCursor: null } : {}) }));
-      client.call('responses', { ...query, limit: PAGE, ...(cursor === undefined ? {} : { cursor }) }).then(
+      client.call('responses', { ...query, limit: PAGE, cursor }).then(
         (page) => {
           if (current.current.key !== key) return;
           setLoaded((l) => ({
