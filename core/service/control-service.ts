@@ -536,7 +536,7 @@ export class ControlService implements ControlApi {
   }
 
   async probe(input: ValidInput<'probe'> = {}): Promise<ProbeReport> {
-    return this.router.probe(input.models === undefined ? {} : { models: input.models });
+    return this.router.probe({ models: input.models });
   }
 
   /**

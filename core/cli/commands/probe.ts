@@ -25,7 +25,7 @@ export function registerProbeCommand(program: Command): void {
       const { openCliEngine } = await import('../open-engine.js');
       engine = openCliEngine(opts);
       const models = opts.models?.split(',').map((m) => m.trim()).filter(Boolean);
-      const report = await engine.service.probe(models === undefined ? {} : { models });
+      const report = await engine.service.probe({ models });
       if (opts.json) {
         process.stdout.write(JSON.stringify(report) + '\n');
       } else {

@@ -56,7 +56,7 @@ export function registerReportCommand(program: Command): void {
       engine = openReadingEngine(opts);
       const shared = {
         scorer: opts.scorer,
-        ...(opts.reducer === undefined ? {} : { reducer: opts.reducer as EpochReducer }),
+        reducer: opts.reducer as EpochReducer | undefined,
       };
       if (opts.against !== undefined) {
         const comparison = await engine.service.compareRuns({ runA: runId, runB: opts.against, ...shared });
@@ -66,7 +66,7 @@ export function registerReportCommand(program: Command): void {
           runId,
           ...shared,
           by: opts.by,
-          ...(opts.attempt === undefined ? {} : { attempt: opts.attempt as (typeof ATTEMPTS)[number] }),
+          attempt: opts.attempt as (typeof ATTEMPTS)[number] | undefined,
         });
         process.stdout.write(opts.json ? JSON.stringify(report) + '\n' : formatScoreReport(report).join('\n') + '\n');
       }

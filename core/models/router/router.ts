@@ -664,7 +664,7 @@ export class Router implements ModelClient {
    * on it. A host whose key is not set is reported `no_key` without a call. Hosts are probed
    * concurrently (each provider's pacing still applies); the outcome of each is kept for the roster.
    */
-  async probe(opts: { models?: readonly string[]; signal?: AbortSignal } = {}): Promise<ProbeReport> {
+  async probe(opts: { models?: readonly string[] | undefined; signal?: AbortSignal | undefined } = {}): Promise<ProbeReport> {
     const models = opts.models ?? this.catalog.modelIds();
     for (const m of models) {
       if (!this.catalog.has(m)) {
