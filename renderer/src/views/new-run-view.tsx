@@ -14,20 +14,22 @@ import { useEffect, useRef, useState, type ChangeEvent } from 'react';
 import { ApiError } from '../api/client.js';
 import { useClient } from '../api/client-context.js';
 import type { AppDefaults, CatalogModelEntry, ManifestPreview } from '../api/types.js';
+import { CacheSamplingFields } from '../components/cache-sampling-fields.js';
 import { Field, controlProps } from '../components/field.js';
+import { ManifestPreviewPanel } from '../components/manifest-preview-panel.js';
+import { ModelOption, UNAVAILABLE_WHY } from '../components/model-option.js';
+import { fieldOf, optionalNumber, wholeNumber, type FieldErrors, type FieldName } from '../components/new-run-fields.js';
 import { ErrorNotice } from '../components/notice.js';
+import { EstimatePanel } from '../components/run-estimate-panel.js';
 import { ScoringEditor } from '../components/scoring-editor.js';
 import { parseScoringText } from '../components/scoring-text.js';
 import { useFetch } from '../components/use-fetch.js';
 import { useRuns } from '../components/use-runs.js';
-import { formatInt, formatPrice, formatUsd } from '../format.js';
-import { estimateRun, type RunEstimate } from '../state/run-estimate.js';
+import { formatInt } from '../format.js';
+import { estimateRun } from '../state/run-estimate.js';
 import { navigate } from '../state/hash-routes.js';
 
 type PrivacyMode = 'strict' | 'fallback' | 'off';
-type FieldName = 'manifest' | 'models' | 'epochs' | 'concurrency' | 'temperature' | 'maxTokens' | 'seed' | 'scoring';
-/** An absent or undefined field has no error. */
-type FieldErrors = { [F in FieldName]?: string | undefined };
 
 /** Catalogs longer than this get a filter box above the list. */
 const MODEL_FILTER_FROM = 8;
@@ -37,136 +39,6 @@ const PRIVACY_HINTS: Record<PrivacyMode, string> = {
   fallback: 'Private hosts first; others only when no private host can answer.',
   off: 'Any host in the catalog.',
 };
-
-/** A whole number within bounds, or null. */
-function wholeNumber(text: string, min: number, max: number): number | null {
-  if (!/^\s*\d+\s*$/.test(text)) return null;
-  const n = Number(text);
-  return n >= min && n <= max ? n : null;
-}
-
-/** An optional number field: blank is "the model's default", else a number within bounds. */
-function optionalNumber(text: string, min: number, max: number, whole: boolean): number | null | 'invalid' {
-  if (text.trim() === '') return null;
-  const n = Number(text);
-  if (!Number.isFinite(n) || n < min || n > max || (whole && !Number.isInteger(n))) return 'invalid';
-  return n;
-}
-
-const UNAVAILABLE_WHY = 'no worker can run it now (for a hosted model: its API key is not set)';
-
-/** Which field a server error names (`models[1]`, `epochs`, `manifest.jsonl:3`, ...). */
-function fieldOf(err: ApiError): FieldName | null {
-  const where = err.where ?? '';
-  if (err.code === 'manifest_invalid' || where.startsWith('manifest')) return 'manifest';
-  if (where.startsWith('models')) return 'models';
-  if (where === 'epochs') return 'epochs';
-  if (where === 'concurrency') return 'concurrency';
-  if (where === 'sampling.temperature') return 'temperature';
-  if (where === 'sampling.maxTokens') return 'maxTokens';
-  if (where === 'sampling.seed') return 'seed';
-  if (where.startsWith('scorers')) return 'scoring';
-  return null;
-}
-
-function ManifestPreviewPanel({ preview }: { preview: ManifestPreview }) {
-  if (preview.issues.length > 0) {
-    return (
-      <div className="manifest-issues" data-testid="manifest-issues">
-        <p>
-          <strong>This manifest has errors</strong> — fix these lines and check again:
-        </p>
-        <ul>
-          {preview.issues.map((issue) => (
-            <li key={`${issue.line}:${issue.message}`}>
-              <span className="line-no">line {issue.line}</span> {issue.message}
-            </li>
-          ))}
-        </ul>
-        {preview.issueCount > preview.issues.length ? (
-          <p className="muted">
-            …and {formatInt(preview.issueCount - preview.issues.length)} more ({formatInt(preview.issueCount)} in all).
-          </p>
-        ) : null}
-      </div>
-    );
-  }
-  return (
-    <div className="manifest-preview" data-testid="manifest-preview">
-      <p>
-        <strong data-testid="vignette-count">{formatInt(preview.count)}</strong> vignettes
-        {preview.preview.length > 0 ? `; the first ${preview.preview.length}:` : '.'}
-      </p>
-      <table className="table compact">
-        <tbody>
-          {preview.preview.map((v) => (
-            <tr key={v.id}>
-              <td className="mono nowrap">{v.id}</td>
-              <td className="ellipsis" title={v.prompt}>
-                {v.prompt}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
-}
-
-function ModelOption({ model, checked, onToggle }: { model: CatalogModelEntry; checked: boolean; onToggle: () => void }) {
-  const providers = [...new Set(model.hosts.map((h) => h.provider))].join(', ');
-  // An unavailable model cannot be ticked; one already ticked (a default, say) can still be unticked.
-  const disabled = !model.available && !checked;
-  return (
-    <label className={`model-option${checked ? ' checked' : ''}${disabled ? ' disabled' : ''}`} data-model={model.id}>
-      <input type="checkbox" checked={checked} disabled={disabled} onChange={onToggle} aria-describedby={model.available ? undefined : `unavailable-${model.id}`} />
-      <span className="model-main">
-        <span className="model-id">{model.id}</span>
-        <span className="model-label">{model.label}</span>
-      </span>
-      <span className="model-meta">
-        <span className="muted">{providers}</span>
-        <span className="price" title="USD per million tokens, input / output">
-          {formatPrice(model.inputPerMTok)} / {formatPrice(model.outputPerMTok)} per MTok
-        </span>
-        {model.privacySafe ? (
-          <span className="badge badge-ok" title="A host that neither trains on nor logs prompts">
-            private
-          </span>
-        ) : (
-          <span className="badge badge-warn" title="Every host of this model trains on or logs prompts">
-            trains on prompts
-          </span>
-        )}
-        {model.available ? null : (
-          <span className="badge badge-muted" id={`unavailable-${model.id}`} title={`Unavailable: ${UNAVAILABLE_WHY}`}>
-            unavailable<span className="visually-hidden">: {UNAVAILABLE_WHY}</span>
-          </span>
-        )}
-      </span>
-    </label>
-  );
-}
-
-function EstimatePanel({ estimate }: { estimate: RunEstimate }) {
-  const guessed = estimate.models.filter((m) => m.outputFrom !== 'history');
-  return (
-    <div className="estimate" data-testid="run-estimate">
-      <span>
-        Estimated: <strong data-testid="estimate-cost">{formatUsd(estimate.costUsd)}</strong> for about{' '}
-        {formatInt(estimate.inputTokens)} input and {formatInt(estimate.outputTokens)} output tokens
-      </span>
-      <span className="muted small">
-        {' '}
-        (prompts at ~4 characters a token; answers as long as each model's earlier answers
-        {guessed.length > 0
-          ? `, except ${guessed.map((m) => `${m.model} (${m.outputFrom === 'max tokens' ? 'max tokens' : 'no answers yet: 256 assumed'})`).join(', ')}`
-          : ''}
-        ; calls the prompt cache answers cost nothing)
-      </span>
-    </div>
-  );
-}
 
 export function NewRunView({ example }: { example: boolean }) {
   const client = useClient();
@@ -501,66 +373,20 @@ export function NewRunView({ example }: { example: boolean }) {
           </Field>
         </div>
 
-        <fieldset className="field-set">
-          <legend className="field-label">Cache and sampling</legend>
-          <div className="field-row">
-            <label className="check">
-              <input type="checkbox" checked={useCache} data-testid="use-cache" onChange={(e) => setUseCache(e.target.checked)} />
-              Answer a prompt asked before from the prompt cache (no call, no cost)
-            </label>
-            <label className="check">
-              <input
-                type="checkbox"
-                checked={useCache && shareCache}
-                disabled={!useCache}
-                data-testid="share-cache"
-                onChange={(e) => setShareCache(e.target.checked)}
-              />
-              Let later epochs reuse earlier epochs' answers
-            </label>
-          </div>
-          <div className="field-row">
-            <Field label="Temperature" name="temperature" error={errors.temperature} hint="0 to 2; blank: the model's default.">
-              <input
-                type="text"
-                inputMode="decimal"
-                data-testid="temperature"
-                {...controlProps('temperature', errors.temperature)}
-                value={temperature}
-                onChange={(e) => {
-                  setTemperature(e.target.value);
-                  clearServerError('temperature');
-                }}
-              />
-            </Field>
-            <Field label="Max tokens" name="maxTokens" error={errors.maxTokens} hint="Longest answer, in tokens; blank: the model's default.">
-              <input
-                type="text"
-                inputMode="numeric"
-                data-testid="max-tokens"
-                {...controlProps('maxTokens', errors.maxTokens)}
-                value={maxTokens}
-                onChange={(e) => {
-                  setMaxTokens(e.target.value);
-                  clearServerError('maxTokens');
-                }}
-              />
-            </Field>
-            <Field label="Seed" name="seed" error={errors.seed} hint="For providers that support repeatable sampling; blank: none.">
-              <input
-                type="text"
-                inputMode="numeric"
-                data-testid="seed"
-                {...controlProps('seed', errors.seed)}
-                value={seed}
-                onChange={(e) => {
-                  setSeed(e.target.value);
-                  clearServerError('seed');
-                }}
-              />
-            </Field>
-          </div>
-        </fieldset>
+        <CacheSamplingFields
+          useCache={useCache}
+          setUseCache={setUseCache}
+          shareCache={shareCache}
+          setShareCache={setShareCache}
+          temperature={temperature}
+          setTemperature={setTemperature}
+          maxTokens={maxTokens}
+          setMaxTokens={setMaxTokens}
+          seed={seed}
+          setSeed={setSeed}
+          errors={errors}
+          clearServerError={clearServerError}
+        />
 
         <Field
           label="Scoring"
