@@ -15,72 +15,40 @@ import type { Logger } from 'pino';
 import { estCostUsd } from '../cost.js';
 import { PanoptesError, toPanoptesError, type HostWait, type PrivacyMode, type Usage } from '../../domain.js';
 import { Connection } from '../../store/connection.js';
-import { RouterStore, type CallAggregateRow, type CallRow } from '../../store/router-store.js';
+import { RouterStore } from '../../store/router-store.js';
 import { componentLogger, logger as rootLogger } from '../../telemetry.js';
 import { outputCapOf, priceOfHost, type Catalog, type DailyBudget, type ResolvedHost } from '../catalog.js';
 import type { ModelClient, ModelRequest, ModelResponse, Unavailable } from '../model-client.js';
-import { emptyOutput, ProviderFailure } from '../providers/failures.js';
+import { emptyOutput } from '../providers/failures.js';
 import type { HostClient } from '../providers/host-client.js';
 import { createHostClient } from '../providers/index.js';
 import { readApiKey } from '../providers/secrets.js';
 import { BudgetGuard, BUDGET_WINDOW_MS, type Reservation } from './budget-guard.js';
-import { HostHealth, type CooldownPolicy } from './host-health.js';
+import { attemptRow, cacheHitRow } from './call-rows.js';
+import { cancelled, failsOver, nothingEligible, outOfPatience, untilText, withSoonest } from './call-failures.js';
+import { HostHealth } from './host-health.js';
+import { metricsReport } from './metrics-report.js';
 import { ProviderPacer } from './pacer.js';
+import { postureReport, rosterReport, type PostureSource } from './posture-report.js';
 import { effectivePrivacy, privacyLockFromEnv } from './privacy.js';
+import { probeCall, probeTargets } from './probe.js';
 import { mayServe, PromptCache, promptCacheKey, sampleOf } from './prompt-cache.js';
 import type {
-  CallAggregate,
-  HostPosture,
   HostState,
   MetricsQuery,
   MetricsReport,
-  ModelPosture,
   PostureReport,
   ProbeOutcome,
   ProbeReport,
   ProbeResult,
   RosterReport,
 } from './router-report.js';
-import { SlotScheduler, type HostVerdict, type Pick, type PickRequest, type ProviderGate } from './slot-scheduler.js';
-import { estimatePromptTokens, promptTokenBound } from './token-estimate.js';
+import type { RouterOptions } from './router-options.js';
+import { SlotScheduler, type PickRequest, type ProviderGate } from './slot-scheduler.js';
+import { estimatePromptTokens, promptTokenBound, roughTokens } from './token-estimate.js';
 import { WriteBehind } from './write-behind.js';
 
-export interface RouterOptions {
-  catalog: Catalog;
-  /** Where the prompt cache, metrics and budget windows live: the store's router room, `store.router` (default: an in-memory database of its own). */
-  store?: RouterStore | undefined;
-  /** Builds the client for a provider (tests inject fakes for hosts outside the machine). */
-  hostClientFor?: ((providerName: string, apiKey: string | undefined) => HostClient) | undefined;
-  /** The profile whose keys and budgets apply to calls that name none (default: PANOPTES_PROFILE, else `default`). */
-  profile?: string | undefined;
-  /** Locks every call to this privacy mode (default: PANOPTES_PRIVACY_LOCK, else none). */
-  privacyLock?: PrivacyMode | null | undefined;
-  /** Where API keys are read (default process.env). */
-  env?: NodeJS.ProcessEnv | undefined;
-  /** Wall clock for cooldowns, budget windows, cache expiry and metrics (tests inject one). */
-  now?: (() => number) | undefined;
-  /** Prompt cache: on by default; a TTL (default 24 h) and an in-memory LRU size (default 512). */
-  cache?: { enabled?: boolean; ttlMs?: number; maxEntries?: number } | undefined;
-  /** Hosts one call may try (default: all hosts of its model). */
-  maxAttemptsPerCall?: number | undefined;
-  /** The longest a call waits for a cooling host instead of failing (default 30 s). */
-  maxCooldownWaitMs?: number | undefined;
-  /**
-   * How long calls wait for a model whose hosts are all down (refusing connections) before they
-   * give up (default 5 minutes). Within it an outage is a pause, not a failure.
-   */
-  hostPatienceMs?: number | undefined;
-  cooldowns?: Partial<CooldownPolicy> | undefined;
-  /** Output tokens a call is assumed to spend when it sets no max, for budget reservations (default 1024). */
-  budgetOutputTokens?: number | undefined;
-  /** Metrics kept this long (default 7 days). */
-  metricsRetentionMs?: number | undefined;
-  flushMs?: number | undefined;
-  flushRows?: number | undefined;
-  logger?: Logger | undefined;
-  /** Source of the jitter on a down host's rest (default Math.random; tests fix it). */
-  random?: (() => number) | undefined;
-}
+export type { RouterOptions } from './router-options.js';
 
 /** What the router keeps per (profile, provider) once it is first used; the pacer is the provider's, shared by every profile. */
 interface ProviderRuntime {
@@ -90,9 +58,6 @@ interface ProviderRuntime {
 }
 
 const DAY_MS = 24 * 60 * 60_000;
-/** A probe: one short question, at most 16 output tokens (enough for any host to show it answers). */
-const PROBE_PROMPT = 'Reply with the single word OK.';
-const PROBE_MAX_TOKENS = 16;
 /** Waits for cooling hosts within one call, at most (each at most `maxCooldownWaitMs`). */
 const MAX_WAITS_PER_CALL = 8;
 export const DEFAULT_HOST_PATIENCE_MS = 5 * 60_000;
@@ -239,7 +204,7 @@ export class Router implements ModelClient {
           // Every host the call could use is resting; one that is down is waited for, within patience.
           const since = this.health.downSince(pick.host.id);
           if (since !== null) {
-            if (this.now() - since > this.hostPatienceMs) throw this.outOfPatience(pick.host, since, last);
+            if (this.now() - since > this.hostPatienceMs) throw outOfPatience(pick.host, since, this.hostPatienceMs, last);
             waitForHost({ host: pick.host.id, since });
             await this.waitFor(Math.min(pick.until, since + this.hostPatienceMs + 1), request.signal, request.model);
             continue;
@@ -250,7 +215,7 @@ export class Router implements ModelClient {
             continue;
           }
         }
-        if (pick.kind !== 'host') throw this.nothingEligible(request.model, privacy, pick, last);
+        if (pick.kind !== 'host') throw nothingEligible(request.model, privacy, pick, last, this.now());
         tried.add(pick.host.id);
         try {
           return await this.attempt(pick.host, request, pickRequest, cacheKey);
@@ -262,23 +227,15 @@ export class Router implements ModelClient {
           const since = last.code === 'connection' ? this.health.downSince(pick.host.id) : null;
           if (since !== null) {
             if (this.now() - since <= this.hostPatienceMs) tried.delete(pick.host.id);
-            else if (tried.size >= budget) throw this.outOfPatience(pick.host, since, last);
+            else if (tried.size >= budget) throw outOfPatience(pick.host, since, this.hostPatienceMs, last);
           }
         }
       }
-      throw this.withSoonest(last!, request.model, pickRequest, tried);
+      const now = this.now();
+      throw withSoonest(last!, hosts, (host) => this.scheduler.verdict(host, pickRequest, new Set(), now), tried, now);
     } finally {
       if (waiting) request.onHostWait?.(null);
     }
-  }
-
-  /** A call that waited for a down host longer than the patience allows: given up, not to be retried. */
-  private outOfPatience(host: ResolvedHost, since: number, last: PanoptesError | undefined): PanoptesError {
-    const secs = Math.round(this.hostPatienceMs / 1000);
-    return new PanoptesError('connection', `${host.id} is down since ${new Date(since).toISOString()}, longer than the host patience (${secs} s)${last ? `: ${last.message}` : ''}`, {
-      retryable: false,
-      ...(last ? { cause: last } : {}),
-    });
   }
 
   /** One attempt on one host: pacing, budget, the call, penalty or success, metric, cache. */
@@ -353,52 +310,14 @@ export class Router implements ModelClient {
     profile: string,
     hit: { text: string; usage: Usage; host: string; finishReason?: string },
   ): ModelResponse {
-    const provider = hit.host.slice(0, hit.host.indexOf('/'));
-    this.writer.call({
-      at: this.now(),
-      profile,
-      provider,
-      host: hit.host,
-      model: request.model,
-      status: 'ok',
-      latencyMs: 0,
-      inputTokens: hit.usage.inputTokens,
-      outputTokens: hit.usage.outputTokens,
-      cachedTokens: hit.usage.cachedTokens ?? null,
-      reasoningTokens: hit.usage.reasoningTokens ?? null,
-      costUsd: 0,
-      cacheHit: true,
-    });
+    this.writer.call(cacheHitRow(this.now(), request.model, profile, hit));
     const res: ModelResponse = { text: hit.text, usage: hit.usage, host: hit.host, cached: true, latencyMs: 0 };
     if (hit.finishReason !== undefined) res.finishReason = hit.finishReason;
     return res;
   }
 
-  private recordCall(
-    host: ResolvedHost,
-    request: ModelRequest,
-    profile: string,
-    status: string,
-    latencyMs: number,
-    usage?: Usage,
-    costUsd = 0,
-  ): void {
-    const row: CallRow = {
-      at: this.now(),
-      profile,
-      provider: host.provider,
-      host: host.id,
-      model: request.model,
-      status,
-      latencyMs,
-      inputTokens: usage?.inputTokens ?? 0,
-      outputTokens: usage?.outputTokens ?? 0,
-      cachedTokens: usage?.cachedTokens ?? null,
-      reasoningTokens: usage?.reasoningTokens ?? null,
-      costUsd,
-      cacheHit: false,
-    };
-    this.writer.call(row);
+  private recordCall(host: ResolvedHost, request: ModelRequest, profile: string, status: string, latencyMs: number, usage?: Usage, costUsd = 0): void {
+    this.writer.call(attemptRow(this.now(), host, request.model, profile, status, latencyMs, usage, costUsd));
   }
 
   private async waitFor(until: number, signal: AbortSignal | undefined, model: string): Promise<void> {
@@ -471,121 +390,13 @@ export class Router implements ModelClient {
     return this.pacers.get(provider);
   }
 
-  /** The typed error for a call with no eligible host: why, host by host, and when the soonest returns. */
-  private nothingEligible(model: string, privacy: PrivacyMode, pick: Exclude<Pick, { kind: 'host' }>, last: PanoptesError | undefined): PanoptesError {
-    const soonest = pick.kind === 'none' ? pick.soonest : pick.until;
-    const retryAfterMs = soonest === null ? undefined : Math.max(0, soonest - this.now());
-    if (pick.kind === 'wait') {
-      // Still cooling after every wait this call may make.
-      return new PanoptesError('no_host', `every eligible host of "${model}" is still cooling down; ${pick.host.id} returns first`, {
-        retryable: true,
-        retryAfterMs: retryAfterMs!,
-        ...(last ? { cause: last } : {}),
-      });
-    }
-    const verdicts = pick.verdicts;
-    const why = verdicts.map((v) => `${v.host.id}: ${v.state}${v.until ? ` until ${untilText(v.until)}` : ''} (${v.reason})`).join('; ');
-    const others = verdicts.filter((v) => v.state !== 'excluded');
-    if (last) {
-      // The call tried something: its last failure is the answer, with when another host returns.
-      return new PanoptesError(last.code, `${last.message}; no other host of "${model}" is eligible: ${why}`, {
-        retryable: last.retryable || retryAfterMs !== undefined,
-        ...(retryAfterMs === undefined ? (last.retryAfterMs === undefined ? {} : { retryAfterMs: last.retryAfterMs }) : { retryAfterMs }),
-        cause: last,
-      });
-    }
-    if (others.length > 0 && others.every((v) => v.state === 'privacy')) {
-      return new PanoptesError(
-        'privacy_blocked',
-        `every host of "${model}" may train on or log prompts; privacy mode "${privacy}" refuses them`,
-      );
-    }
-    if (retryAfterMs !== undefined && others.some((v) => v.state === 'cooling')) {
-      return new PanoptesError('no_host', `no host of "${model}" can take a call now: ${why}`, { retryable: true, retryAfterMs });
-    }
-    if (others.length > 0 && others.every((v) => v.state === 'over_budget' || v.state === 'privacy')) {
-      return new PanoptesError('budget_exceeded', `no host of "${model}" has budget left: ${why}`, {
-        retryable: false,
-        retryAfterMs,
-      });
-    }
-    return new PanoptesError('no_host', `no host of "${model}" can take this call: ${why}`, {
-      retryable: false,
-      retryAfterMs,
-    });
-  }
-
-  /** The last failure of a call that used its attempt budget, with when a host of the model returns. */
-  private withSoonest(last: PanoptesError, model: string, pick: PickRequest, tried: ReadonlySet<string>): PanoptesError {
-    const now = this.now();
-    let soonest: number | null = null;
-    for (const host of this.catalog.hosts(model)) {
-      const v = this.scheduler.verdict(host, pick, new Set(), now);
-      if (v?.until && (soonest === null || v.until < soonest)) soonest = v.until;
-    }
-    if (soonest === null || last.retryAfterMs !== undefined) return last;
-    return new PanoptesError(last.code, `${last.message} (tried ${[...tried].join(', ')})`, {
-      retryable: last.retryable,
-      retryAfterMs: Math.max(0, soonest - now),
-      cause: last,
-    });
-  }
-
   // ---- Reports -----------------------------------------------------------------------------------
 
   /** Recent calls and aggregates per provider, host and profile. */
   metrics(query: MetricsQuery = {}): MetricsReport {
     this.writer.flush();
     const since = query.since ?? this.now() - DAY_MS;
-    const filter = { since, model: query.model, provider: query.provider, profile: query.profile };
-    const errors = new Map<string, Record<string, number>>();
-    const providerErrors = new Map<string, Record<string, number>>();
-    const profileErrors = new Map<string, Record<string, number>>();
-    const count = (map: Map<string, Record<string, number>>, key: string, status: string, n: number) => {
-      const byStatus = map.get(key) ?? {};
-      byStatus[status] = (byStatus[status] ?? 0) + n;
-      map.set(key, byStatus);
-    };
-    for (const e of this.routerStore.errorCounts(filter)) {
-      count(errors, e.host, e.status, e.n);
-      count(providerErrors, e.provider, e.status, e.n);
-      count(profileErrors, e.profile, e.status, e.n);
-    }
-    const totals = (r: Omit<CallAggregateRow, 'provider' | 'host'>, errs: Record<string, number> | undefined) => ({
-      calls: r.calls,
-      errors: errs ?? {},
-      p50LatencyMs: r.p50LatencyMs,
-      p95LatencyMs: r.p95LatencyMs,
-      inputTokens: r.inputTokens,
-      outputTokens: r.outputTokens,
-      costUsd: r.costUsd,
-      cacheHits: r.cacheHits,
-    });
-    const toAggregate = (r: CallAggregateRow, errs: Record<string, number> | undefined): CallAggregate => ({
-      provider: r.provider,
-      ...(r.host === null ? {} : { host: r.host }),
-      ...totals(r, errs),
-    });
-    return {
-      since,
-      profile: query.profile ?? null,
-      recent: this.routerStore.recentCalls(filter, query.limit ?? 100).map((c) => ({
-        at: c.at,
-        provider: c.provider,
-        host: c.host,
-        model: c.model,
-        status: c.status,
-        latencyMs: c.latencyMs,
-        inputTokens: c.inputTokens,
-        outputTokens: c.outputTokens,
-        costUsd: c.costUsd,
-        cacheHit: c.cacheHit,
-        profile: c.profile,
-      })),
-      hosts: this.routerStore.aggregateByHost(filter).map((r) => toAggregate(r, errors.get(r.host!))),
-      providers: this.routerStore.aggregateByProvider(filter).map((r) => toAggregate(r, providerErrors.get(r.provider))),
-      profiles: this.routerStore.aggregateByProfile(filter).map((r) => ({ profile: r.profile, ...totals(r, profileErrors.get(r.profile)) })),
-    };
+    return metricsReport(this.routerStore, query, since);
   }
 
   /**
@@ -593,65 +404,21 @@ export class Router implements ModelClient {
    * and whether at least two frontier models have one (`frontierOk`).
    */
   posture(): PostureReport {
-    const now = this.now();
-    const models = this.catalog.modelIds().map((model) => this.modelPosture(model, now));
-    const frontierReady = models.filter((m) => m.frontier && m.privacySafeRoutable).map((m) => m.model);
-    return { at: now, privacyLock: this.privacyLock, frontierOk: frontierReady.length >= 2, frontierReady, models };
+    return postureReport(this.postureSource(), this.now());
   }
 
   /** The roster: every logical model with its catalog facts, its hosts' live state and their last probes. */
   roster(): RosterReport {
-    const posture = this.posture();
-    return {
-      ...posture,
-      models: posture.models.map((m) => {
-        const entry = this.catalog.data.models[m.model]!;
-        const hosts = this.catalog.hosts(m.model);
-        const price = this.catalog.priceOf(m.model);
-        return {
-          ...m,
-          label: entry.label ?? m.model,
-          frontierAsOf: entry.frontierAsOf ?? null,
-          contextWindow: this.smallestWindowOf(m.model, hosts),
-          inputPerMTok: price.inputPerMTok,
-          outputPerMTok: price.outputPerMTok,
-          privacySafe: hosts.some((h) => h.privacySafe),
-          hosts: m.hosts.map((hp, i) => {
-            const host = hosts[i]!;
-            return {
-              ...hp,
-              kind: host.providerConfig.kind,
-              model: host.model,
-              contextWindow: host.contextWindow,
-              inputPerMTok: host.inputPerMTok ?? null,
-              outputPerMTok: host.outputPerMTok ?? null,
-              lastProbe: this.probes.get(host.id) ?? null,
-            };
-          }),
-        };
-      }),
-    };
+    return rosterReport(this.postureSource(), this.now());
   }
 
-  private modelPosture(model: string, now: number): ModelPosture {
-    const none = new Set<string>();
-    const hosts: HostPosture[] = this.catalog.hosts(model).map((host) => {
-      const v: HostVerdict | undefined = this.scheduler.verdict(host, undefined, none, now);
-      return {
-        id: host.id,
-        provider: host.provider,
-        privacySafe: host.privacySafe,
-        state: v ? (v.state as HostPosture['state']) : 'ready',
-        until: v?.state === 'blacklisted' ? null : (v?.until ?? null),
-        reason: v?.reason ?? null,
-      };
-    });
+  private postureSource(): PostureSource {
     return {
-      model,
-      frontier: this.catalog.data.models[model]?.frontier === true,
-      routable: hosts.some((h) => h.state === 'ready'),
-      privacySafeRoutable: hosts.some((h) => h.state === 'ready' && h.privacySafe),
-      hosts,
+      catalog: this.catalog,
+      scheduler: this.scheduler,
+      privacyLock: this.privacyLock,
+      probes: this.probes,
+      windowOf: (model, hosts) => this.smallestWindowOf(model, hosts),
     };
   }
 
@@ -665,15 +432,7 @@ export class Router implements ModelClient {
    * concurrently (each provider's pacing still applies); the outcome of each is kept for the roster.
    */
   async probe(opts: { models?: readonly string[] | undefined; signal?: AbortSignal | undefined } = {}): Promise<ProbeReport> {
-    const models = opts.models ?? this.catalog.modelIds();
-    for (const m of models) {
-      if (!this.catalog.has(m)) {
-        throw new PanoptesError('invalid_input', `cannot probe "${m}": not in the catalog (it has: ${this.catalog.modelIds().join(', ')})`, {
-          where: 'models',
-        });
-      }
-    }
-    const targets = models.flatMap((model) => this.catalog.hosts(model).map((host) => ({ model, host })));
+    const targets = probeTargets(this.catalog, opts.models ?? this.catalog.modelIds());
     const results = await Promise.all(targets.map(({ model, host }) => this.probeHost(model, host, opts.signal)));
     const ok = results.filter((r) => r.status === 'ok').length;
     return { at: this.now(), results, ok, failed: results.length - ok };
@@ -686,21 +445,7 @@ export class Router implements ModelClient {
       const name = this.catalog.termsOf(host.provider, this.profile).apiKeyEnv;
       outcome = { at, status: 'no_key', latencyMs: 0, message: `${name} is not set` };
     } else {
-      const request: ModelRequest = {
-        model,
-        messages: [{ role: 'user', content: PROBE_PROMPT }],
-        sampling: { maxTokens: PROBE_MAX_TOKENS },
-        privacy: 'off',
-        skipPromptCache: true,
-        epoch: 1,
-        ...(signal ? { signal } : {}),
-      };
-      const pick: PickRequest = {
-        profile: this.profile,
-        privacy: 'off',
-        needTokens: PROBE_MAX_TOKENS,
-        estimate: { inputTokens: roughTokens(request), outputTokens: PROBE_MAX_TOKENS },
-      };
+      const { request, pick } = probeCall(model, this.profile, signal);
       const started = performance.now();
       try {
         // A probe is sent to a host whatever its state: the point is to learn it now.
@@ -734,28 +479,6 @@ export class Router implements ModelClient {
   }
 }
 
-/** Whether another host could succeed where this one failed. */
-function failsOver(e: PanoptesError): boolean {
-  if (e.retryable || e.code === 'auth' || e.code === 'quota') return true;
-  // A host that lacks the model, or has no room for the prompt, says nothing of the next host.
-  return e instanceof ProviderFailure && (e.status === 404 || e.status === 413);
-}
-
 function runtimeKey(profile: string, provider: string): string {
   return `${profile}\u0000${provider}`;
-}
-
-function untilText(until: number): string {
-  return Number.isFinite(until) ? new Date(until).toISOString() : 'restart';
-}
-
-function cancelled(model: string): PanoptesError {
-  return new PanoptesError('cancelled', `call to "${model}" was cancelled`, { retryable: false });
-}
-
-/** A cheap prompt size for budget reservations (settled with real counts afterwards): ~3 characters a token. */
-function roughTokens(request: ModelRequest): number {
-  let chars = 0;
-  for (const m of request.messages) chars += m.content.length;
-  return Math.ceil(chars / 3);
 }

@@ -12,12 +12,13 @@
  * a little more, never much less), and only `SAMPLE_PIECES` pieces per message, spread evenly over
  * it, the rest extrapolated from them. The tokenizer lives in a worker thread of its own: loading
  * it takes a second or more on a busy machine, and neither that nor any count holds the loop that
- * serves requests and lands records.
+ * serves requests and lands records. Budget reservations take a rougher size still (`roughTokens`),
+ * settled with the real counts after the call.
  * Runs on: Node (core).
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
-import type { ChatMessage } from '../model-client.js';
+import type { ChatMessage, ModelRequest } from '../model-client.js';
 
 /** Tokens a chat template adds around each message (role markers, separators). */
 const PER_MESSAGE_TOKENS = 8;
@@ -134,4 +135,11 @@ export async function estimatePromptTokens(messages: readonly ChatMessage[]): Pr
     n += (chars >= m.content.length ? tokens : Math.ceil((tokens * m.content.length) / chars)) + PER_MESSAGE_TOKENS;
   }
   return Math.ceil(n * CONTEXT_MARGIN.ratio) + CONTEXT_MARGIN.tokens;
+}
+
+/** A cheap prompt size for budget reservations (settled with real counts afterwards): ~3 characters a token. */
+export function roughTokens(request: ModelRequest): number {
+  let chars = 0;
+  for (const m of request.messages) chars += m.content.length;
+  return Math.ceil(chars / 3);
 }
