@@ -279,7 +279,6 @@ export class ScoreStore {
     this.stmt.release.run(runId, scorerId, owner);
   }
 
-  /** Up to `limit` of the run's records with afterSeq < seq <= throughSeq, in seq order. */
   /**
    * The records in (afterSeq, throughSeq] this scorer version has a score for: after a second chance
    * rewinds the cursor to a record that failed, those already scored are not scored or counted again.
@@ -288,6 +287,7 @@ export class ScoreStore {
     return new Set(this.stmt.scoredIn.all(scorerId, afterSeq, throughSeq));
   }
 
+  /** Up to `limit` of the run's records with afterSeq < seq <= throughSeq, in seq order. */
   recordsToScore(runId: RunId, afterSeq: number, throughSeq: number, limit: number): RecordToScore[] {
     // Many vignettes share one metadata text (a topic, a split): parse each distinct text once a page.
     const metadata = new Map<string, Record<string, unknown>>();
