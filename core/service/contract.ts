@@ -3,7 +3,9 @@
  * IPC, the browser bridge (HTTP + WebSocket), the HTTP API and the CLI all serve exactly this,
  * through one ContractDispatcher. Inputs are zod schemas because the dispatcher validates what
  * crosses any transport, once, with them; outputs are plain types.
- * The renderer imports this file's types only (`import type`), never its values.
+ * The renderer imports this file's types only (`import type`), never its values. Its costs
+ * (contract-costs.ts) and its scoring part (contract-scoring.ts) live in files of their own and are
+ * re-exported here, so every importer names this file alone.
  * Runs on: Node (core); types shared with the renderer.
  */
 import { z } from 'zod';
@@ -44,6 +46,22 @@ import type { Severity } from '../scoring/scorer.js';
 import type { EpochReducer, ModelScore, PairComparison, RunComparison, ScoreReport } from '../scoring/report-shape.js';
 import { ScoringConfigSchema, type ScorerDefinition, type ScoringConfig } from '../scoring/scoring-config.js';
 import type { MatrixSort, ScoreMatrixCell, ScoreMatrixPage, ScoreMatrixRow } from '../scoring/score-matrix.js';
+import type { ModelCost, PricedResponse, StatsReport } from './contract-costs.js';
+import {
+  CompareRunsInputSchema,
+  ReportInputSchema,
+  ScoreDetailInputSchema,
+  ScoreMatrixInputSchema,
+  ScoreRunInputSchema,
+  type CompareRunsInput,
+  type ReportInput,
+  type ScoreDetail,
+  type ScoreDetailInput,
+  type ScoreMatrixInput,
+  type ScoreRunInput,
+  type ScorerStatus,
+  type ScoringStatus,
+} from './contract-scoring.js';
 
 export type { HostWait, Job, VignetteFailure, JobStatus, ModelUsage, PrivacyMode, Run, RunStatus, SerializedError, StoredResponse, Vignette, WorkerInfo };
 export type { ManifestIssue };
@@ -53,6 +71,9 @@ export { ScoringConfigSchema };
 export type { CallAggregate, CallMetric, HostPosture, HostState, MetricsReport, ModelPosture, PostureReport };
 export type { ProbeOutcome, ProbeReport, ProbeResult, ProfileAggregate, RosterHost, RosterModel, RosterReport };
 export type { WorkerListenerStatus };
+export type { ModelCost, PricedResponse, StatsReport };
+export { CompareRunsInputSchema, ReportInputSchema, ScoreDetailInputSchema, ScoreMatrixInputSchema, ScoreRunInputSchema };
+export type { CompareRunsInput, ReportInput, ScoreDetail, ScoreDetailInput, ScoreMatrixInput, ScoreRunInput, ScorerStatus, ScoringStatus };
 
 // ---- Inputs ----------------------------------------------------------------------------------
 
@@ -169,8 +190,6 @@ export const ProbeInputSchema = z
   .strict();
 export type ProbeInput = z.infer<typeof ProbeInputSchema>;
 
-export const ScoreRunInputSchema = z.object({ runId: z.string().min(1).max(100), scorers: ScoringConfigSchema }).strict();
-export type ScoreRunInput = z.infer<typeof ScoreRunInputSchema>;
 export const StartWorkerListenerInputSchema = z
   .object({
     /** The address to bind: 127.0.0.1 (this machine only, the default), 0.0.0.0 (every interface), or one interface's address. */
@@ -186,100 +205,14 @@ export const StartWorkerListenerInputSchema = z
   .strict();
 export type StartWorkerListenerInput = z.infer<typeof StartWorkerListenerInputSchema>;
 
-const ScorerNameInput = z.string().min(1).max(100);
-const ReducerInput = z.enum(['mean', 'majority', 'max']);
-
-export const ReportInputSchema = z
-  .object({
-    runId: z.string().min(1).max(100),
-    /** The scorer to report (default: the first attached); its newest version. */
-    scorer: ScorerNameInput.optional(),
-    /** A metadata key: standard errors clustered by it, and a leaderboard per value. */
-    by: z.string().min(1).max(200).optional(),
-    reducer: ReducerInput.optional(),
-    /**
-     * Which attempt of each record the statistics use when a scorer retried hard fails: `first`
-     * (default) the sweep's own record, `final` each record's last attempt.
-     */
-    attempt: z.enum(['first', 'final']).optional(),
-  })
-  .strict();
-export type ReportInput = z.infer<typeof ReportInputSchema>;
-
-export const CompareRunsInputSchema = z
-  .object({
-    runA: z.string().min(1).max(100),
-    runB: z.string().min(1).max(100),
-    scorer: ScorerNameInput.optional(),
-    reducer: ReducerInput.optional(),
-  })
-  .strict();
-export type CompareRunsInput = z.infer<typeof CompareRunsInputSchema>;
-
-export const ScoreMatrixInputSchema = z
-  .object({
-    runId: z.string().min(1).max(100),
-    /** The scorer (default: the first attached); its newest version. */
-    scorer: ScorerNameInput.optional(),
-    reducer: ReducerInput.optional(),
-    /** Manifest order (default), largest flip rate first, or largest judge disagreement first. */
-    sort: z.enum(['vignette', 'flip_rate', 'judge_disagreement']).optional(),
-    /** Rows per page (default 50). */
-    limit: z.number().int().min(1).max(1000).optional(),
-    /** Where the page starts in the order (a page's `nextCursor`). */
-    cursor: z.number().int().min(0).optional(),
-  })
-  .strict();
-export type ScoreMatrixInput = z.infer<typeof ScoreMatrixInputSchema>;
-
-export const ScoreDetailInputSchema = z
-  .object({
-    runId: z.string().min(1).max(100),
-    vignetteId: z.string().min(1).max(1000),
-  })
-  .strict();
-export type ScoreDetailInput = z.infer<typeof ScoreDetailInputSchema>;
-
 export const EmptyInputSchema = z.object({}).strict().optional();
 
 // ---- Outputs ---------------------------------------------------------------------------------
-
-export interface ModelCost extends ModelUsage {
-  /** What the billed tokens cost at the catalog's prices. */
-  estCostUsd: number;
-  /** What the cached answers' tokens would have cost: the prompt cache's saving. */
-  savedCostUsd: number;
-}
-
-/**
- * A stored response with what its call cost at the run's kept prices. A call the prompt cache
- * answered cost nothing; `savedCostUsd` is what its tokens would have cost (the cache's saving).
- * Over a run, these sum to its `estCostUsd` and `savedCostUsd`.
- */
-export interface PricedResponse extends StoredResponse {
-  estCostUsd: number;
-  savedCostUsd: number;
-}
 
 export interface ResponsesPage {
   items: PricedResponse[];
   /** Pass back as `cursor` for the next page; null at the end. */
   nextCursor: number | null;
-}
-
-export interface StatsReport {
-  /** The sweep's own calls; the totals below are theirs. */
-  models: ModelCost[];
-  /** The candidate models' extra calls that retried hard fails (a scorer's retryOnHardFail), apart from the sweep's. */
-  retries: ModelCost[];
-  totalEstCostUsd: number;
-  totalInputTokens: number;
-  totalOutputTokens: number;
-  totalCalls: number;
-  totalCachedCalls: number;
-  totalCachedInputTokens: number;
-  totalCachedOutputTokens: number;
-  totalSavedCostUsd: number;
 }
 
 export interface RunSummary extends Run {
@@ -355,67 +288,6 @@ export interface AppDefaults {
   defaultModels: string[];
   defaultEpochs: number;
   version: string;
-}
-
-/** One scorer version attached to a run, and how far it got. */
-export interface ScorerStatus {
-  name: string;
-  version: string;
-  kind: 'pass_fail' | 'graded';
-  layer: 'rule' | 'plugin' | 'judge';
-  judges: string[];
-  /** Records scored. */
-  done: number;
-  /** Records landed and not scored yet. */
-  pending: number;
-  /** Records the scorer could not score (a judge call kept failing); scoring again retries them. */
-  failed: number;
-}
-
-export interface ScoringStatus {
-  runId: string;
-  scorers: ScorerStatus[];
-  /** Judge calls' tokens and cost, apart from the sweep's own. */
-  judgeUsage: ModelCost[];
-  /** The candidate models' calls that retried hard fails (retryOnHardFail), apart from the sweep's and the judges'. */
-  retryUsage: ModelCost[];
-}
-
-/** One vignette of a run: every model's response at every epoch, each with every score it got. */
-export interface ScoreDetail {
-  runId: string;
-  vignette: Vignette;
-  /** By model (the run's order), then epoch. */
-  responses: {
-    model: string;
-    epoch: number;
-    seq: number;
-    response: string;
-    /** One per (scorer version, judge) attached to the run, in the order the scorers were attached; empty until scored. */
-    scores: {
-      scorer: string;
-      version: string;
-      value: number;
-      passed: boolean | null;
-      severity: Severity;
-      /** A failed check's reason, or the judge's rationale; empty when a rule passed. */
-      explanation: string;
-      /** The judge's model for an LLM judge; null for rules. */
-      judge: string | null;
-    }[];
-    /**
-     * The retries of this answer that a scorer with retryOnHardFail made after a hard fail (attempt
-     * 2 and on, this answer being attempt 1), each with that scorer's verdicts on it (none when it
-     * could not be scored); empty without retries.
-     */
-    retries: {
-      scorer: string;
-      version: string;
-      attempt: number;
-      response: string;
-      scores: ScoreDetail['responses'][number]['scores'];
-    }[];
-  }[];
 }
 
 // ---- The API ---------------------------------------------------------------------------------

@@ -17,14 +17,8 @@ import type { WorkerListenerControl } from '../remote/listener-control.js';
 import { responsesPath } from '../scheduler/response-log.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import type { Store } from '../store/store.js';
-import type { ScoringConfig } from '../scoring/scoring-config.js';
 import { pinBaselineFiles } from '../scoring/judge/baseline-file.js';
 import { refuseBaselinesOutsideRun } from '../scoring/judge/baseline-model.js';
-import { pairwiseBaselineOf } from '../scoring/judge/judge-definition.js';
-import type { BuiltScorer } from '../scoring/scorer-registry.js';
-import { buildRunComparison, buildScoreReport, type ScoreCell } from '../scoring/report.js';
-import { buildScoreMatrix } from '../scoring/score-matrix.js';
-import type { RecordScore, ReportAttempt, RunScorer } from '../store/score-store.js';
 import type { WorkerInfo } from '../workers/worker-handle.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 import {
@@ -54,7 +48,8 @@ import type { EventHub } from './event-hub.js';
 import { ManifestUploads } from './manifest-uploads.js';
 import type { RunExports } from './run-export.js';
 import { modelCosts, priceResponses, pricesForRun, statsReport, summarizeRun } from './summaries.js';
-import { scoringStatus, type ServiceScoring } from './scoring-status.js';
+import { RunScoring } from './run-scoring.js';
+import type { ServiceScoring } from './scoring-status.js';
 
 export interface ControlServiceOptions {
   store: Store;
@@ -83,15 +78,7 @@ export const DEFAULT_RUN_OPTIONS: RunOptions = {
   shareCacheAcrossEpochs: false,
 };
 
-/** Rows of the vignette x model matrix a page holds unless asked otherwise. */
-const MATRIX_PAGE = 50;
-
 /** A run id: creation time in base 36 (so ids sort by age) and random bits. */
-/** A stored score as the side-by-side view shows it. */
-function detailScore(sc: RecordScore): ScoreDetail['responses'][number]['scores'][number] {
-  return { scorer: sc.scorerName, version: sc.version, value: sc.value, passed: sc.passed, severity: sc.severity, explanation: sc.explanation, judge: sc.judge };
-}
-
 export function newRunId(): RunId {
   return `r${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
 }
@@ -111,6 +98,7 @@ export class ControlService implements ControlApi {
   private readonly appDefaults: AppDefaults;
   private readonly stageBatch: number;
   private readonly scoring: ServiceScoring;
+  private readonly runScoring: RunScoring;
 
   constructor(opts: ControlServiceOptions) {
     this.store = opts.store;
@@ -123,6 +111,7 @@ export class ControlService implements ControlApi {
     this.events = opts.events;
     this.router = opts.router;
     this.scoring = opts.scoring;
+    this.runScoring = new RunScoring({ store: opts.store, catalog: opts.catalog, events: opts.events, router: opts.router, scoring: opts.scoring });
     this.exports = opts.exports;
     this.uploads = new ManifestUploads(opts.dataDir);
     this.listener = opts.listener;
@@ -147,7 +136,7 @@ export class ControlService implements ControlApi {
     if (input.scorers) {
       input.scorers = await pinBaselineFiles(input.scorers);
       refuseBaselinesOutsideRun(input.scorers, input.models, 'the run');
-      this.refuseUnsafeJudges(input.privacy ?? DEFAULT_RUN_OPTIONS.privacy, this.scoring.registry.buildAll(input.scorers), 'the run');
+      this.runScoring.refuseUnsafeJudges(input.privacy ?? DEFAULT_RUN_OPTIONS.privacy, this.scoring.registry.buildAll(input.scorers), 'the run');
       await this.scoring.registry.check(input.scorers);
     }
     const privacy = effectivePrivacy(input.privacy ?? DEFAULT_RUN_OPTIONS.privacy, this.router.privacyLock);
@@ -211,7 +200,7 @@ export class ControlService implements ControlApi {
       options,
       prices: pricesForRun(this.catalogData, input.models),
     });
-    if (input.scorers) this.attachScorers(run, input.scorers);
+    if (input.scorers) this.runScoring.attach(run, input.scorers);
     this.events.runChanged(run.id);
     this.scheduler.wake();
     return run;
@@ -283,185 +272,33 @@ export class ControlService implements ControlApi {
   }
 
   // ---- Scoring ---------------------------------------------------------------------------------
+  // ---- Scoring (RunScoring's, on runs that exist) ---------------------------------------------------
 
   async scoreRun(input: ValidInput<'scoreRun'>): Promise<ScoringStatus> {
-    const run = this.requireRun(input.runId);
-    const scorers = await pinBaselineFiles(input.scorers);
-    this.scoring.registry.buildAll(scorers);
-    refuseBaselinesOutsideRun(scorers, run.models, `run ${run.id}`);
-    await this.scoring.registry.check(scorers);
-    this.attachScorers(run, scorers);
-    return this.scoringStatusOf(input.runId);
+    return this.runScoring.scoreRun(this.requireRun(input.runId), input);
   }
 
   async scoringStatus({ runId }: ValidInput<'scoringStatus'>): Promise<ScoringStatus> {
     this.requireRun(runId);
-    return this.scoringStatusOf(runId);
+    return this.runScoring.status(runId);
   }
 
   async report(input: ValidInput<'report'>): Promise<ScoreReport> {
-    const run = this.requireRun(input.runId);
-    const rs = this.scorerOf(run.id, input.scorer);
-    const pending = this.scoringStatusOf(run.id).scorers.find((s) => s.version === rs.version)?.pending ?? 0;
-    return buildScoreReport(
-      {
-        runId: run.id,
-        scorer: rs.name,
-        scorerVersion: rs.version,
-        kind: rs.kind,
-        epochs: run.epochs,
-        models: run.models,
-        pending,
-        by: input.by ?? null,
-        attempt: input.attempt ?? 'first',
-        ...(input.reducer ? { reducer: input.reducer } : {}),
-        ...(rs.layer === 'judge' ? { pairwiseBaseline: pairwiseBaselineOf(rs.definition) } : {}),
-      },
-      this.reportCells(run.id, rs, input.by ?? null, input.attempt ?? 'first'),
-    );
+    return this.runScoring.report(this.requireRun(input.runId), input);
   }
 
   async compareRuns(input: ValidInput<'compareRuns'>): Promise<RunComparison> {
     const a = this.requireRun(input.runA, 'runA');
     const b = this.requireRun(input.runB, 'runB');
-    const sa = this.scorerOf(a.id, input.scorer, 'runA');
-    const sb = this.scorerOf(b.id, input.scorer ?? sa.name, 'runB');
-    if (sa.kind !== sb.kind) {
-      throw new PanoptesError('invalid_input', `scorer ${sa.name} is ${sa.kind} in run ${a.id} and ${sb.kind} in run ${b.id}`, { where: 'scorer' });
-    }
-    return buildRunComparison(
-      {
-        runA: a.id,
-        runB: b.id,
-        scorer: sa.name,
-        scorerVersionA: sa.version,
-        scorerVersionB: sb.version,
-        kind: sa.kind,
-        epochsA: a.epochs,
-        epochsB: b.epochs,
-        models: [...a.models, ...b.models.filter((m) => !a.models.includes(m))],
-        ...(input.reducer ? { reducer: input.reducer } : {}),
-      },
-      this.reportCells(a.id, sa, null),
-      this.reportCells(b.id, sb, null),
-    );
+    return this.runScoring.compareRuns(a, b, input);
   }
 
   async scoreMatrix(input: ValidInput<'scoreMatrix'>): Promise<ScoreMatrixPage> {
-    const run = this.requireRun(input.runId);
-    const rs = this.scorerOf(run.id, input.scorer);
-    const scores = this.scoring.scores;
-    return buildScoreMatrix(
-      {
-        runId: run.id,
-        scorer: rs.name,
-        scorerVersion: rs.version,
-        kind: rs.kind,
-        models: run.models,
-        epochs: run.epochs,
-        vignettes: run.vignetteCount,
-        judges: rs.judges.length,
-        reducer: input.reducer ?? 'mean',
-        sort: input.sort ?? 'vignette',
-        cursor: input.cursor ?? 0,
-        limit: input.limit ?? MATRIX_PAGE,
-      },
-      { scores: (lo, hi) => scores.matrixScores(run.id, rs.scorerId, lo, hi), heads: (lo, hi) => scores.vignetteHeads(run.id, lo, hi) },
-    );
+    return this.runScoring.scoreMatrix(this.requireRun(input.runId), input);
   }
 
   async scoreDetail(input: ValidInput<'scoreDetail'>): Promise<ScoreDetail> {
-    const run = this.requireRun(input.runId);
-    const vignette = this.scoring.scores.vignetteById(run.id, input.vignetteId);
-    if (!vignette) throw new PanoptesError('not_found', `run ${run.id} has no vignette "${input.vignetteId}"`, { where: 'vignetteId' });
-    const responses: ScoreDetail['responses'] = [];
-    // One record per (model, epoch): a page of 1,000 holds them all unless the run is very wide.
-    for (let cursor: number | null = 0; cursor !== null; ) {
-      const page = this.store.queries.responses(run.id, { vignetteId: input.vignetteId }, { limit: 1000, cursor });
-      for (const r of page.items) {
-        const scores = this.scoring.scores.recordScores(run.id, r.seq).map(detailScore);
-        const retries = this.scoring.attempts.recordAttempts(run.id, r.seq).map((a) => ({
-          scorer: a.scorerName,
-          version: a.version,
-          attempt: a.attempt,
-          response: a.response,
-          scores: a.scores.map(detailScore),
-        }));
-        responses.push({ model: r.model, epoch: r.epoch, seq: r.seq, response: r.response, scores, retries });
-      }
-      cursor = page.nextCursor;
-    }
-    const order = new Map(run.models.map((m, i) => [m, i]));
-    responses.sort((a, b) => (order.get(a.model) ?? 0) - (order.get(b.model) ?? 0) || a.epoch - b.epoch);
-    return { runId: run.id, vignette, responses };
-  }
-
-  /** The scorer a report is asked for: by name its newest version, else the run's first scorer. */
-  private scorerOf(runId: RunId, name: string | undefined, where = 'runId'): RunScorer {
-    const attached = this.scoring.scores.runScorers(runId);
-    if (attached.length === 0) {
-      throw new PanoptesError('not_found', `run ${runId} has no scorers yet: score it first (panoptes score ${runId} --scorers FILE)`, { where });
-    }
-    if (name === undefined) return attached[0]!;
-    const named = attached.filter((s) => s.name === name);
-    if (named.length === 0) {
-      const names = [...new Set(attached.map((s) => s.name))].join(', ');
-      throw new PanoptesError('not_found', `run ${runId} has no scorer "${name}" (it has: ${names})`, { where: 'scorer' });
-    }
-    return named[named.length - 1]!;
-  }
-
-  /** A scorer's stored scores as the report reads them, a page at a time, giving the event loop a turn between pages. */
-  private async *reportCells(runId: RunId, rs: RunScorer, by: string | null, attempt: ReportAttempt = 'first'): AsyncGenerator<ScoreCell[]> {
-    for (const page of this.scoring.scores.cells(runId, rs.scorerId, by, attempt)) {
-      yield page.map((c) => ({ model: c.model, vignetteId: c.vignetteId, epoch: c.epoch, value: c.value, passed: c.passed, group: c.group }));
-      await new Promise<void>((r) => setImmediate(r));
-    }
-  }
-
-  /** A run's scoring progress. */
-  private scoringStatusOf(runId: RunId): ScoringStatus {
-    return scoringStatus(this.store, this.scoring, runId);
-  }
-
-  /** Builds each scorer (refusing a bad one, naming it), attaches its version to the run, and starts scoring. */
-  private attachScorers(run: Run, config: ScoringConfig): void {
-    const built = this.scoring.registry.buildAll(config);
-    this.refuseUnsafeJudges(run.options.privacy, built, `run ${run.id}`);
-    const runId = run.id;
-    this.scoring.scores.attach(
-      runId,
-      built.map((b) => ({
-        version: b.scorer.version,
-        name: b.scorer.name,
-        kind: b.scorer.kind,
-        layer: b.layer,
-        judges: b.scorer.judges,
-        definition: b.definition,
-      })),
-    );
-    this.events.scoringChanged(runId);
-    void this.scoring.worker.wake();
-  }
-
-  /**
-   * A judge's calls run under its run's privacy mode, like the run's own calls: in a strict run a
-   * judge with no privacy-safe host could never answer, so it is refused here, naming it, rather
-   * than attached to fail every record.
-   */
-  private refuseUnsafeJudges(privacy: PrivacyMode, built: readonly BuiltScorer[], whose: string): void {
-    if (effectivePrivacy(privacy, this.router.privacyLock) !== 'strict') return;
-    built.forEach(({ scorer }, i) =>
-      scorer.judges.forEach((judge, j) => {
-        if (this.catalogData.hosts(judge).some((h) => h.privacySafe)) return;
-        const where = `scorers.${i}.judges.${j}`;
-        throw new PanoptesError(
-          'invalid_input',
-          `${where}: judge "${judge}" has no privacy-safe host, and ${whose} is strict (its judges obey its privacy mode)${this.router.privacyLock === 'strict' ? ' (this instance is locked to strict)' : ''}`,
-          { where },
-        );
-      }),
-    );
+    return this.runScoring.scoreDetail(this.requireRun(input.runId), input);
   }
 
   // ---- Catalog, manifests, workers ---------------------------------------------------------------

@@ -18,7 +18,8 @@ export interface ResponseFilter {
   text?: string | undefined;
 }
 
-export interface ResponsesPage {
+/** A page of a run's stored responses, as the store keeps them (the service prices them into the contract's ResponsesPage). */
+export interface StoredResponsesPage {
   items: StoredResponse[];
   /** Pass back as `cursor` for the next page; null at the end. */
   nextCursor: number | null;
@@ -219,7 +220,7 @@ export class RunQueries {
   }
 
   /** One page of a run's records, filtered, in sequence order (keyset pagination on seq). */
-  responses(runId: RunId, filter: ResponseFilter = {}, page: { limit?: number | undefined; cursor?: number | undefined } = {}): ResponsesPage {
+  responses(runId: RunId, filter: ResponseFilter = {}, page: { limit?: number | undefined; cursor?: number | undefined } = {}): StoredResponsesPage {
     const limit = Math.min(Math.max(page.limit ?? 100, 1), 1000);
     const { lo, hi } = this.runSeqRange(runId);
     const params: Record<string, unknown> = { runId, cursor: Math.max(page.cursor ?? 0, lo - 1), hi, limit: limit + 1 };

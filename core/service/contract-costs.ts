@@ -1,0 +1,38 @@
+/**
+ * The contract's costs: what a model's calls cost at the run's kept prices, a response with its
+ * own cost, and the totals over a run or every run. Re-exported by the contract (contract.ts).
+ * Runs on: Node (core); types shared with the renderer.
+ */
+import type { ModelUsage, StoredResponse } from '../domain.js';
+
+export interface ModelCost extends ModelUsage {
+  /** What the billed tokens cost at the catalog's prices. */
+  estCostUsd: number;
+  /** What the cached answers' tokens would have cost: the prompt cache's saving. */
+  savedCostUsd: number;
+}
+
+/**
+ * A stored response with what its call cost at the run's kept prices. A call the prompt cache
+ * answered cost nothing; `savedCostUsd` is what its tokens would have cost (the cache's saving).
+ * Over a run, these sum to its `estCostUsd` and `savedCostUsd`.
+ */
+export interface PricedResponse extends StoredResponse {
+  estCostUsd: number;
+  savedCostUsd: number;
+}
+
+export interface StatsReport {
+  /** The sweep's own calls; the totals below are theirs. */
+  models: ModelCost[];
+  /** The candidate models' extra calls that retried hard fails (a scorer's retryOnHardFail), apart from the sweep's. */
+  retries: ModelCost[];
+  totalEstCostUsd: number;
+  totalInputTokens: number;
+  totalOutputTokens: number;
+  totalCalls: number;
+  totalCachedCalls: number;
+  totalCachedInputTokens: number;
+  totalCachedOutputTokens: number;
+  totalSavedCostUsd: number;
+}

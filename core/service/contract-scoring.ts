@@ -1,0 +1,133 @@
+/**
+ * The contract's scoring part: the inputs of the scoring methods (scoreRun, report, compareRuns,
+ * scoreMatrix, scoreDetail) as zod schemas, and the scoring status and side-by-side detail they
+ * answer with. Re-exported by the contract (contract.ts), which every importer keeps using.
+ * Runs on: Node (core); types shared with the renderer.
+ */
+import { z } from 'zod';
+import type { Vignette } from '../domain.js';
+import type { Severity } from '../scoring/scorer.js';
+import { ScoringConfigSchema } from '../scoring/scoring-config.js';
+import type { ModelCost } from './contract-costs.js';
+
+// ---- Inputs ----------------------------------------------------------------------------------
+
+export const ScoreRunInputSchema = z.object({ runId: z.string().min(1).max(100), scorers: ScoringConfigSchema }).strict();
+export type ScoreRunInput = z.infer<typeof ScoreRunInputSchema>;
+
+const ScorerNameInput = z.string().min(1).max(100);
+const ReducerInput = z.enum(['mean', 'majority', 'max']);
+
+export const ReportInputSchema = z
+  .object({
+    runId: z.string().min(1).max(100),
+    /** The scorer to report (default: the first attached); its newest version. */
+    scorer: ScorerNameInput.optional(),
+    /** A metadata key: standard errors clustered by it, and a leaderboard per value. */
+    by: z.string().min(1).max(200).optional(),
+    reducer: ReducerInput.optional(),
+    /**
+     * Which attempt of each record the statistics use when a scorer retried hard fails: `first`
+     * (default) the sweep's own record, `final` each record's last attempt.
+     */
+    attempt: z.enum(['first', 'final']).optional(),
+  })
+  .strict();
+export type ReportInput = z.infer<typeof ReportInputSchema>;
+
+export const CompareRunsInputSchema = z
+  .object({
+    runA: z.string().min(1).max(100),
+    runB: z.string().min(1).max(100),
+    scorer: ScorerNameInput.optional(),
+    reducer: ReducerInput.optional(),
+  })
+  .strict();
+export type CompareRunsInput = z.infer<typeof CompareRunsInputSchema>;
+
+export const ScoreMatrixInputSchema = z
+  .object({
+    runId: z.string().min(1).max(100),
+    /** The scorer (default: the first attached); its newest version. */
+    scorer: ScorerNameInput.optional(),
+    reducer: ReducerInput.optional(),
+    /** Manifest order (default), largest flip rate first, or largest judge disagreement first. */
+    sort: z.enum(['vignette', 'flip_rate', 'judge_disagreement']).optional(),
+    /** Rows per page (default 50). */
+    limit: z.number().int().min(1).max(1000).optional(),
+    /** Where the page starts in the order (a page's `nextCursor`). */
+    cursor: z.number().int().min(0).optional(),
+  })
+  .strict();
+export type ScoreMatrixInput = z.infer<typeof ScoreMatrixInputSchema>;
+
+export const ScoreDetailInputSchema = z
+  .object({
+    runId: z.string().min(1).max(100),
+    vignetteId: z.string().min(1).max(1000),
+  })
+  .strict();
+export type ScoreDetailInput = z.infer<typeof ScoreDetailInputSchema>;
+
+// ---- Outputs ---------------------------------------------------------------------------------
+
+/** One scorer version attached to a run, and how far it got. */
+export interface ScorerStatus {
+  name: string;
+  version: string;
+  kind: 'pass_fail' | 'graded';
+  layer: 'rule' | 'plugin' | 'judge';
+  judges: string[];
+  /** Records scored. */
+  done: number;
+  /** Records landed and not scored yet. */
+  pending: number;
+  /** Records the scorer could not score (a judge call kept failing); scoring again retries them. */
+  failed: number;
+}
+
+export interface ScoringStatus {
+  runId: string;
+  scorers: ScorerStatus[];
+  /** Judge calls' tokens and cost, apart from the sweep's own. */
+  judgeUsage: ModelCost[];
+  /** The candidate models' calls that retried hard fails (retryOnHardFail), apart from the sweep's and the judges'. */
+  retryUsage: ModelCost[];
+}
+
+/** One vignette of a run: every model's response at every epoch, each with every score it got. */
+export interface ScoreDetail {
+  runId: string;
+  vignette: Vignette;
+  /** By model (the run's order), then epoch. */
+  responses: {
+    model: string;
+    epoch: number;
+    seq: number;
+    response: string;
+    /** One per (scorer version, judge) attached to the run, in the order the scorers were attached; empty until scored. */
+    scores: {
+      scorer: string;
+      version: string;
+      value: number;
+      passed: boolean | null;
+      severity: Severity;
+      /** A failed check's reason, or the judge's rationale; empty when a rule passed. */
+      explanation: string;
+      /** The judge's model for an LLM judge; null for rules. */
+      judge: string | null;
+    }[];
+    /**
+     * The retries of this answer that a scorer with retryOnHardFail made after a hard fail (attempt
+     * 2 and on, this answer being attempt 1), each with that scorer's verdicts on it (none when it
+     * could not be scored); empty without retries.
+     */
+    retries: {
+      scorer: string;
+      version: string;
+      attempt: number;
+      response: string;
+      scores: ScoreDetail['responses'][number]['scores'];
+    }[];
+  }[];
+}
