@@ -43,6 +43,18 @@ interface UsageRow {
   cached_output: number;
 }
 
+function toModelUsage(r: UsageRow): ModelUsage {
+  return {
+    model: r.model,
+    inputTokens: r.input,
+    outputTokens: r.output,
+    calls: r.calls,
+    cachedCalls: r.cached_calls,
+    cachedInputTokens: r.cached_input,
+    cachedOutputTokens: r.cached_output,
+  };
+}
+
 const USAGE_COLUMNS = `model, SUM(input_tokens) AS input, SUM(output_tokens) AS output, SUM(vignettes_done) AS calls,
   SUM(cached_calls) AS cached_calls, SUM(cached_input_tokens) AS cached_input, SUM(cached_output_tokens) AS cached_output`;
 
@@ -160,15 +172,7 @@ export class RunQueries {
    */
   usageByModel(runId?: RunId): ModelUsage[] {
     const rows = runId === undefined ? this.stmt.usageAll.all() : this.stmt.usageRun.all(runId);
-    return rows.map((r) => ({
-      model: r.model,
-      inputTokens: r.input,
-      outputTokens: r.output,
-      calls: r.calls,
-      cachedCalls: r.cached_calls,
-      cachedInputTokens: r.cached_input,
-      cachedOutputTokens: r.cached_output,
-    }));
+    return rows.map(toModelUsage);
   }
 
   /** Token totals per (run, model), each with the prices its run was created with (null for a run without). */
@@ -176,13 +180,7 @@ export class RunQueries {
     return this.stmt.usageByRun.all().map((r) => ({
       runId: r.run_id,
       prices: r.prices === null ? null : (JSON.parse(r.prices) as RunPrices),
-      model: r.model,
-      inputTokens: r.input,
-      outputTokens: r.output,
-      calls: r.calls,
-      cachedCalls: r.cached_calls,
-      cachedInputTokens: r.cached_input,
-      cachedOutputTokens: r.cached_output,
+      ...toModelUsage(r),
     }));
   }
 

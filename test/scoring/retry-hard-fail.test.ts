@@ -8,24 +8,16 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { targetOf, writeStoredRun } from '../../bench/stored-run.js';
 import { answersTarget, knownAccuracyAnswer } from '../../core/models/providers/known-accuracy.js';
-import { openEngine, type Engine } from '../../core/service/engine.js';
+import type { Engine } from '../../core/service/engine.js';
 import { ScoringConfigSchema } from '../../core/scoring/scoring-config.js';
 import { scorerVersion } from '../../core/scoring/scorer-version.js';
-import { tempDir, writeMockCatalog, writeTargetManifest } from '../helpers/temp.js';
+import { writeMockCatalog, writeTargetManifest } from '../helpers/temp.js';
+import { useTempEngines } from '../helpers/temp-engine.js';
 
-let tmp: ReturnType<typeof tempDir>;
-let engine: Engine | undefined;
-beforeEach(() => {
-  tmp = tempDir();
-});
-afterEach(async () => {
-  await engine?.close();
-  engine = undefined;
-  tmp.cleanup();
-});
+const tmp = useTempEngines();
 
 const ACCURACY: Record<string, number> = { 'mock-strong': 0.8, 'mock-weak': 0.6 };
 const VIGNETTES = 60;
@@ -61,7 +53,7 @@ function attemptRows(e: Engine, scorer: string): AttemptRow[] {
 
 describe('retries on hard fails', () => {
   it('poses a hard fail again until it passes, keeps every attempt, and reports the first attempt unless asked', async () => {
-    const e = (engine = openEngine({ dataDir: join(tmp.dir, 'data'), tickMs: 20 }));
+    const e = (tmp.open({ tickMs: 20 }));
     e.scoring.start();
     const run = await e.service.createRun({
       manifestPath: writeTargetManifest(tmp.dir, VIGNETTES),
@@ -158,7 +150,7 @@ describe('retries on hard fails', () => {
     const dataDir = join(tmp.dir, 'data');
     writeStoredRun(dataDir, { runId: 'rbroken', vignettes: 20, epochs: 1, models: [{ model: 'broken', accuracy: 0.5 }] });
     const catalog = writeMockCatalog(tmp.dir, { broken: { errorRate: 1, errorKind: 'bad_request' } });
-    const e = (engine = openEngine({ dataDir, catalogPaths: [catalog], tickMs: 20 }));
+    const e = (tmp.open({ dataDir, catalogPaths: [catalog], tickMs: 20 }));
     await e.service.scoreRun({ runId: 'rbroken', scorers: { scorers: [{ name: 'exact', type: 'match', retryOnHardFail: 3 }] } });
     await e.scoring.finish('rbroken');
     const scores = e.store.db.prepare(`SELECT value, explanation FROM scores ORDER BY seq`).all() as { value: number; explanation: string | null }[];
@@ -177,7 +169,7 @@ describe('retries on hard fails', () => {
   it('a judge scorer retries too: its verdicts on the attempts are stored and their judge calls counted with the judges', async () => {
     const dataDir = join(tmp.dir, 'data');
     writeStoredRun(dataDir, { runId: 'rjudged', vignettes: 40, epochs: 1, models: [{ model: 'mock-weak', accuracy: 0.6 }] });
-    const e = (engine = openEngine({ dataDir, tickMs: 20 }));
+    const e = (tmp.open({ dataDir, tickMs: 20 }));
     const judged = { name: 'judged', type: 'judge' as const, judges: ['mock-judge', 'mock-judge-2'], rubric: 'Is the answer the right option?', retryOnHardFail: 1 };
     await e.service.scoreRun({ runId: 'rjudged', scorers: { scorers: [judged] } });
     await e.scoring.finish('rjudged');
@@ -200,7 +192,7 @@ describe('retries on hard fails', () => {
   it('scoring again after a record failed to score poses no stored retry again', async () => {
     const dataDir = join(tmp.dir, 'data');
     writeStoredRun(dataDir, { runId: 'ragain', vignettes: 30, epochs: 1, models: [{ model: 'mock-weak', accuracy: 0.6 }] });
-    const e = (engine = openEngine({ dataDir, tickMs: 20 }));
+    const e = (tmp.open({ dataDir, tickMs: 20 }));
     // The first record cannot be scored: scoring the run again steps back to it and scores every later record again.
     const code = "function score(i) { if (i.vignetteId === 'v0') throw new Error('not this one'); return i.response === i.target; }";
     const config = { scorers: [{ name: 'picky', type: 'code' as const, code, retryOnHardFail: 2 }] };
@@ -226,7 +218,7 @@ describe('retries on hard fails', () => {
       expect(parsed.success).toBe(false);
       expect(parsed.error!.issues.map((i) => i.path.join('.'))).toEqual(['scorers.1.retryOnHardFail']);
     }
-    const e = (engine = openEngine({ dataDir: join(tmp.dir, 'data'), tickMs: 20 }));
+    const e = (tmp.open({ tickMs: 20 }));
     writeStoredRun(join(tmp.dir, 'data'), { runId: 'rbad', vignettes: 2, epochs: 1, models: [{ model: 'mock-weak', accuracy: 0.6 }] });
     await expect(
       e.service.scoreRun({ runId: 'rbad', scorers: { scorers: [{ name: 'exact', type: 'match', retryOnHardFail: 6 }] } }),

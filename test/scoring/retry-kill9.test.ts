@@ -14,6 +14,7 @@ import { answersTarget, knownAccuracyAnswer } from '../../core/models/providers/
 import type { ScoreReport } from '../../core/scoring/report-shape.js';
 import { Store } from '../../core/store/store.js';
 import { runCli, startCli } from '../helpers/cli.js';
+import { killWhileScoring } from '../helpers/kill-while-scoring.js';
 import { tempDir } from '../helpers/temp.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -30,33 +31,6 @@ const MODELS = [
 ];
 const RECORDS = VIGNETTES * MODELS.length;
 
-function scoreCount(dbPath: string): number {
-  const store = new Store(dbPath, { readonly: true });
-  try {
-    return (store.db.prepare(`SELECT COUNT(*) AS n FROM scores`).get() as { n: number }).n;
-  } catch {
-    return 0; // the schema is not there yet
-  } finally {
-    store.close();
-  }
-}
-
-/** Kills the child with SIGKILL once some scores (but not all) are stored; false if it finished first. */
-async function killWhileScoring(cli: ReturnType<typeof startCli>, dbPath: string): Promise<boolean> {
-  for (;;) {
-    const n = scoreCount(dbPath);
-    if (n > 0 && n < RECORDS) {
-      cli.child.kill('SIGKILL');
-      return (await cli.done).signal === 'SIGKILL';
-    }
-    if (cli.child.exitCode !== null || n >= RECORDS) {
-      await cli.done;
-      return false;
-    }
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 it('kill -9 while retrying hard fails, then resume: every (record, attempt) exactly once', async () => {
   const dataDir = join(tmp.dir, 'data');
   const dbPath = join(dataDir, 'panoptes.db');
@@ -65,8 +39,8 @@ it('kill -9 while retrying hard fails, then resume: every (record, attempt) exac
   writeFileSync(file, JSON.stringify({ scorers: [{ name: 'exact', type: 'match', retryOnHardFail: RETRIES }] }));
 
   const killed: boolean[] = [];
-  killed.push(await killWhileScoring(startCli(['score', 'rretry', '--scorers', file, '--data-dir', dataDir]), dbPath));
-  killed.push(await killWhileScoring(startCli(['resume', '--data-dir', dataDir]), dbPath));
+  killed.push(await killWhileScoring(startCli(['score', 'rretry', '--scorers', file, '--data-dir', dataDir]), dbPath, RECORDS));
+  killed.push(await killWhileScoring(startCli(['resume', '--data-dir', dataDir]), dbPath, RECORDS));
   expect(killed[0]).toBe(true);
   const final = await runCli(['resume', '--data-dir', dataDir]);
   expect(final.code).toBe(0);

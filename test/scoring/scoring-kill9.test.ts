@@ -11,6 +11,7 @@ import { targetOf, writeStoredRun } from '../../bench/stored-run.js';
 import { answersTarget } from '../../core/models/providers/known-accuracy.js';
 import { Store } from '../../core/store/store.js';
 import { runCli, startCli } from '../helpers/cli.js';
+import { killWhileScoring } from '../helpers/kill-while-scoring.js';
 import { tempDir } from '../helpers/temp.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -26,33 +27,6 @@ const MODELS = [
   { model: 'mock-weak', accuracy: 0.6 },
 ];
 const RECORDS = VIGNETTES * EPOCHS * MODELS.length;
-
-function scoreCount(dbPath: string): number {
-  const store = new Store(dbPath, { readonly: true });
-  try {
-    return (store.db.prepare(`SELECT COUNT(*) AS n FROM scores`).get() as { n: number }).n;
-  } catch {
-    return 0; // the schema is not there yet
-  } finally {
-    store.close();
-  }
-}
-
-/** Kills the child with SIGKILL once some scores (but not all) are stored; false if it finished first. */
-async function killWhileScoring(cli: ReturnType<typeof startCli>, dbPath: string, total: number): Promise<boolean> {
-  for (;;) {
-    const n = scoreCount(dbPath);
-    if (n > 0 && n < total) {
-      cli.child.kill('SIGKILL');
-      return (await cli.done).signal === 'SIGKILL';
-    }
-    if (cli.child.exitCode !== null || n >= total) {
-      await cli.done;
-      return false;
-    }
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 it('kill -9 during scoring, then resume: every score exactly once', async () => {
   const dataDir = join(tmp.dir, 'data');

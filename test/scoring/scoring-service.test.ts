@@ -4,27 +4,17 @@
  * re-scored without calling any model; an unchanged scorer is a no-op, a changed one a new version
  * beside the old; bad scoring files change nothing; `scoring` events are published.
  */
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { answersTarget } from '../../core/models/providers/known-accuracy.js';
 import type { ControlEvent } from '../../core/service/contract.js';
-import { openEngine, type Engine } from '../../core/service/engine.js';
-import { tempDir, writeTargetManifest } from '../helpers/temp.js';
+import type { Engine } from '../../core/service/engine.js';
+import { writeTargetManifest } from '../helpers/temp.js';
+import { useTempEngines } from '../helpers/temp-engine.js';
 
-let tmp: ReturnType<typeof tempDir>;
-let engine: Engine | undefined;
-beforeEach(() => {
-  tmp = tempDir();
-});
-afterEach(async () => {
-  await engine?.close();
-  engine = undefined;
-  tmp.cleanup();
-});
+const tmp = useTempEngines();
 
 function open(): Engine {
-  engine = openEngine({ dataDir: join(tmp.dir, 'data'), tickMs: 20 });
-  return engine;
+  return tmp.open({ tickMs: 20 });
 }
 
 const EXACT = { scorers: [{ name: 'exact', type: 'match' as const }] };

@@ -8,23 +8,14 @@
  */
 import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readScoringFile } from '../../../core/cli/scoring-file.js';
 import { responsesPath } from '../../../core/scheduler/response-log.js';
 import { MAX_BASELINE_FILE_BYTES, readBaselineFile } from '../../../core/scoring/judge/baseline-file.js';
-import { openEngine, type Engine } from '../../../core/service/engine.js';
-import { tempDir, writeTargetManifest } from '../../helpers/temp.js';
+import { writeTargetManifest } from '../../helpers/temp.js';
+import { useTempEngines } from '../../helpers/temp-engine.js';
 
-let tmp: ReturnType<typeof tempDir>;
-let engine: Engine | undefined;
-beforeEach(() => {
-  tmp = tempDir();
-});
-afterEach(async () => {
-  await engine?.close();
-  engine = undefined;
-  tmp.cleanup();
-});
+const tmp = useTempEngines();
 
 const JUDGE = { name: 'vs-file', type: 'judge', mode: 'pairwise', judges: ['mock-judge'], rubric: 'Which answer is the right option?' };
 
@@ -81,7 +72,7 @@ describe('baseline file lines', () => {
 describe('pairwise judges against a baseline file', () => {
   it("judges a run against an earlier run's responses.jsonl", async () => {
     const dataDir = join(tmp.dir, 'data');
-    const e = (engine = openEngine({ dataDir, tickMs: 20 }));
+    const e = (tmp.open({ dataDir, tickMs: 20 }));
     e.scoring.start();
     const manifestPath = writeTargetManifest(tmp.dir, 50);
     const earlier = await e.service.createRun({ manifestPath, models: ['mock-weak'], epochs: 2 });
@@ -99,7 +90,7 @@ describe('pairwise judges against a baseline file', () => {
   });
 
   it('stores a vignette missing from the file as could not score, and makes an edited file a new version', async () => {
-    const e = (engine = openEngine({ dataDir: join(tmp.dir, 'data'), tickMs: 20 }));
+    const e = (tmp.open({ tickMs: 20 }));
     e.scoring.start();
     const run = await e.service.createRun({ manifestPath: writeTargetManifest(tmp.dir, 5), models: ['mock-strong'], epochs: 2 });
     await e.scheduler.runToCompletion(run.id);
@@ -123,7 +114,7 @@ describe('pairwise judges against a baseline file', () => {
   });
 
   it('does not compare with a file edited after its scorer was attached: its records cannot be scored, saying so', async () => {
-    const e = (engine = openEngine({ dataDir: join(tmp.dir, 'data'), tickMs: 20 }));
+    const e = (tmp.open({ tickMs: 20 }));
     const run = await e.service.createRun({ manifestPath: writeTargetManifest(tmp.dir, 3), models: ['mock-strong'], epochs: 1 });
     await e.scheduler.runToCompletion(run.id);
     const baseline = join(tmp.dir, 'answers.jsonl');
@@ -140,7 +131,7 @@ describe('pairwise judges against a baseline file', () => {
   });
 
   it('refuses a bad line at scoring time, naming file:line, and stores nothing', async () => {
-    const e = (engine = openEngine({ dataDir: join(tmp.dir, 'data'), tickMs: 20 }));
+    const e = (tmp.open({ tickMs: 20 }));
     const run = await e.service.createRun({ manifestPath: writeTargetManifest(tmp.dir, 3), models: ['mock-strong'], epochs: 1 });
     await e.scheduler.runToCompletion(run.id);
     const baseline = join(tmp.dir, 'answers.jsonl');

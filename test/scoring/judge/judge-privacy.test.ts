@@ -8,22 +8,14 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CatalogData } from '../../../core/models/catalog.js';
 import { JUDGE_PROFILE } from '../../../core/scoring/judge/llm-judge.js';
-import { openEngine, type Engine } from '../../../core/service/engine.js';
-import { tempDir, writeTargetManifest } from '../../helpers/temp.js';
+import type { Engine } from '../../../core/service/engine.js';
+import { writeTargetManifest } from '../../helpers/temp.js';
+import { useTempEngines } from '../../helpers/temp-engine.js';
 
-let tmp: ReturnType<typeof tempDir>;
-let engine: Engine | undefined;
-beforeEach(() => {
-  tmp = tempDir();
-});
-afterEach(async () => {
-  await engine?.close();
-  engine = undefined;
-  tmp.cleanup();
-});
+const tmp = useTempEngines();
 
 const VIGNETTES = 6;
 const PUBLIC_JUDGE = { name: 'judged', type: 'judge' as const, judges: ['public-judge'], rubric: 'Is the answer the right option?' };
@@ -40,7 +32,7 @@ function publicJudgeCatalog(dir: string): string {
 }
 
 function open(): Engine {
-  engine = openEngine({ dataDir: join(tmp.dir, 'data'), tickMs: 20, catalogPaths: [publicJudgeCatalog(tmp.dir)] });
+  const engine = tmp.open({ tickMs: 20, catalogPaths: [publicJudgeCatalog(tmp.dir)] });
   engine.scoring.start();
   return engine;
 }

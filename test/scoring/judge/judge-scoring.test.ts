@@ -4,28 +4,18 @@
  * profile apart from the sweep's and their usage stored per judge for the run; a scoring file naming an unknown judge is
  * refused with the field and changes nothing.
  */
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openEngine, type Engine } from '../../../core/service/engine.js';
+import { describe, expect, it } from 'vitest';
 import { JUDGE_PROFILE } from '../../../core/scoring/judge/llm-judge.js';
-import { tempDir, writeTargetManifest } from '../../helpers/temp.js';
+import { writeTargetManifest } from '../../helpers/temp.js';
+import { useTempEngines } from '../../helpers/temp-engine.js';
 
-let tmp: ReturnType<typeof tempDir>;
-let engine: Engine | undefined;
-beforeEach(() => {
-  tmp = tempDir();
-});
-afterEach(async () => {
-  await engine?.close();
-  engine = undefined;
-  tmp.cleanup();
-});
+const tmp = useTempEngines();
 
 const JUDGED = { name: 'judged', type: 'judge' as const, judges: ['mock-judge', 'mock-judge-2'], rubric: 'Is the answer the right option?' };
 
 describe('judge scorers in the engine', () => {
   it('judges each record as it lands, once per judge, with judge calls apart from the sweep', async () => {
-    const e = (engine = openEngine({ dataDir: join(tmp.dir, 'data'), tickMs: 20 }));
+    const e = (tmp.open({ tickMs: 20 }));
     e.scoring.start();
     const run = await e.service.createRun({
       manifestPath: writeTargetManifest(tmp.dir, 30),
@@ -72,7 +62,7 @@ describe('judge scorers in the engine', () => {
   });
 
   it('refuses an unknown judge in a scoring file, naming the field', async () => {
-    const e = (engine = openEngine({ dataDir: join(tmp.dir, 'data'), tickMs: 20 }));
+    const e = (tmp.open({ tickMs: 20 }));
     const run = await e.service.createRun({ manifestPath: writeTargetManifest(tmp.dir, 3), models: ['mock-fast'], epochs: 1 });
     await e.scheduler.runToCompletion(run.id);
     await expect(e.service.scoreRun({ runId: run.id, scorers: { scorers: [{ ...JUDGED, judges: ['mock-judge', 'no-such-judge'] }] } })).rejects.toMatchObject({

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { writeStoredRun } from '../../../bench/stored-run.js';
 import { Store } from '../../../core/store/store.js';
 import { runCli, startCli } from '../../helpers/cli.js';
+import { scoreCount } from '../../helpers/kill-while-scoring.js';
 import { tempDir } from '../../helpers/temp.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -26,17 +27,6 @@ const MODELS = [
   { model: 'mock-weak', accuracy: 0.6 },
 ];
 const RECORDS = VIGNETTES * EPOCHS * MODELS.length;
-
-function scoreCount(dbPath: string): number {
-  const store = new Store(dbPath, { readonly: true });
-  try {
-    return (store.db.prepare(`SELECT COUNT(*) AS n FROM scores`).get() as { n: number }).n;
-  } catch {
-    return 0; // the schema is not there yet
-  } finally {
-    store.close();
-  }
-}
 
 it('kill -9 during pairwise scoring, then resume: every verdict exactly once', async () => {
   const dataDir = join(tmp.dir, 'data');

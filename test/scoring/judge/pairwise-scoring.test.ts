@@ -8,22 +8,13 @@
  * model the run does not have is refused naming the field; and the report says its means are win
  * rates against the baseline.
  */
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { formatScoreReport } from '../../../core/scoring/format-report.js';
-import { openEngine, type Engine } from '../../../core/service/engine.js';
-import { tempDir, writeMockCatalog, writeTargetManifest } from '../../helpers/temp.js';
+import type { Engine } from '../../../core/service/engine.js';
+import { writeMockCatalog, writeTargetManifest } from '../../helpers/temp.js';
+import { useTempEngines } from '../../helpers/temp-engine.js';
 
-let tmp: ReturnType<typeof tempDir>;
-let engine: Engine | undefined;
-beforeEach(() => {
-  tmp = tempDir();
-});
-afterEach(async () => {
-  await engine?.close();
-  engine = undefined;
-  tmp.cleanup();
-});
+const tmp = useTempEngines();
 
 const PAIRWISE = { name: 'vs-weak', type: 'judge' as const, mode: 'pairwise' as const, baseline: 'mock-weak', judges: ['mock-judge'], rubric: 'Which answer is the right option?' };
 
@@ -40,7 +31,7 @@ function rowsOf(e: Engine, runId: string, scorer: string) {
 
 describe('pairwise judges against a model of the run', () => {
   it('scores live as the run lands, waiting for the baseline: every record once, the stronger model winning', async () => {
-    const e = (engine = openEngine({ dataDir: join(tmp.dir, 'data'), tickMs: 20 }));
+    const e = (tmp.open({ tickMs: 20 }));
     e.scoring.start();
     // One job at a time, mock-strong's first: all its records land before the baseline answers them.
     const run = await e.service.createRun({
@@ -69,7 +60,7 @@ describe('pairwise judges against a model of the run', () => {
 
   it('stores a record whose baseline job failed as could not score, with the reason', async () => {
     const catalog = writeMockCatalog(tmp.dir, { broken: { latencyMs: 1, errorRate: 1, errorKind: 'bad_request' } });
-    const e = (engine = openEngine({ dataDir: join(tmp.dir, 'data'), tickMs: 20, catalogPaths: [catalog] }));
+    const e = (tmp.open({ tickMs: 20, catalogPaths: [catalog] }));
     e.scoring.start();
     const run = await e.service.createRun({
       manifestPath: writeTargetManifest(tmp.dir, 10),
@@ -88,7 +79,7 @@ describe('pairwise judges against a model of the run', () => {
 
   it('holds the cursor before a record whose baseline job is still running, and scores it could-not-score once the run is cancelled', async () => {
     const catalog = writeMockCatalog(tmp.dir, { stuck: { latencyMs: 600_000 } });
-    const e = (engine = openEngine({ dataDir: join(tmp.dir, 'data'), tickMs: 20, catalogPaths: [catalog] }));
+    const e = (tmp.open({ tickMs: 20, catalogPaths: [catalog] }));
     const run = await e.service.createRun({
       manifestPath: writeTargetManifest(tmp.dir, 10),
       models: ['mock-strong', 'stuck'],
@@ -112,7 +103,7 @@ describe('pairwise judges against a model of the run', () => {
   });
 
   it('refuses a baseline model the run does not have, naming the field, and stores nothing', async () => {
-    const e = (engine = openEngine({ dataDir: join(tmp.dir, 'data'), tickMs: 20 }));
+    const e = (tmp.open({ tickMs: 20 }));
     const manifestPath = writeTargetManifest(tmp.dir, 3);
     await expect(
       e.service.createRun({ manifestPath, models: ['mock-strong'], epochs: 1, scorers: { scorers: [{ name: 'exact', type: 'match' }, PAIRWISE] } }),
