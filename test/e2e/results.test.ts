@@ -293,6 +293,44 @@ describe('Results and Compare runs in a browser', () => {
     expect((await call('getRun', { runId: runB })).run.calls).toBe(callsBefore);
   });
 
+  it('shows the retries of a hard fail under the answer they retried, with their verdicts', async () => {
+    await call('scoreRun', { runId: runB, scorers: { scorers: [{ name: 'exact-retry', type: 'match', retryOnHardFail: 2 }] } });
+    const status = async () => (await call('scoringStatus', { runId: runB })).scorers.find((s) => s.name === 'exact-retry');
+    await expect.poll(async () => (await status())?.done, WAIT).toBe(VIGNETTES * MODELS.length);
+    // mock-weak misses 40 % of its answers: some vignette on the matrix's first page has a retried answer.
+    const first = await call('scoreMatrix', { runId: runB, scorer: 'exact-retry', sort: 'vignette', limit: 50 });
+    let found: { vignetteId: string; detail: Awaited<ReturnType<typeof call<'scoreDetail'>>> } | undefined;
+    for (const row of first.rows) {
+      const detail = await call('scoreDetail', { runId: runB, vignetteId: row.vignetteId });
+      if (detail.responses.some((r) => r.retries.length > 0)) {
+        found = { vignetteId: row.vignetteId, detail };
+        break;
+      }
+    }
+    expect(found, 'no retried answer on the first page').toBeDefined();
+    const retried = found!.detail.responses.filter((r) => r.retries.length > 0);
+
+    await page.goto(`${ui.origin}/#/results/${runB}`);
+    await page.getByTestId('results-scorer').selectOption('exact-retry');
+    await page.locator(`[data-testid=matrix-table] tr[data-vignette="${found!.vignetteId}"] button[data-model="${retried[0]!.model}"]`).click();
+    const dialog = page.getByTestId('score-detail');
+    await dialog.waitFor();
+    for (const r of retried) {
+      const cell = dialog.locator(`tr[data-model="${r.model}"] td[data-epoch="${r.epoch}"]`);
+      for (const retry of r.retries) {
+        const block = cell.locator(`.sbs-retry[data-attempt="${retry.attempt}"]`);
+        await expect.poll(() => block.locator('.sbs-text').textContent(), WAIT).toBe(retry.response);
+        const shown = (await block.textContent()) ?? '';
+        expect(shown).toContain(`retry: attempt ${retry.attempt} for exact-retry`);
+        expect(shown).toContain(retry.scores[0]!.passed ? 'pass' : 'fail');
+      }
+    }
+    await page.screenshot({ path: shotPath('results-03-retries') });
+    expect(await accessibilityProblems()).toEqual([]);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'detached' });
+  });
+
   it('saw no console error, CSP violation, exception or failed request but the refused scoring file', () => {
     // The one 400 is createRun refusing the scoring file with an unknown type, as the first test meant.
     expect(problems.filter((p) => p.includes('status of 400'))).toHaveLength(1);
