@@ -38,7 +38,8 @@ function canMount(): boolean {
   }
 }
 
-describe.skipIf(!canMount())('responses.jsonl on a full disk', () => {
+const mountable = canMount();
+describe.skipIf(!mountable)(`responses.jsonl on a full disk${mountable ? '' : ' (skipped: needs root on Linux with leave to mount a tmpfs)'}`, () => {
   let tmp: ReturnType<typeof tempDir>;
   let runs: string;
   let engine: Engine | undefined;
