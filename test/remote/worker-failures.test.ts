@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { responsesPath } from '../../core/scheduler/response-log.js';
+import { responsesPath } from '../../core/paths.js';
 import type { Store } from '../../core/store/store.js';
 import { tempDir } from '../helpers/temp.js';
 import { expectExactlyOnce } from '../helpers/verify.js';
