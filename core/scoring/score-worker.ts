@@ -24,6 +24,7 @@ import { HardFailRetrier, isHardFail, type RetryRun } from './hard-fail-retry.js
 import { UnscorableRecord, type RunCallPolicy, type Scorer, type ScoreInput, type ScoreValue } from './scorer.js';
 import type { ScorerRegistry } from './scorer-registry.js';
 import { ScorerDefinitionSchema } from './scoring-config.js';
+import { backoffDelay, pause } from '../concurrency/backoff.js';
 
 export interface ScoreWorkerOptions {
   store: Store;
@@ -277,7 +278,7 @@ export class ScoreWorker {
       } catch (err) {
         lastError = err instanceof UnscorableRecord ? err.message : toPanoptesError(err).message;
         if (err instanceof UnscorableRecord || this.abort.signal.aborted || t === this.tries) break;
-        await sleep(this.backoffMs * 2 ** (t - 1), undefined, { signal: this.abort.signal }).catch(() => undefined);
+        await pause(backoffDelay({ baseMs: this.backoffMs, maxMs: 30_000 }, t), this.abort.signal);
       }
     }
     return { error: lastError };

@@ -14,7 +14,7 @@ import { nearestIds } from '../models/nearest-ids.js';
 import { effectivePrivacy } from '../models/router/privacy.js';
 import type { Router } from '../models/router/router.js';
 import type { WorkerListenerControl } from '../remote/listener-control.js';
-import { responsesPath } from '../scheduler/response-log.js';
+import { responsesPath } from '../paths.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import type { Store } from '../store/store.js';
 import { pinBaselineFiles } from '../scoring/judge/baseline-file.js';

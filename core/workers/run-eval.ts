@@ -23,6 +23,7 @@ import {
 import type { ChatMessage, ModelClient, ModelResponse } from '../models/model-client.js';
 import { assertAnswerBounds, maxResponseBytes } from './answer-bounds.js';
 import { responseRecord } from './response-record.js';
+import { backoffDelay } from '../concurrency/backoff.js';
 import type { Semaphore } from '../concurrency/semaphore.js';
 import type { JobSink } from './worker-handle.js';
 
@@ -102,8 +103,7 @@ export async function runEval(job: EvalJob, ctx: RunEvalContext): Promise<JobOut
       } catch (err) {
         const e = toPanoptesError(err);
         if (!e.retryable || i >= callAttempts || ctx.signal.aborted) throw e;
-        const backoff = backoffMs * 2 ** (i - 1) * (0.5 + Math.random());
-        const wait = Math.min(maxBackoffMs, Math.max(backoff, e.retryAfterMs ?? 0));
+        const wait = backoffDelay({ baseMs: backoffMs, maxMs: maxBackoffMs, jitter: [0.5, 1.5] }, i, e.retryAfterMs);
         // The permit is released while waiting so other vignettes keep the calls busy.
         ctx.calls.release();
         try {
