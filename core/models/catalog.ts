@@ -265,6 +265,15 @@ export function outputCapOf(host: ResolvedHost, maxTokens: number | undefined): 
   return maxTokens ?? Math.min(host.providerConfig.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS, host.contextWindow);
 }
 
+/**
+ * Tokens of its window a call needs from a host: the prompt and the most it may write. A local
+ * GGUF host fits the output cap to the room the prompt leaves (the answer ends `length` at the
+ * window), so it needs the prompt and one token of answer; a remote API would refuse the call.
+ */
+export function windowNeedOf(host: ResolvedHost, promptTokens: number, maxOutput: number): number {
+  return promptTokens + (host.providerConfig.kind === 'gguf' ? 1 : maxOutput);
+}
+
 /** A host's own price, else the flat fallback. */
 export function priceOfHost(host: Host): Price {
   return {

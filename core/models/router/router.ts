@@ -179,11 +179,12 @@ export class Router implements ModelClient {
     }
     const maxOutput = request.sampling.maxTokens ?? 0;
     // The free bound settles almost every call; the tokenizer runs only for prompts near a window's size.
-    const bound = promptTokenBound(request.messages) + maxOutput;
+    const bound = promptTokenBound(request.messages);
     const pickRequest: PickRequest = {
       profile,
       privacy,
-      needTokens: bound <= this.smallestWindowOf(request.model, hosts) ? bound : (await estimatePromptTokens(request.messages)) + maxOutput,
+      promptTokens: bound + maxOutput <= this.smallestWindowOf(request.model, hosts) ? bound : await estimatePromptTokens(request.messages),
+      maxOutput,
       estimate: { inputTokens: roughTokens(request), outputTokens: request.sampling.maxTokens ?? this.budgetOutputTokens },
     };
     const budget = Math.min(this.maxAttempts, hosts.length);
