@@ -6,18 +6,7 @@
  * Runs on: Node (core).
  */
 import { createHash } from 'node:crypto';
-
-/** JSON with object keys sorted at every depth. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
+import { canonicalJson } from '../canonical-json.js';
 
 /** The first 16 hex digits of the sha256 of the canonical definition. */
 export function scorerVersion(definition: unknown): string {
