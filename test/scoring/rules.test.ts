@@ -9,7 +9,7 @@ import type { ScoreInput } from '../../core/scoring/scorer.js';
 import { ScoringConfigSchema, type ScorerDefinition } from '../../core/scoring/scoring-config.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import { scorerVersion } from '../../core/scoring/scorer-version.js';
-import { extractChoice } from '../../core/scoring/rule-scorers.js';
+import { extractChoice } from '../../core/scoring/answer-choice.js';
 
 const registry = new ScorerRegistry();
 
