@@ -28,7 +28,8 @@ import type { z } from 'zod';
 export type RuleCheck = (input: ScoreInput) => string | null;
 
 function quote(text: string, max = 80): string {
-  const t = text.trim().replace(/\s+/g, ' ');
+  // Only the start is shown, so only the start is read: an explanation of a megabyte costs nothing.
+  const t = text.trim().slice(0, max * 4).replace(/\s+/g, ' ');
   return JSON.stringify(t.length > max ? `${t.slice(0, max)}…` : t);
 }
 
