@@ -12,7 +12,16 @@ import { CodeDefinitionSchema } from './plugin/code-definition.js';
 
 const Phrases = z.array(z.string().min(1).max(10_000)).min(1).max(1000);
 
-export const MatchDefinitionSchema = z.object({ ...common, type: z.literal('match') }).strict();
+export const MatchDefinitionSchema = z
+  .object({
+    ...common,
+    type: z.literal('match'),
+    /** The whole answer must be the target (after trim, case folding and NFKC); default: the answer ends with it, punctuation aside. */
+    exact: z.boolean().optional(),
+    /** A target that is a number is compared as a number (`1,000`, `$1,000`, `1e3`, `42.0`). */
+    numeric: z.boolean().optional(),
+  })
+  .strict();
 
 export const IncludesDefinitionSchema = z
   .object({
@@ -46,7 +55,7 @@ export const ChoiceDefinitionSchema = z
   .object({
     ...common,
     type: z.literal('choice'),
-    /** The options a response may choose from (default A-E). */
+    /** The options a response may choose from (default A-E); the last one it states is its choice. */
     choices: z.array(z.string().min(1).max(20)).min(2).max(26).optional(),
   })
   .strict();

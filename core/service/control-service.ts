@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { PanoptesError, type IndexedVignette, type PrivacyMode, type Run, type RunId, type RunOptions } from '../domain.js';
 import { ISSUES_LISTED, checkManifest, manifestError, readManifest } from '../manifest.js';
+import { isEmptyTarget, refuseEmptyTarget } from './empty-targets.js';
 import type { Catalog } from '../models/catalog.js';
 import { nearestIds } from '../models/nearest-ids.js';
 import { effectivePrivacy } from '../models/router/privacy.js';
@@ -168,9 +169,11 @@ export class ControlService implements ControlApi {
     const runId = newRunId();
     this.store.runs.beginStaging(runId);
     let count = 0;
+    let emptyTarget: { idx: number; id: string } | null = null;
     try {
       let batch: IndexedVignette[] = [];
       for await (const v of readManifest(manifestPath)) {
+        if (emptyTarget === null && isEmptyTarget(v.target)) emptyTarget = { idx: v.index, id: v.id };
         batch.push(v);
         if (batch.length >= this.stageBatch) {
           this.store.runs.stageVignettes(runId, batch);
@@ -187,6 +190,7 @@ export class ControlService implements ControlApi {
           where: manifestPath,
         });
       }
+      if (input.scorers) await refuseEmptyTarget(input.scorers, emptyTarget, manifestPath);
     } catch (err) {
       this.store.runs.discardStaging(runId);
       throw err;

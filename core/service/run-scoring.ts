@@ -21,6 +21,7 @@ import type { Store } from '../store/store.js';
 import type { RunComparison, ScoreDetail, ScoreMatrixPage, ScoreReport, ScoringStatus } from './contract.js';
 import type { ValidInput } from './contract-dispatcher.js';
 import type { EventHub } from './event-hub.js';
+import { refuseEmptyTarget } from './empty-targets.js';
 import { scoringStatus, type ServiceScoring } from './scoring-status.js';
 
 export interface RunScoringOptions {
@@ -59,6 +60,7 @@ export class RunScoring {
   async scoreRun(run: Run, input: ValidInput<'scoreRun'>): Promise<ScoringStatus> {
     const scorers = await pinBaselineFiles(input.scorers);
     this.scoring.registry.buildAll(scorers);
+    await refuseEmptyTarget(scorers, this.scoring.scores.firstEmptyTarget(run.id), run.manifestPath);
     refuseBaselinesOutsideRun(scorers, run.models, `run ${run.id}`);
     await this.scoring.registry.check(scorers);
     this.attach(run, scorers);

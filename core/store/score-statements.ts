@@ -207,6 +207,10 @@ export function prepareScoreStatements(db: Database.Database) {
     vignetteHeads: db.prepare<[string, number, number], { idx: number; vignette_id: string; metadata: string | null }>(
       `SELECT idx, vignette_id, metadata FROM vignettes WHERE run_id = ? AND idx BETWEEN ? AND ? ORDER BY idx`,
     ),
+    // A target of nothing but whitespace: what `includes`, `match` and `choice` would find in every answer.
+    firstEmptyTarget: db.prepare<[string], { idx: number; vignette_id: string }>(
+      `SELECT idx, vignette_id FROM vignettes WHERE run_id = ? AND target IS NOT NULL AND trim(target, ' ' || char(9, 10, 11, 12, 13)) = '' ORDER BY idx LIMIT 1`,
+    ),
     vignetteById: db.prepare<[string, string], { vignette_id: string; prompt: string; system: string | null; target: string | null; metadata: string | null }>(
       `SELECT vignette_id, prompt, system, target, metadata FROM vignettes WHERE run_id = ? AND vignette_id = ?`,
     ),

@@ -410,6 +410,12 @@ export class ScoreStore {
     }));
   }
 
+  /** The run's first vignette (in manifest order) whose target is empty or only whitespace, if any. */
+  firstEmptyTarget(runId: RunId): { idx: number; id: string } | null {
+    const r = this.stmt.firstEmptyTarget.get(runId);
+    return r ? { idx: r.idx, id: r.vignette_id } : null;
+  }
+
   /** A vignette of the run, by id, as scorers see it; null when the run has no such vignette. */
   vignetteById(runId: RunId, vignetteId: string): StoredVignetteForScoring | null {
     const r = this.stmt.vignetteById.get(runId, vignetteId);

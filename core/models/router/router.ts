@@ -32,7 +32,7 @@ import { ProviderPacer } from './pacer.js';
 import { postureReport, rosterReport, type PostureSource } from './posture-report.js';
 import { effectivePrivacy, privacyLockFromEnv } from './privacy.js';
 import { probeCall, probeTargets } from './probe.js';
-import { mayServe, PromptCache, promptCacheKey, sampleOf } from './prompt-cache.js';
+import { PromptCache, promptCacheKeys, sampleOf } from './prompt-cache.js';
 import type {
   HostState,
   MetricsQuery,
@@ -167,10 +167,10 @@ export class Router implements ModelClient {
     }
     const profile = request.profile ?? this.profile;
     const privacy = effectivePrivacy(request.privacy, this.privacyLock);
-    const cacheKey = request.skipPromptCache || !this.cache ? undefined : promptCacheKey(request, privacy);
-    if (cacheKey !== undefined) {
-      const hit = this.cache!.get(cacheKey);
-      if (hit && mayServe(hit.origin, request)) {
+    const cacheKeys = request.skipPromptCache || !this.cache ? undefined : promptCacheKeys(request, privacy, hosts);
+    if (cacheKeys !== undefined) {
+      const hit = this.cache!.lookup(cacheKeys, request);
+      if (hit) {
         // A turn of the event loop, as a real call's I/O would give: a sweep answered from the
         // cache must not starve timers, sockets and the UI the engine shares its loop with.
         await setImmediate();
@@ -219,7 +219,7 @@ export class Router implements ModelClient {
         if (pick.kind !== 'host') throw nothingEligible(request.model, privacy, pick, last, this.now());
         tried.add(pick.host.id);
         try {
-          return await this.attempt(pick.host, request, pickRequest, cacheKey);
+          return await this.attempt(pick.host, request, pickRequest, cacheKeys?.get(pick.host.id));
         } catch (err) {
           last = toPanoptesError(err);
           if (!failsOver(last)) throw last;

@@ -9,7 +9,8 @@
 import { z } from 'zod';
 import { PanoptesError } from '../../domain.js';
 import { UnscorableRecord, type Scorer, type ScoreInput, type ScoreValue } from '../scorer.js';
-import type { ScorerBuilder, ScorerCheck } from '../scorer-registry.js';
+import { ruleCheck } from '../rule-scorers.js';
+import { RuleScorer, type ScorerBuilder, type ScorerCheck } from '../scorer-registry.js';
 import { scorerVersion } from '../scorer-version.js';
 import { BUILTIN_SOURCES } from './builtin-plugins.js';
 import type { CodeDefinition } from './code-definition.js';
@@ -172,7 +173,7 @@ function sourceField(def: CodeDefinition): 'builtin' | 'file' | 'code' {
  */
 export function checkCodeDefinition(grants: PluginGrants): ScorerCheck {
   return async (definition, where) => {
-    if (definition.type !== 'code' || usesNetwork(definition, where, grants)) return;
+    if (definition.type !== 'code' || definition.builtin === 'json_parses' || usesNetwork(definition, where, grants)) return;
     const { source, filename } = pluginSource(definition, where);
     const thread = new PluginThread(source, filename);
     try {
@@ -191,6 +192,10 @@ export function codeScorerBuilder(grants: PluginGrants): ScorerBuilder {
     if (definition.type !== 'code') throw new PanoptesError('invalid_input', `${where}: not a code definition`, { where });
     const severity = definition.severity ?? 'hard';
     if (usesNetwork(definition, where, grants)) return { scorer: new UrlHealthScorer(definition.name, version, severity), layer: 'plugin', definition };
+    if (definition.builtin === 'json_parses') {
+      // The json rule without a schema, run here: one definition of what counts as an answer's JSON.
+      return { scorer: new RuleScorer(definition.name, version, ruleCheck({ name: definition.name, type: 'json' }, where), severity), layer: 'plugin', definition };
+    }
     const { source, filename, kind } = pluginSource(definition, where);
     // A built-in's source is part of what it is: a change to it in Panoptes makes a new version.
     const v = definition.builtin !== undefined ? scorerVersion({ ...definition, code: source }) : version;
