@@ -297,15 +297,21 @@ export async function buildScoreReport(options: ReportOptions, cells: ScoreCells
   const kind = options.kind === 'graded' && options.plugin === true && run.booleanVerdicts && run.models.size > 0 ? 'pass_fail' : options.kind;
   const passFail = kind === 'pass_fail';
 
-  const names = run.orderedModels(options.models);
   const reduced = new Map<string, Reduced>();
   const models: ModelScore[] = [];
-  for (const name of names) {
+  // A model none of whose responses got a verdict has no mean: it leaves the leaderboard, named in a warning.
+  const unscored: string[] = [];
+  for (const name of run.orderedModels(options.models)) {
     const slots = run.models.get(name)!;
     const r = await reduceModel(slots, index.ids.length, reducer, passFail, turns);
+    if (r.present.length === 0) {
+      unscored.push(name);
+      continue;
+    }
     reduced.set(name, r);
     models.push(await modelScore(name, slots, r, r.present, r.seen, index, kind, by !== null, turns, name === baseline));
   }
+  const names = models.map((m) => m.model);
 
   const mcnemar = passFail && options.epochs === 1;
   const raw: RawPair[] = [];
@@ -331,7 +337,7 @@ export async function buildScoreReport(options: ReportOptions, cells: ScoreCells
     pairs,
     pending: options.pending ?? 0,
     attempt: options.attempt ?? 'first',
-    warnings: reportWarnings(models, pairs, clustering),
+    warnings: [...unscored.map((m) => `${m}: not one response scored (every judge failed or gave no verdict): left out.`), ...reportWarnings(models, pairs, clustering)],
   };
   if (kind !== options.kind) report.declared_kind = options.kind;
   if (run.agreement.seen) report.judges = await run.agreement.report(kind);
