@@ -1,8 +1,10 @@
 #!/usr/bin/python3
 """
 Reference values for core/scoring/statistics.ts, computed by an independent implementation:
-scipy (t distribution, paired t test, sem), statsmodels (cluster-robust standard error, exact
-McNemar, Holm) and Krippendorff's alpha from its published coincidence-matrix definition (checked
+scipy (t distribution, paired t test, sem, noncentral t), statsmodels (exact McNemar, Holm,
+Wilson's interval, t-test power), the CR2 cluster-robust variance with Bell-McCaffrey degrees of
+freedom by its general matrix definition (numpy, scipy.linalg.sqrtm), Newcombe's paired interval
+built on statsmodels' Wilson intervals, and Krippendorff's alpha from its published coincidence-matrix definition (checked
 here against the worked example of Krippendorff, "Computing Krippendorff's Alpha-Reliability",
 2011). Writes test/scoring/fixtures/statistics.json; test/scoring/statistics.test.ts compares every
 function with it to 1e-9.
@@ -20,8 +22,10 @@ from math import comb
 
 import numpy as np
 import statsmodels.api as sm
-from scipy import stats
+from scipy import linalg, optimize, stats
 from statsmodels.stats.contingency_tables import mcnemar
+from statsmodels.stats.power import TTestPower
+from statsmodels.stats.proportion import proportion_confint
 from statsmodels.stats.multitest import multipletests
 
 rng = np.random.default_rng(20261130)
@@ -77,19 +81,52 @@ def mean_intervals():
     ]
 
 
-def clustered(name, xs, groups):
+def cr2(xs, groups):
+    """
+    CR2 (Bell and McCaffrey 2002) for the mean, by the general definition, not the closed form the
+    TypeScript uses: X = 1, H = X(X'X)^-1 X', A_g = (I - H_gg)^(-1/2) (symmetric square root),
+    V = (X'X)^-1 sum_g X_g' A_g e_g e_g' A_g X_g (X'X)^-1, and the Bell-McCaffrey degrees of freedom
+    (sum of eigenvalues)^2 / sum of their squares, for G'G with G_g = (I - H)_g' A_g X_g (X'X)^-1.
+    Returns (stderr, df, clusters, largest cluster's share). statsmodels has no CR2.
+    """
     xs = np.asarray(xs, dtype=float)
     groups = np.asarray(groups)
-    fit = sm.OLS(xs, np.ones(len(xs))).fit(cov_type='cluster', cov_kwds={'groups': groups}, use_t=True)
-    df = len(set(groups.tolist())) - 1
-    m, se = float(fit.params[0]), float(fit.bse[0])
+    n = len(xs)
+    X = np.ones((n, 1))
+    bread = np.linalg.inv(X.T @ X)
+    H = X @ bread @ X.T
+    e = xs - xs.mean()
+    IH = np.eye(n) - H
+    meat = 0.0
+    cols = []
+    labels = sorted(set(groups.tolist()))
+    for g in labels:
+        idx = np.where(groups == g)[0]
+        A = np.real(linalg.sqrtm(np.linalg.inv(np.eye(len(idx)) - H[np.ix_(idx, idx)])))
+        u = X[idx].T @ A @ e[idx]
+        meat += float(u @ u)
+        cols.append((IH[:, idx] @ A @ X[idx] @ bread)[:, 0])
+    G = np.column_stack(cols)
+    lam = np.linalg.eigvalsh(G.T @ G)
+    df = float(lam.sum() ** 2 / (lam ** 2).sum())
+    se = math.sqrt(float(bread[0, 0] ** 2 * meat))
+    sizes = [int((groups == g).sum()) for g in labels]
+    return se, df, len(labels), max(sizes) / n
+
+
+def clustered(name, xs, groups):
+    """The report's clustered mean: CR2 with Bell-McCaffrey df, never below the unclustered SE, df >= 1."""
+    xs = np.asarray(xs, dtype=float)
+    se_cr2, df_bm, c, largest = cr2(xs, groups)
+    iid = float(stats.sem(xs))
+    se = max(se_cr2, iid)
+    df = max(1.0, df_bm)
+    m = float(xs.mean())
     h = t_ppf(0.975, df) * se
-    # statsmodels' own interval uses the same t on clusters - 1 degrees of freedom (with scipy 1.10's
-    # rougher quantile, hence the looser check here).
-    assert np.allclose(fit.conf_int(0.05)[0], [m - h, m + h], rtol=0, atol=1e-8)
     return {
         'name': name, 'xs': floats(xs), 'clusters': [int(g) for g in groups],
-        'mean': m, 'stderr': se, 'ci95': [m - h, m + h], 'df': df,
+        'mean': m, 'cr2_stderr': se_cr2, 'bm_df': df_bm, 'largest_share': largest,
+        'stderr': se, 'ci95': [m - h, m + h], 'df': df, 'floored': bool(se_cr2 < iid),
     }
 
 
@@ -103,6 +140,10 @@ def clustereds():
     effect = rng.normal(0, 0.15, 12)
     xs = np.clip(0.6 + effect[groups] + rng.normal(0, 0.2, 400), 0, 1)
     out.append(clustered('400 vignettes in 12 correlated clusters', xs, groups))
+    uneven = np.array([0] * 30 + [1] * 3 + [2] * 3 + [3] * 2 + [4] * 2)
+    out.append(clustered('one cluster holds most vignettes', np.clip(0.5 + rng.normal(0, 0.3, 40), 0, 1), uneven))
+    # Equal cluster means: CR2 alone is 0 although the data vary; the unclustered SE is the floor.
+    out.append(clustered('equal cluster means (floored)', [0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.5, 0.5], [0, 0, 1, 1, 2, 2, 3, 3]))
     return out
 
 
@@ -120,8 +161,62 @@ def paired(name, a, b):
         'ci95': [float(d.mean()) - h, float(d.mean()) + h],
         # scipy gives NaN when every d_i is equal (0/0); the tested convention is in the test itself.
         'p_value': None if math.isnan(p) else p,
-        'min_detectable_diff': (t_ppf(0.975, n - 1) + t_ppf(0.8, n - 1)) * se,
+        'min_detectable_diff': mde_lambda(n - 1) * se,
     }
+
+
+def t_power(lam, df):
+    crit = t_ppf(0.975, df)
+    return float(stats.nct.sf(crit, df, lam) + stats.nct.cdf(-crit, df, lam))
+
+
+def mde_lambda(df):
+    """The noncentrality at which the two-sided 5 % t test has 80 % power (scipy's noncentral t)."""
+    return optimize.brentq(lambda lam: t_power(lam, df) - 0.8, 0.5, 60, xtol=1e-14, rtol=1e-15)
+
+
+def mde_lambdas():
+    out = []
+    for df in [1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 23, 59, 99, 1000, 2.5, 7.3]:
+        lam = mde_lambda(df)
+        if float(df).is_integer():
+            # statsmodels' power solver, on the standardized effect d = lambda / sqrt(n), agrees
+            # to its own tolerance.
+            d = TTestPower().solve_power(effect_size=None, nobs=df + 1, alpha=0.05, power=0.8, alternative='two-sided')
+            assert abs(d * math.sqrt(df + 1) - lam) < 1e-4, (df, d, lam)
+        out.append({'df': df, 'lambda': lam, 'central': t_ppf(0.975, df) + t_ppf(0.8, df)})
+    return out
+
+
+def wilsons():
+    out = []
+    for k, n in [(0, 1), (1, 1), (0, 5), (5, 5), (3, 10), (10, 10), (19, 20), (24, 24), (1, 60), (48, 60), (700, 1000), (2.5, 7)]:
+        lo, hi = proportion_confint(k, n, alpha=0.05, method='wilson')
+        out.append({'passes': k, 'n': n, 'ci95': [float(lo), float(hi)]})
+    return out
+
+
+def newcombe(both, only_a, only_b, neither):
+    """Newcombe (1998) method 10 for p_a - p_b on paired proportions, from statsmodels' Wilson intervals."""
+    n = both + only_a + only_b + neither
+    pa, pb = (both + only_a) / n, (both + only_b) / n
+    la, ua = proportion_confint(both + only_a, n, alpha=0.05, method='wilson')
+    lb, ub = proportion_confint(both + only_b, n, alpha=0.05, method='wilson')
+    margins = (both + only_a) * (only_b + neither) * (both + only_b) * (only_a + neither)
+    phi = 0.0 if margins == 0 else (both * neither - only_a * only_b) / math.sqrt(margins)
+    d = pa - pb
+    down = math.sqrt(max(0.0, (pa - la) ** 2 - 2 * phi * (pa - la) * (ub - pb) + (ub - pb) ** 2))
+    up = math.sqrt(max(0.0, (ua - pa) ** 2 - 2 * phi * (ua - pa) * (pb - lb) + (pb - lb) ** 2))
+    return [max(-1.0, d - down), min(1.0, d + up)]
+
+
+def newcombes():
+    # Newcombe's worked example (a) (1998): 36 both, 12 only a, 2 only b, 0 neither; method 10
+    # gives 0.0569 to 0.3404 to his printed 4 places.
+    ex = newcombe(36, 12, 2, 0)
+    assert [round(v, 4) for v in ex] == [0.0569, 0.3404], ex
+    cases = [(36, 12, 2, 0), (10, 0, 0, 0), (0, 0, 0, 10), (5, 5, 0, 0), (3, 4, 4, 3), (20, 8, 3, 9), (0, 12, 0, 0), (400, 60, 45, 495)]
+    return [{'both': a, 'only_a': b, 'only_b': c, 'neither': d, 'ci95': newcombe(a, b, c, d)} for a, b, c, d in cases]
 
 
 def paireds():
@@ -139,15 +234,12 @@ def paireds():
 
 def clustered_paired(name, a, b, groups):
     d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
-    groups = np.asarray(groups)
-    fit = sm.OLS(d, np.ones(len(d))).fit(cov_type='cluster', cov_kwds={'groups': groups}, use_t=True)
-    df = len(set(groups.tolist())) - 1
-    m, se = float(fit.params[0]), float(fit.bse[0])
-    h = t_ppf(0.975, df) * se
+    c = clustered(name, d, groups)
+    se, df, m = c['stderr'], c['df'], c['mean']
     return {
         'name': name, 'a': floats(a), 'b': floats(b), 'clusters': [int(g) for g in groups], 'n': len(d),
-        'diff': m, 'stderr': se, 'ci95': [m - h, m + h], 'p_value': float(fit.pvalues[0]),
-        'min_detectable_diff': (t_ppf(0.975, df) + t_ppf(0.8, df)) * se,
+        'diff': m, 'stderr': se, 'ci95': c['ci95'], 'p_value': float(2 * stats.t.cdf(-abs(m / se), df)),
+        'min_detectable_diff': mde_lambda(df) * se,
     }
 
 
@@ -277,6 +369,29 @@ def alphas():
     ]
 
 
+def alpha_without_baseline():
+    """
+    A pairwise scorer's two judges over three models, the baseline among them: the baseline's own
+    answers are 0.5 from every judge by definition, and agreement is measured on the others only.
+    """
+    cells = []
+    for model in ['strong', 'weak', 'base']:
+        for v in range(12):
+            truth = float(rng.choice([0.0, 0.5, 1.0]))
+            for judge in ['j1', 'j2']:
+                value = 0.5 if model == 'base' else (truth if rng.random() < 0.75 else float(rng.choice([0.0, 0.5, 1.0])))
+                cells.append({'model': model, 'vignette': f'v{v}', 'judge': judge, 'value': value})
+    units = {}
+    for c in cells:
+        if c['model'] != 'base':
+            units.setdefault((c['model'], c['vignette']), []).append(c['value'])
+    every = {}
+    for c in cells:
+        every.setdefault((c['model'], c['vignette']), []).append(c['value'])
+    return {'cells': cells, 'baseline': 'base', 'alpha': alpha(list(units.values()), 'interval'),
+            'alpha_with_baseline': alpha(list(every.values()), 'interval')}
+
+
 def main():
     quantiles, cdfs = t_ppf_cdf()
     fixture = {
@@ -295,6 +410,10 @@ def main():
         'reducers': reducers(),
         'epoch_noise_share': noise_shares(),
         'krippendorff': alphas(),
+        'mde_lambda': mde_lambdas(),
+        'wilson': wilsons(),
+        'newcombe': newcombes(),
+        'alpha_without_baseline': alpha_without_baseline(),
     }
     os.makedirs(os.path.dirname(OUT), exist_ok=True)
     with open(OUT, 'w') as f:

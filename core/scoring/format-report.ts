@@ -7,10 +7,10 @@
  * Runs on: Node (core); pure.
  */
 import { alignColumns } from '../text-table.js';
-import type { ModelScore, PairComparison, RunComparison, ScoreReport } from './report-shape.js';
+import { MIN_VIGNETTES_TO_COMPARE, type ModelScore, type PairComparison, type RunComparison, type ScoreReport } from './report-shape.js';
 
-/** What "not distinguishable" means, said once under the pair table. */
-const VERDICT_NOTE = 'not distinguishable: the 95 % interval of the difference spans 0 (or there are too few shared vignettes).';
+/** The verdict rule, said once under the pair table. */
+const VERDICT_NOTE = `better: the Holm-adjusted p of the test shown is below 0.05 (across every pair above); otherwise not distinguishable; under ${MIN_VIGNETTES_TO_COMPARE} shared vignettes, too few to compare.`;
 
 function fixed(x: number, digits = 3): string {
   return x.toFixed(digits);
@@ -36,11 +36,14 @@ function leaderboard(models: readonly ModelScore[], report: ScoreReport): string
   const K = report.epochs;
   const passFail = report.kind === 'pass_fail';
   const consistency = passFail && K >= 2;
+  const gaps = models.some((m) => m.not_scored > 0);
   const header = ['model', 'n', 'mean', '95 % CI'];
+  if (gaps) header.push('not scored');
   if (consistency) header.push('flip rate', `pass@${K}`, `pass^${K}`);
   const rows = [header];
   for (const m of models) {
-    const row = [m.model, String(m.n), fixed(m.mean), interval(m.ci95)];
+    const row = [m.model, String(m.n), fixed(m.mean), m.role === 'baseline' ? 'baseline' : interval(m.ci95)];
+    if (gaps) row.push(m.not_scored === 0 ? '0' : `${m.not_scored} (${(100 * m.not_scored_share).toFixed(1)} %)`);
     if (consistency) {
       row.push(m.flip_rate === null ? 'n/a' : fixed(m.flip_rate));
       const at = m.pass_at_k[String(K)];
@@ -74,7 +77,7 @@ function pairTable(pairs: readonly PairComparison[]): string[] {
       formatP(p.p_value) + (p.test === 'mcnemar_exact' ? ' (McNemar)' : ''),
       formatP(p.p_holm),
       p.min_detectable_diff === null ? 'n/a' : fixed(p.min_detectable_diff),
-      p.distinguishable ? (p.diff > 0 ? `${p.a} better` : `${p.b} better`) : 'not distinguishable',
+      p.verdict === 'a_better' ? `${p.a} better` : p.verdict === 'b_better' ? `${p.b} better` : p.verdict === 'too_few' ? 'too few vignettes to compare' : 'not distinguishable',
     ]);
   }
   return alignColumns(rows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'left']);
@@ -87,8 +90,15 @@ export function formatScoreReport(report: ScoreReport): string[] {
   const lines = [
     `Run ${report.run_id}: scorer ${report.scorer} (version ${report.scorer_version}), ${kind}, ${epochs}, epochs reduced by ${report.reducer}.`,
   ];
+  if (report.declared_kind !== undefined) lines.push(`Declared ${report.declared_kind.replace('_', '/')}, read as pass/fail: every verdict is a boolean.`);
   if (report.pairwise) {
-    lines.push(`Pairwise against the baseline ${report.pairwise.baseline}: a win counts 1, a tie 0.5, a loss 0, so a mean is the win rate against the baseline (0.5: as good as it).`);
+    lines.push(
+      `Pairwise against the baseline ${report.pairwise.baseline}: a win counts 1, a tie 0.5, a loss 0, so a mean is the win rate against the baseline (0.5: as good as it; the baseline's own row is 0.5 by definition).`,
+    );
+  }
+  if (report.judges) {
+    const alpha = report.judges.alpha === null ? 'n/a' : report.judges.alpha.toFixed(3);
+    lines.push(`Judges ${report.judges.judges.join(', ')}: Krippendorff's alpha ${alpha} (${report.kind === 'pass_fail' ? 'nominal' : 'interval'}; 1 full agreement, 0 chance).`);
   }
   if (report.pending > 0) lines.push(`${report.pending} scores still pending: figures will move.`);
   if (report.attempt === 'final') lines.push("Each record's last attempt after retries on hard fails (not the sweep's own answers).");
@@ -96,18 +106,23 @@ export function formatScoreReport(report: ScoreReport): string[] {
     lines.push('No scores yet.');
     return lines;
   }
-  if (report.by !== null) lines.push(`Standard errors clustered by metadata key "${report.by}".`);
+  if (report.by !== null) lines.push(`Standard errors clustered by metadata key "${report.by}" (CR2, never narrower than unclustered).`);
+  for (const w of report.warnings ?? []) lines.push(`Warning: ${w}`);
   lines.push('', ...leaderboard(report.models, report));
   const unstable = unstableLines(report.models);
   if (unstable.length > 0) lines.push('', ...unstable);
   if (report.pairs.length > 0) {
-    const tests = report.pairs.some((p) => p.test === 'mcnemar_exact') ? 'exact McNemar' : 'paired t';
+    const tests = report.pairs.some((p) => p.test === 'mcnemar_exact')
+      ? "exact McNemar, Newcombe's interval"
+      : report.by !== null
+        ? `paired t clustered by "${report.by}"`
+        : 'paired t';
     lines.push(
       '',
       `Pairs, on the vignettes both answered (${tests}; Holm-adjusted across ${report.pairs.length} pair${report.pairs.length === 1 ? '' : 's'}):`,
       ...pairTable(report.pairs),
       VERDICT_NOTE,
-      'min. detectable: the smallest true difference this many vignettes would show (80 % power, α = 0.05).',
+      'min. detectable: the smallest true difference the paired t test at this many vignettes finds 80 % of the time (α = 0.05).',
     );
   }
   for (const slice of report.slices ?? []) {

@@ -1,7 +1,8 @@
 /**
  * The cells of a score report as they arrive: what one cell is, and where it lands. Vignette ids
  * become dense indices (shared by the two runs of a comparison so their slots pair up); each model
- * keeps typed arrays of vignettes x epochs slots (value sum, verdict count, pass count); `Turns`
+ * keeps typed arrays of vignettes x epochs slots (value sum, verdict count, pass count, missing
+ * verdicts); `Turns`
  * hands the event loop back while a long stream or loop runs. `report.ts` reads the slots.
  * Runs on: Node (core).
  */
@@ -25,6 +26,12 @@ export interface ScoreCell {
   group?: string | null;
   /** The judge that gave this verdict (LLM-judge scorers): the cells of several judges give their agreement. */
   judge?: string | null;
+  /**
+   * No verdict: the judge failed or answered with no readable verdict, or the scorer could not
+   * score the record. Missing data: counted as not scored, never as a fail or a loss; `value` and
+   * `passed` are ignored.
+   */
+  missing?: boolean;
 }
 
 /**
@@ -110,6 +117,7 @@ export class ModelSlots {
   sum: Float64Array;
   count: Uint16Array;
   passes: Uint16Array;
+  missing: Uint16Array;
 
   constructor(readonly epochs: number) {
     // Room for some vignettes to start with, whatever K is (a few hundred KB), in whole vignettes
@@ -118,16 +126,26 @@ export class ModelSlots {
     this.sum = new Float64Array(slots);
     this.count = new Uint16Array(slots);
     this.passes = new Uint16Array(slots);
+    this.missing = new Uint16Array(slots);
   }
 
   /** Adds one verdict; false (and nothing added) when the slot already holds 65,535. */
   add(vi: number, epoch: number, value: number, passed: boolean): boolean {
     const at = vi * this.epochs + epoch - 1;
     if (at >= this.sum.length) this.grow(at);
-    if (this.count[at] === 0xffff) return false;
+    if (this.count[at]! + this.missing[at]! === 0xffff) return false;
     this.sum[at]! += value;
     this.count[at]! += 1;
     if (passed) this.passes[at]! += 1;
+    return true;
+  }
+
+  /** Counts one missing verdict; false when the slot already holds 65,535. */
+  addMissing(vi: number, epoch: number): boolean {
+    const at = vi * this.epochs + epoch - 1;
+    if (at >= this.sum.length) this.grow(at);
+    if (this.count[at]! + this.missing[at]! === 0xffff) return false;
+    this.missing[at]! += 1;
     return true;
   }
 
@@ -140,28 +158,49 @@ export class ModelSlots {
     count.set(this.count);
     const passes = new Uint16Array(size);
     passes.set(this.passes);
+    const missing = new Uint16Array(size);
+    missing.set(this.missing);
     this.sum = sum;
     this.count = count;
     this.passes = passes;
+    this.missing = missing;
   }
 
   /** Passes of the vignette last `read`: epochs where most verdicts passed. */
   lastPasses = 0;
+  /** Of the vignette last `read`: epochs with no verdict at all, and single verdicts missing. */
+  lastNotScored = 0;
+  lastMissing = 0;
 
-  /** Epoch values of vignette vi into `into`; returns how many epochs it has (passes: lastPasses). */
-  read(vi: number, into: Float64Array): number {
+  /**
+   * Epoch values of vignette vi into `into`; returns how many epochs have a verdict (passes:
+   * lastPasses). The one pass rule: an epoch passes when more than half of its verdicts pass (a
+   * 1–1 split of two judges fails). With `passFail` an epoch's value is that rule's 1 or 0, so the
+   * mean, pass@k, pass^k, the flip rate and McNemar all count the same passes; graded values are
+   * the mean of the epoch's verdicts.
+   */
+  read(vi: number, into: Float64Array, passFail = false): number {
     let k = 0;
     let c = 0;
+    let notScored = 0;
+    let missing = 0;
     const base = vi * this.epochs;
     if (base + this.epochs <= this.sum.length) {
       for (let e = 0; e < this.epochs; e++) {
         const n = this.count[base + e]!;
-        if (n === 0) continue;
-        into[k++] = this.sum[base + e]! / n;
-        if (this.passes[base + e]! * 2 > n) c++;
+        missing += this.missing[base + e]!;
+        if (n === 0) {
+          if (this.missing[base + e]! > 0) notScored++;
+          continue;
+        }
+        const passed = this.passes[base + e]! * 2 > n;
+        into[k++] = passFail ? (passed ? 1 : 0) : this.sum[base + e]! / n;
+        if (passed) c++;
       }
     }
     this.lastPasses = c;
+    this.lastNotScored = notScored;
+    this.lastMissing = missing;
     return k;
   }
 }
@@ -170,12 +209,16 @@ export class ModelSlots {
 export class RunCells {
   readonly models = new Map<string, ModelSlots>();
   readonly agreement: JudgeAgreement;
+  /** Every verdict so far was a boolean pass (value 1) or fail (value 0): pass/fail whatever was declared. */
+  booleanVerdicts = true;
   private lastModel: string | null = null;
   private lastSlots: ModelSlots | undefined;
 
+  /** `notJudged`: a model whose verdicts stay out of the judges' agreement (a pairwise scorer's baseline, scored 0.5 by definition). */
   constructor(
     readonly index: VignetteIndex,
     readonly epochs: number,
+    private readonly notJudged?: string,
   ) {
     this.agreement = new JudgeAgreement(epochs);
   }
@@ -186,7 +229,7 @@ export class RunCells {
     if (!(Number.isInteger(cell.epoch) && cell.epoch >= 1 && cell.epoch <= this.epochs)) {
       throw new RangeError(`score cell ${at} (${cell.model}, ${cell.vignetteId}): epoch ${cell.epoch} is not in 1..${this.epochs}`);
     }
-    if (!(cell.value >= 0 && cell.value <= 1)) {
+    if (cell.missing !== true && !(cell.value >= 0 && cell.value <= 1)) {
       throw new RangeError(`score cell ${at} (${cell.model}, ${cell.vignetteId}, epoch ${cell.epoch}): value ${cell.value} is not in [0, 1]`);
     }
     let slots = cell.model === this.lastModel ? this.lastSlots : this.models.get(cell.model);
@@ -198,10 +241,13 @@ export class RunCells {
     this.lastSlots = slots;
     const vi = this.index.indexOf(cell.vignetteId);
     this.index.setGroup(vi, cell.group);
-    if (!slots.add(vi, cell.epoch, cell.value, cell.passed === true)) {
+    const missing = cell.missing === true;
+    if (!(missing ? slots.addMissing(vi, cell.epoch) : slots.add(vi, cell.epoch, cell.value, cell.passed === true))) {
       throw new RangeError(`score cell ${at} (${cell.model}, ${cell.vignetteId}, epoch ${cell.epoch}): more than 65,535 verdicts on one response`);
     }
-    if (typeof cell.judge === 'string') this.agreement.add(cell.model, vi, cell.epoch, cell.judge, cell.value);
+    if (missing) return;
+    if (cell.passed === null || cell.passed === undefined || cell.value !== (cell.passed ? 1 : 0)) this.booleanVerdicts = false;
+    if (typeof cell.judge === 'string' && cell.model !== this.notJudged) this.agreement.add(cell.model, vi, cell.epoch, cell.judge, cell.value);
   }
 
   async read(cells: ScoreCells, turns: Turns): Promise<void> {

@@ -10,16 +10,49 @@
 /** How a vignette's K epoch scores become the one value x_i the statistics are taken over. */
 export type EpochReducer = 'mean' | 'majority' | 'max';
 
+/**
+ * How an interval was made: `wilson` (Wilson's score interval, for 0/1 values or a mean whose t
+ * interval has no width), `t` (Student's t), `cr2` (t with the clustered CR2 standard error and
+ * Bell-McCaffrey degrees of freedom), `newcombe` (Newcombe's paired score interval, beside the
+ * exact McNemar test). docs/reference/statistics.md says when each is used.
+ */
+export type IntervalMethod = 'wilson' | 't' | 'cr2' | 'newcombe';
+
+/**
+ * A pair's verdict: `a_better` / `b_better` only when the Holm-adjusted p of the test shown is
+ * below 0.05; `too_few` when the pair shares fewer than MIN_VIGNETTES_TO_COMPARE vignettes.
+ */
+export type PairVerdict = 'a_better' | 'b_better' | 'not_distinguishable' | 'too_few';
+
+/** Below this many shared vignettes a pair gets no verdict: "too few vignettes to compare". */
+export const MIN_VIGNETTES_TO_COMPARE = 10;
+
 export interface ModelScore {
   model: string;
   /** Vignettes with at least one score from this model. */
   n: number;
   /** Mean of the epoch-reduced scores x_i. */
   mean: number;
-  /** Sample sd of x_i / sqrt(n); clustered by `by` when a key was named. Null when n < 2. */
+  /** Sample sd of x_i / sqrt(n); clustered by `by` when a key was named (CR2). Null when n < 2. */
   stderr: number | null;
-  /** mean ± t(0.975, df) · stderr. Null when n < 2. */
+  /**
+   * The 95 % interval of the mean, always inside [0, 1] and never a point: Wilson's for 0/1 values,
+   * else mean ± t(0.975, df) · stderr cut to [0, 1] (`ci_method`). Null without an interval (n < 2
+   * for t, n = 0, or the pairwise baseline's own row).
+   */
   ci95: [number, number] | null;
+  ci_method: IntervalMethod;
+  /**
+   * Responses of this model that reached the report with no verdict: every judge failed or gave
+   * none, or the scorer could not score the record. Missing data, not in `n` or `mean`.
+   */
+  not_scored: number;
+  /** not_scored over every response of the model the report saw (scored or not); 0 when all were scored. */
+  not_scored_share: number;
+  /** Single judge verdicts missing (one of several judges gave none), including those of not_scored responses. */
+  verdicts_missing: number;
+  /** `baseline`: the pairwise scorer's baseline itself, whose 0.5 is by definition, not an estimate. */
+  role?: 'baseline';
   /** Mean over vignettes of 2c(K−c)/(K(K−1)); null unless the scorer is pass/fail and K ≥ 2. */
   flip_rate: number | null;
   /** Vignette ids with 0 < c < K (pass/fail scorers only), the first 100. */
@@ -44,14 +77,27 @@ export interface PairComparison {
   diff: number;
   stderr: number | null;
   ci95: [number, number] | null;
-  /** Two-sided paired t test; exact McNemar when K = 1 and the scorer is pass/fail. */
+  /**
+   * Two-sided paired t test (clustered by `by` when the report clusters); exact McNemar when K = 1,
+   * the scorer is pass/fail and nothing is clustered. The interval comes from the same method.
+   */
   p_value: number | null;
   test: 'paired_t' | 'mcnemar_exact';
+  /** How ci95 was made: `newcombe` beside McNemar, `t` or `cr2` beside the paired t. */
+  ci_method: IntervalMethod;
   /** Holm-adjusted across every pair of this report. */
   p_holm: number | null;
-  /** About 2.8 · sd(d) / sqrt(n): the smallest difference this n would detect (80 % power, α = 0.05). */
+  /**
+   * The smallest true difference the paired t test at this n finds with 80 % power at α = 0.05
+   * (noncentral t): about 2.8 · sd(d) / sqrt(n) for large n, more for small n.
+   */
   min_detectable_diff: number | null;
-  /** The interval spans zero (or cannot be computed): the data do not tell a and b apart. */
+  /** The verdict: better only when p_holm < 0.05 (see PairVerdict). */
+  verdict: PairVerdict;
+  /**
+   * verdict is a_better or b_better: the Holm-adjusted p of the test shown is below 0.05. (Before
+   * this field meant "the unadjusted interval excludes 0", which ignored Holm.)
+   */
   distinguishable: boolean;
 }
 
@@ -81,9 +127,17 @@ export interface ScoreReport {
   /**
    * For an LLM-judge scorer: Krippendorff's alpha across its judges over the scored responses
    * (nominal for pass/fail, interval for graded; null with fewer than two judges or nothing to
-   * compare) and the judges, in the order their verdicts came.
+   * compare; a pairwise scorer's baseline's own answers are left out) and the judges, in the order
+   * their verdicts came.
    */
   judges?: { alpha: number | null; judges: string[] };
+  /** What the reader must weigh before the figures: responses not scored, too few clusters or vignettes. */
+  warnings: string[];
+  /**
+   * The kind the scorer declared, when the report reads it otherwise: a code plugin declared graded
+   * whose every verdict is a boolean pass (value 1) or fail (value 0) is reported as pass/fail.
+   */
+  declared_kind?: 'pass_fail' | 'graded';
   /**
    * For a pairwise judge: what each answer was compared with (a model of the run, or a baseline
    * file). Its values are 1 win, 0.5 tie, 0 loss, so a model's mean is its win rate against it.

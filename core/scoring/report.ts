@@ -5,30 +5,23 @@
  * Input: one `ScoreCell` per verdict on one response, i.e. per (model, vignette, epoch) and judge.
  * The store may hand them over in whatever order its query finds fastest (by record, by model, by
  * vignette): each cell lands in its (model, vignette, epoch) slot. Several cells for one slot (a
- * scorer with several judges) are averaged into that epoch's value, and the epoch passes when most
- * of its verdicts passed. The caller picks which attempt feeds the statistics (the first one,
- * unless asked otherwise) before the cells reach here.
+ * scorer with several judges) make one epoch: it passes when more than half of its verdicts passed,
+ * and for a pass/fail scorer that is its value (1 or 0) everywhere; a graded epoch's value is the
+ * mean of its verdicts. A missing verdict (a judge that failed or gave none) is counted apart and
+ * never enters a value. The caller picks which attempt feeds the statistics (the first one, unless
+ * asked otherwise) before the cells reach here. Which test and interval each figure gets, and the
+ * verdict rule, are in reported-interval.ts and docs/reference/statistics.md.
  *
- * Memory: per model three typed arrays of vignettes × epochs slots (value sum, verdict count, pass
- * count: 12 bytes a slot) and one id per vignette, so 1,000,000 scores of 2 models × 5 epochs ×
- * 100,000 vignettes take about 13 MB whatever the order. Time: the cells are read once and every
+ * Memory: per model four typed arrays of vignettes × epochs slots (value sum, verdict count, pass
+ * count, missing count: 14 bytes a slot) and one id per vignette, so 1,000,000 scores of 2 models ×
+ * 5 epochs × 100,000 vignettes take about 15 MB whatever the order. Time: the cells are read once and every
  * statistic is an O(n) pass; all loops hand the event loop back every ~10 ms.
  * Runs on: Node (core).
  */
-import type { EpochReducer, ModelScore, PairComparison, RunComparison, ScoreReport } from './report-shape.js';
-import {
-  clusteredMeanInterval,
-  epochNoise,
-  epochNoiseShare,
-  flipRate,
-  holm,
-  mcnemarExact,
-  meanInterval,
-  pairedTTest,
-  passCurves,
-  reduceEpochs,
-} from './statistics.js';
+import { MIN_VIGNETTES_TO_COMPARE, type EpochReducer, type ModelScore, type PairComparison, type RunComparison, type ScoreReport } from './report-shape.js';
+import { epochNoise, epochNoiseShare, flipRate, holm, passCurves, reduceEpochs } from './statistics.js';
 import { type ModelSlots, RunCells, type ScoreCells, Turns, VignetteIndex } from './report-cells.js';
+import { reportedMean, reportedPair } from './reported-interval.js';
 
 export type { ScoreCell, ScoreCells } from './report-cells.js';
 
@@ -52,6 +45,8 @@ export interface ReportOptions {
   attempt?: 'first' | 'final';
   /** A pairwise judge's baseline (a model, or a baseline file): means are win rates against it. */
   pairwiseBaseline?: string | undefined;
+  /** The scorer is a code plugin: declared graded, it is reported pass/fail when every verdict is a boolean. */
+  plugin?: boolean;
 }
 
 /** How many unstable vignette ids a model lists. */
@@ -62,21 +57,35 @@ interface Reduced {
   x: Float64Array;
   /** Vignettes with at least one score, in index order. */
   present: Int32Array;
+  /** Vignettes with any cell, a verdict or a missing one, in index order. */
+  seen: Int32Array;
+  /** Per vignette: epochs with a verdict, epochs with none (only missing cells), single verdicts missing. */
+  scored: Uint16Array;
+  notScored: Uint16Array;
+  missing: Uint16Array;
 }
 
-async function reduceModel(slots: ModelSlots, vignettes: number, reducer: EpochReducer, turns: Turns): Promise<Reduced> {
+async function reduceModel(slots: ModelSlots, vignettes: number, reducer: EpochReducer, passFail: boolean, turns: Turns): Promise<Reduced> {
   const x = new Float64Array(vignettes).fill(NaN);
   const present: number[] = [];
+  const seen: number[] = [];
+  const scored = new Uint16Array(vignettes);
+  const notScored = new Uint16Array(vignettes);
+  const missing = new Uint16Array(vignettes);
   const values = new Float64Array(slots.epochs);
   for (let vi = 0; vi < vignettes; vi++) {
-    const k = slots.read(vi, values);
+    const k = slots.read(vi, values, passFail);
     if (k > 0) {
       x[vi] = reduceEpochs(values, reducer, k);
       present.push(vi);
     }
+    if (k > 0 || slots.lastNotScored > 0) seen.push(vi);
+    scored[vi] = k;
+    notScored[vi] = slots.lastNotScored;
+    missing[vi] = slots.lastMissing;
     if (turns.due(slots.epochs)) await turns.take();
   }
-  return { x, present: Int32Array.from(present) };
+  return { x, present: Int32Array.from(present), seen: Int32Array.from(seen), scored, notScored, missing };
 }
 
 /** One model's leaderboard line over the vignettes `which` (indices with a score). */
@@ -85,10 +94,12 @@ async function modelScore(
   slots: ModelSlots,
   reduced: Reduced,
   which: Int32Array,
+  seen: Int32Array,
   index: VignetteIndex,
   kind: 'pass_fail' | 'graded',
   clustered: boolean,
   turns: Turns,
+  baseline = false,
 ): Promise<ModelScore> {
   const n = which.length;
   const K = slots.epochs;
@@ -109,7 +120,7 @@ async function modelScore(
     const vi = which[j]!;
     xs[j] = reduced.x[vi]!;
     clusters[j] = index.group[vi]!;
-    const k = slots.read(vi, values);
+    const k = slots.read(vi, values, kind === 'pass_fail');
     const c = slots.lastPasses;
     epochMeans[j] = reduceEpochs(values, 'mean', k);
     noise[j] = k >= 2 ? epochNoise(values, k) : NaN;
@@ -128,7 +139,8 @@ async function modelScore(
     }
     if (turns.due(K)) await turns.take();
   }
-  const iv = clustered ? clusteredMeanInterval(xs, clusters) : meanInterval(xs);
+  const iv = reportedMean(xs, clustered ? clusters : null);
+  const gaps = gapsOf(reduced, seen);
   const passAtK: Record<string, number> = {};
   const passHatK: Record<string, number> = {};
   if (kind === 'pass_fail') {
@@ -142,8 +154,13 @@ async function modelScore(
     model,
     n,
     mean: iv.mean,
-    stderr: iv.stderr,
-    ci95: iv.ci95,
+    stderr: baseline ? null : iv.stderr,
+    ci95: baseline ? null : iv.ci95,
+    ci_method: iv.method,
+    not_scored: gaps.notScored,
+    not_scored_share: gaps.notScored === 0 ? 0 : gaps.notScored / (gaps.scored + gaps.notScored),
+    verdicts_missing: gaps.missing,
+    ...(baseline ? { role: 'baseline' as const } : {}),
     flip_rate: flipCount > 0 ? flipSum / flipCount : null,
     unstable,
     pass_at_k: passAtK,
@@ -152,9 +169,11 @@ async function modelScore(
   };
 }
 
+type RawPair = Omit<PairComparison, 'p_holm' | 'distinguishable' | 'verdict'>;
+
 /**
  * The paired comparison of `a` against `b` on the vignettes both have (diff = a − b), before Holm.
- * With `mcnemar`, the p-value is the exact McNemar test on the 0/1 values (K = 1, pass/fail).
+ * With `mcnemar` (K = 1, pass/fail) and no clustering: exact McNemar with Newcombe's interval.
  */
 async function comparePair(
   a: string,
@@ -165,23 +184,19 @@ async function comparePair(
   clustered: boolean,
   mcnemar: boolean,
   turns: Turns,
-): Promise<Omit<PairComparison, 'p_holm' | 'distinguishable'>> {
+): Promise<RawPair> {
   const size = Math.min(xa.length, xb.length);
-  const d: number[] = [];
+  const va: number[] = [];
+  const vb: number[] = [];
   const clusters: number[] = [];
-  let onlyA = 0;
-  let onlyB = 0;
   for (let vi = 0; vi < size; vi++) {
-    const va = xa[vi]!;
-    const vb = xb[vi]!;
-    if (Number.isNaN(va) || Number.isNaN(vb)) continue;
-    d.push(va - vb);
+    if (Number.isNaN(xa[vi]!) || Number.isNaN(xb[vi]!)) continue;
+    va.push(xa[vi]!);
+    vb.push(xb[vi]!);
     clusters.push(index.group[vi]!);
-    if (va >= 0.5 && vb < 0.5) onlyA++;
-    else if (vb >= 0.5 && va < 0.5) onlyB++;
     if (turns.due()) await turns.take();
   }
-  const t = pairedTTest(d, clustered ? clusters : undefined);
+  const t = reportedPair(va, vb, mcnemar, clustered ? clusters : null);
   return {
     a,
     b,
@@ -189,20 +204,38 @@ async function comparePair(
     diff: t.diff,
     stderr: t.stderr,
     ci95: t.ci95,
-    p_value: mcnemar && t.n >= 1 ? mcnemarExact(onlyA, onlyB) : t.p_value,
-    test: mcnemar ? 'mcnemar_exact' : 'paired_t',
+    p_value: t.p_value,
+    test: t.test,
+    ci_method: t.method,
     min_detectable_diff: t.min_detectable_diff,
   };
 }
 
-/** Holm across the family, and whether each interval keeps clear of zero. */
-function finishPairs(pairs: Omit<PairComparison, 'p_holm' | 'distinguishable'>[]): PairComparison[] {
+/**
+ * Holm across the family, and each pair's verdict: better only when the Holm-adjusted p of the
+ * test shown is below 0.05, and no verdict under MIN_VIGNETTES_TO_COMPARE shared vignettes.
+ */
+function finishPairs(pairs: RawPair[]): PairComparison[] {
   const adjusted = holm(pairs.map((p) => p.p_value));
-  return pairs.map((p, i) => ({
-    ...p,
-    p_holm: adjusted[i] ?? null,
-    distinguishable: p.ci95 !== null && (p.ci95[0] > 0 || p.ci95[1] < 0),
-  }));
+  return pairs.map((p, i) => {
+    const pHolm = adjusted[i] ?? null;
+    const verdict =
+      p.n < MIN_VIGNETTES_TO_COMPARE ? 'too_few' : pHolm !== null && pHolm < 0.05 && p.diff !== 0 ? (p.diff > 0 ? 'a_better' : 'b_better') : 'not_distinguishable';
+    return { ...p, p_holm: pHolm, verdict, distinguishable: verdict === 'a_better' || verdict === 'b_better' };
+  });
+}
+
+/** Over the vignettes `seen`: responses with a verdict, responses with none, single verdicts missing. */
+function gapsOf(reduced: Reduced, seen: Int32Array): { scored: number; notScored: number; missing: number } {
+  let scored = 0;
+  let notScored = 0;
+  let missing = 0;
+  for (const vi of seen) {
+    scored += reduced.scored[vi]!;
+    notScored += reduced.notScored[vi]!;
+    missing += reduced.missing[vi]!;
+  }
+  return { scored, notScored, missing };
 }
 
 function checkOptions(epochs: number, where: string): void {
@@ -224,6 +257,32 @@ function byGroup(present: Int32Array, index: VignetteIndex): Int32Array[] {
   return out;
 }
 
+/** Clusters fewer than this, or one cluster holding more than half the vignettes, and the clustered figures rest on too little. */
+const MIN_CLUSTERS = 10;
+
+/** What the reader must weigh before the figures: responses not scored, too few clusters, too few vignettes. */
+function reportWarnings(models: readonly ModelScore[], pairs: readonly PairComparison[], clustering: { by: string; count: number; largestShare: number } | null): string[] {
+  const warnings: string[] = [];
+  for (const m of models) {
+    if (m.not_scored > 0) {
+      warnings.push(
+        `${m.model}: ${m.not_scored} response${m.not_scored === 1 ? '' : 's'} (${(100 * m.not_scored_share).toFixed(1)} %) not scored (a judge failed or gave no verdict, or the record could not be scored): left out as missing, not counted as fails.`,
+      );
+    } else if (m.verdicts_missing > 0) {
+      warnings.push(`${m.model}: ${m.verdicts_missing} judge verdict${m.verdicts_missing === 1 ? '' : 's'} missing: those responses are scored by the judges that answered.`);
+    }
+  }
+  if (clustering !== null && (clustering.count < MIN_CLUSTERS || clustering.largestShare > 0.5)) {
+    const why = clustering.count < MIN_CLUSTERS ? `only ${clustering.count} cluster${clustering.count === 1 ? '' : 's'} (fewer than ${MIN_CLUSTERS})` : `one cluster holds ${(100 * clustering.largestShare).toFixed(0)} % of the vignettes`;
+    warnings.push(
+      `Clustering by "${clustering.by}" rests on ${why}: the clustered intervals and p-values (CR2, never narrower than unclustered) may still be too narrow; read them as rough.`,
+    );
+  }
+  const few = pairs.filter((p) => p.verdict === 'too_few').length;
+  if (few > 0) warnings.push(`${few} pair${few === 1 ? '' : 's'} share${few === 1 ? 's' : ''} fewer than ${MIN_VIGNETTES_TO_COMPARE} vignettes: too few vignettes to compare, no verdict given.`);
+  return warnings;
+}
+
 /** The report of one run for one scorer version, from its cells. */
 export async function buildScoreReport(options: ReportOptions, cells: ScoreCells): Promise<ScoreReport> {
   checkOptions(options.epochs, `report of run ${options.runId}`);
@@ -231,21 +290,31 @@ export async function buildScoreReport(options: ReportOptions, cells: ScoreCells
   const by = options.by ?? null;
   const turns = new Turns();
   const index = new VignetteIndex();
-  const run = new RunCells(index, options.epochs);
+  const baseline = options.pairwiseBaseline;
+  const run = new RunCells(index, options.epochs, baseline);
   await run.read(cells, turns);
+  // A code plugin declared graded whose every verdict is a boolean is pass/fail, like a rule.
+  const kind = options.kind === 'graded' && options.plugin === true && run.booleanVerdicts && run.models.size > 0 ? 'pass_fail' : options.kind;
+  const passFail = kind === 'pass_fail';
 
-  const names = run.orderedModels(options.models);
   const reduced = new Map<string, Reduced>();
   const models: ModelScore[] = [];
-  for (const name of names) {
+  // A model none of whose responses got a verdict has no mean: it leaves the leaderboard, named in a warning.
+  const unscored: string[] = [];
+  for (const name of run.orderedModels(options.models)) {
     const slots = run.models.get(name)!;
-    const r = await reduceModel(slots, index.ids.length, reducer, turns);
+    const r = await reduceModel(slots, index.ids.length, reducer, passFail, turns);
+    if (r.present.length === 0) {
+      unscored.push(name);
+      continue;
+    }
     reduced.set(name, r);
-    models.push(await modelScore(name, slots, r, r.present, index, options.kind, by !== null, turns));
+    models.push(await modelScore(name, slots, r, r.present, r.seen, index, kind, by !== null, turns, name === baseline));
   }
+  const names = models.map((m) => m.model);
 
-  const mcnemar = options.kind === 'pass_fail' && options.epochs === 1;
-  const raw: Omit<PairComparison, 'p_holm' | 'distinguishable'>[] = [];
+  const mcnemar = passFail && options.epochs === 1;
+  const raw: RawPair[] = [];
   for (let i = 0; i < names.length; i++) {
     for (let j = i + 1; j < names.length; j++) {
       const a = names[i]!;
@@ -253,35 +322,57 @@ export async function buildScoreReport(options: ReportOptions, cells: ScoreCells
       raw.push(await comparePair(a, b, reduced.get(a)!.x, reduced.get(b)!.x, index, by !== null, mcnemar, turns));
     }
   }
+  const pairs = finishPairs(raw);
+  const clustering = by === null ? null : clusteringOf(reduced, names, index, by);
 
   const report: ScoreReport = {
     run_id: options.runId,
     scorer: options.scorer,
     scorer_version: options.scorerVersion,
-    kind: options.kind,
+    kind,
     epochs: options.epochs,
     reducer,
     by,
     models,
-    pairs: finishPairs(raw),
+    pairs,
     pending: options.pending ?? 0,
     attempt: options.attempt ?? 'first',
+    warnings: [...unscored.map((m) => `${m}: not one response scored (every judge failed or gave no verdict): left out.`), ...reportWarnings(models, pairs, clustering)],
   };
-  if (run.agreement.seen) report.judges = await run.agreement.report(options.kind);
-  if (options.pairwiseBaseline !== undefined) report.pairwise = { baseline: options.pairwiseBaseline };
+  if (kind !== options.kind) report.declared_kind = options.kind;
+  if (run.agreement.seen) report.judges = await run.agreement.report(kind);
+  if (baseline !== undefined) report.pairwise = { baseline };
   if (by !== null) {
     const slices = index.groups.map((value) => ({ value, models: [] as ModelScore[] }));
     for (const name of names) {
       const r = reduced.get(name)!;
       const groups = byGroup(r.present, index);
+      const seen = byGroup(r.seen, index);
       for (let g = 0; g < groups.length; g++) {
         if (groups[g]!.length === 0) continue;
-        slices[g]!.models.push(await modelScore(name, run.models.get(name)!, r, groups[g]!, index, options.kind, false, turns));
+        slices[g]!.models.push(await modelScore(name, run.models.get(name)!, r, groups[g]!, seen[g]!, index, kind, false, turns, name === baseline));
       }
     }
     report.slices = slices.filter((s) => s.models.length > 0).sort((p, q) => (p.value < q.value ? -1 : p.value > q.value ? 1 : 0));
   }
   return report;
+}
+
+/** How many clusters the scored vignettes fall in, and the largest one's share. */
+function clusteringOf(reduced: Map<string, Reduced>, names: readonly string[], index: VignetteIndex, by: string): { by: string; count: number; largestShare: number } {
+  const sizes = new Map<number, number>();
+  const counted = new Uint8Array(index.ids.length);
+  let n = 0;
+  for (const name of names) {
+    for (const vi of reduced.get(name)!.present) {
+      if (counted[vi] === 1) continue;
+      counted[vi] = 1;
+      n++;
+      sizes.set(index.group[vi]!, (sizes.get(index.group[vi]!) ?? 0) + 1);
+    }
+  }
+  const largest = Math.max(0, ...sizes.values());
+  return { by, count: sizes.size, largestShare: n === 0 ? 0 : largest / n };
 }
 
 /** What a comparison of two runs needs besides their cells. */
@@ -321,9 +412,9 @@ export async function buildRunComparison(options: ComparisonOptions, cellsA: Sco
     const scores: ModelScore[] = [];
     for (const name of names) {
       const slots = run.models.get(name)!;
-      const r = await reduceModel(slots, index.ids.length, reducer, turns);
+      const r = await reduceModel(slots, index.ids.length, reducer, options.kind === 'pass_fail', turns);
       reduced.set(name, r);
-      scores.push(await modelScore(name, slots, r, r.present, index, options.kind, false, turns));
+      scores.push(await modelScore(name, slots, r, r.present, r.seen, index, options.kind, false, turns));
     }
     return { names, reduced, scores };
   };
@@ -331,7 +422,7 @@ export async function buildRunComparison(options: ComparisonOptions, cellsA: Sco
   const b = await side(runB);
 
   const mcnemar = options.kind === 'pass_fail' && options.epochsA === 1 && options.epochsB === 1;
-  const raw: Omit<PairComparison, 'p_holm' | 'distinguishable'>[] = [];
+  const raw: RawPair[] = [];
   for (const model of a.names) {
     if (!b.reduced.has(model)) continue;
     raw.push(

@@ -1,6 +1,7 @@
 /**
  * The vignette × model matrix of one scorer on one run, a page of rows at a time: for each
- * vignette and model, one value per epoch (the mean of its judges' verdicts), the epochs reduced to
+ * vignette and model, one value per epoch (the mean of its judges' verdicts; for a pass/fail
+ * scorer 1 when more than half of them passed, else 0), the epochs reduced to
  * one value as the report reduces them, how many epochs passed, the flip rate across epochs and
  * the judges' disagreement.
  *
@@ -116,11 +117,13 @@ function toCell(model: string, slots: readonly { values: number[]; passes: numbe
       epochs.push(null);
       continue;
     }
-    const value = slot.values.reduce((a, b) => a + b, 0) / n;
+    // The epoch passes when more than half of its verdicts passed, as in the report, and a
+    // pass/fail epoch's value is that 1 or 0 (a 1-1 split of two judges fails).
+    const pass = slot.passes * 2 > n;
+    const value = kind === 'pass_fail' ? (pass ? 1 : 0) : slot.values.reduce((a, b) => a + b, 0) / n;
     epochs.push(value);
     scoredValues.push(value);
-    // The epoch passes when most of its verdicts passed, as in the report.
-    if (slot.passes * 2 > n) passed += 1;
+    if (pass) passed += 1;
     if (n >= 2) {
       spreadSum += Math.max(...slot.values) - Math.min(...slot.values);
       spreadCount += 1;

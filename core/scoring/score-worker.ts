@@ -315,6 +315,7 @@ function toNewScore(seq: number, scorer: Scorer, v: ScoreValue): NewScore {
     severity: v.severity,
     explanation: v.explanation,
     failed: false,
+    ...(v.judgeCall?.unreadable === true ? { noVerdict: true } : {}),
     ...(v.judge !== null && v.judgeCall ? { usage: { judge: v.judge, ...v.judgeCall.usage } } : {}),
   };
 }

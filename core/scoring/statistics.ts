@@ -1,8 +1,9 @@
 /**
  * The statistics of a score report, as pure numerics over plain arrays: the mean with its t
- * interval (and the clustered one), epoch reducers, pass@k and pass^k, flip rate, the paired
- * comparison of two models (paired t, exact McNemar, Holm), the minimum detectable difference, the
- * epoch noise share and Krippendorff's alpha. Each is checked against scipy/statsmodels to 1e-9
+ * interval (and the clustered one, CR2 from cluster-robust.ts), epoch reducers, pass@k and pass^k,
+ * flip rate, the paired comparison of two models (paired t, exact McNemar, Holm) with its minimum
+ * detectable difference (power.ts), the epoch noise share and Krippendorff's alpha. Pass-rate
+ * intervals (Wilson, Newcombe) are in proportion-intervals.ts. Each is checked against scipy/statsmodels to 1e-9
  * (scripts/stats-reference.py makes the fixtures). Every function here is one O(n) pass or a sort,
  * so the report can call it on 100,000 vignettes without holding the event loop; the report does
  * the streaming and the yielding. docs/reference/statistics.md says what each figure means.
@@ -11,6 +12,8 @@
 import binomialCdf from '@stdlib/stats-base-dists-binomial-cdf';
 import tCdfImpl from '@stdlib/stats-base-dists-t-cdf';
 import tQuantileImpl from '@stdlib/stats-base-dists-t-quantile';
+import { cr2Mean } from './cluster-robust.js';
+import { minimumDetectableDiff } from './power.js';
 import type { EpochReducer } from './report-shape.js';
 
 /** Student's t quantile: the x with P(T ≤ x) = p for df degrees of freedom (df > 0). */
@@ -69,24 +72,30 @@ export function meanInterval(xs: ArrayLike<number>): MeanInterval {
   return interval(n, m, Math.sqrt(sampleVariance(xs) / n), n - 1);
 }
 
+/** A clustered mean: the interval, and what the clustering rests on. */
+export interface ClusteredMeanInterval extends MeanInterval {
+  clusters: number;
+  /** The largest cluster's share of the values. */
+  largestShare: number;
+  /** The CR2 standard error was below the unclustered one, so the unclustered one is used. */
+  floored: boolean;
+}
+
 /**
  * The mean with a cluster-robust standard error: vignettes sharing a metadata value (a cluster) are
- * not independent evidence, so the residuals are summed within each cluster first.
- * SE_c = √(C/(C−1) · Σ_c (Σ_{i∈c} (x_i − μ))²) / n, with t on C − 1 degrees of freedom (statsmodels'
- * OLS on a constant with cov_type='cluster', use_t=True). `cluster[i]` is x_i's cluster index.
- * Interval null with fewer than two clusters.
+ * not independent evidence. CR2 with Bell-McCaffrey degrees of freedom (cluster-robust.ts), never
+ * below the unclustered standard error: clustering says the vignettes are less independent than
+ * they look, so it may widen the interval, never narrow it (with equal cluster means CR2 alone is 0
+ * on data that vary). Degrees of freedom are at least 1. Interval null with fewer than two clusters.
  */
-export function clusteredMeanInterval(xs: ArrayLike<number>, cluster: ArrayLike<number>): MeanInterval & { clusters: number } {
+export function clusteredMeanInterval(xs: ArrayLike<number>, cluster: ArrayLike<number>): ClusteredMeanInterval {
   const n = xs.length;
-  if (cluster.length !== n) throw new RangeError(`clusteredMeanInterval: ${n} values but ${cluster.length} cluster labels`);
+  const cr = cr2Mean(xs, cluster);
   const m = n > 0 ? mean(xs) : NaN;
-  const sums = new Map<number, number>();
-  for (let i = 0; i < n; i++) sums.set(cluster[i]!, (sums.get(cluster[i]!) ?? 0) + (xs[i]! - m));
-  const c = sums.size;
-  let ss = 0;
-  for (const s of sums.values()) ss += s * s;
-  const se = c >= 2 ? Math.sqrt((c / (c - 1)) * ss) / n : NaN;
-  return { ...interval(n, m, se, c - 1), clusters: c };
+  const iid = Math.sqrt(sampleVariance(xs) / n);
+  const floored = Number.isFinite(iid) && Number.isFinite(cr.stderr) && cr.stderr < iid;
+  const se = floored ? iid : cr.stderr;
+  return { ...interval(n, m, se, Math.max(1, cr.df)), clusters: cr.clusters, largestShare: cr.largestShare, floored };
 }
 
 /**
@@ -155,42 +164,45 @@ export interface PairedTest {
   ci95: [number, number] | null;
   /**
    * Two-sided paired t p-value. When every d_i is the same (sd = 0) the t statistic is 0/0 or ±∞:
-   * p is 1 if they are all zero (no difference at all) and 0 otherwise. Null when n < 2.
+   * p is 1 if they are all zero (no difference at all), else the exact sign test's 2 · 2^−n (every
+   * one of n differences has the same sign), and the interval is null. Null when n < 2.
    */
   p_value: number | null;
-  /** (t(0.975, df) + t(0.80, df)) · stderr; null when n < 2. */
+  /** The smallest true difference the t test finds with 80 % power (noncentral t, power.ts); null when n < 2. */
   min_detectable_diff: number | null;
 }
 
 /**
+ * A standard error that is zero or rounding noise: every value the same up to the last bits (a
+ * constant difference of 0.03 computed as 0.8 − 0.77 varies by 1e-17). A t statistic on it would be
+ * 1e15 and its p 1e-170, a certainty the data do not hold.
+ */
+export function negligibleStderr(stderr: number, m: number): boolean {
+  return stderr <= 1e-12 * Math.max(1, Math.abs(m));
+}
+
+/**
  * Paired t on the differences d_i = x_(a,i) − x_(b,i). With `cluster` (each d_i's cluster index,
- * from a metadata key) the standard error is the clustered one and t has clusters − 1 degrees of
- * freedom, as for a single model's mean.
+ * from a metadata key) the standard error and degrees of freedom are the clustered ones, as for a
+ * single model's mean, and so is the p-value: the interval and the p always come from one method.
  */
 export function pairedTTest(d: ArrayLike<number>, cluster?: ArrayLike<number>): PairedTest {
   const iv = cluster ? clusteredMeanInterval(d, cluster) : meanInterval(d);
   if (iv.stderr === null || iv.df === null) {
     return { n: iv.n, diff: iv.mean, stderr: null, ci95: null, p_value: null, min_detectable_diff: null };
   }
-  let p: number;
-  if (iv.stderr === 0) p = iv.mean === 0 ? 1 : 0;
-  else p = Math.min(1, 2 * tCdf(-Math.abs(iv.mean / iv.stderr), iv.df));
+  if (negligibleStderr(iv.stderr, iv.mean)) {
+    const p = Math.abs(iv.mean) <= 1e-12 ? 1 : Math.min(1, 2 * 0.5 ** iv.n);
+    return { n: iv.n, diff: iv.mean, stderr: 0, ci95: null, p_value: p, min_detectable_diff: 0 };
+  }
   return {
     n: iv.n,
     diff: iv.mean,
     stderr: iv.stderr,
     ci95: iv.ci95,
-    p_value: p,
+    p_value: Math.min(1, 2 * tCdf(-Math.abs(iv.mean / iv.stderr), iv.df)),
     min_detectable_diff: minimumDetectableDiff(iv.stderr, iv.df),
   };
-}
-
-/**
- * The smallest true difference a two-sided paired test at α = 0.05 finds with 80 % power at this
- * n: (t(0.975, df) + t(0.80, df)) · SE, about 2.8 · SE once n is large.
- */
-export function minimumDetectableDiff(stderr: number, df: number): number {
-  return (tQuantile(0.975, df) + tQuantile(0.8, df)) * stderr;
 }
 
 /**

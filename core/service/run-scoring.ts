@@ -83,6 +83,7 @@ export class RunScoring {
         attempt: input.attempt ?? 'first',
         ...(input.reducer ? { reducer: input.reducer } : {}),
         ...(rs.layer === 'judge' ? { pairwiseBaseline: pairwiseBaselineOf(rs.definition) } : {}),
+        plugin: rs.layer === 'plugin',
       },
       this.reportCells(run.id, rs, input.by ?? null, input.attempt ?? 'first'),
     );
@@ -174,10 +175,24 @@ export class RunScoring {
     return named[named.length - 1]!;
   }
 
-  /** A scorer's stored scores as the report reads them, a page at a time, giving the event loop a turn between pages. */
+  /**
+   * A scorer's stored scores as the report reads them, a page at a time, giving the event loop a
+   * turn between pages: each with its judge's name (the judges' agreement) and whether it is a
+   * missing verdict.
+   */
   private async *reportCells(runId: RunId, rs: RunScorer, by: string | null, attempt: ReportAttempt = 'first'): AsyncGenerator<ScoreCell[]> {
+    const judges = rs.layer === 'judge' ? rs.judges : [];
     for (const page of this.scoring.scores.cells(runId, rs.scorerId, by, attempt)) {
-      yield page.map((c) => ({ model: c.model, vignetteId: c.vignetteId, epoch: c.epoch, value: c.value, passed: c.passed, group: c.group }));
+      yield page.map((c) => ({
+        model: c.model,
+        vignetteId: c.vignetteId,
+        epoch: c.epoch,
+        value: c.value,
+        passed: c.passed,
+        group: c.group,
+        judge: judges[c.judge] ?? null,
+        missing: c.missing,
+      }));
       await new Promise<void>((r) => setImmediate(r));
     }
   }

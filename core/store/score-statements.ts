@@ -48,9 +48,11 @@ export interface CellRow {
   value: number;
   passed: number | null;
   grp?: string | number | null;
+  /** scores.failed: 0 a verdict, 1 the record could not be scored, 2 the judge gave no verdict. */
+  failed: number;
 }
 
-export interface LineRow extends CellRow {
+export interface LineRow extends Omit<CellRow, 'failed'> {
   name: string;
   version: string;
   judges: string;
@@ -77,7 +79,7 @@ function cellsSql(attempt: ReportAttempt): string {
   const final = attempt === 'final';
   return `SELECT sc.seq, j.model, j.epoch, s.vignette_idx, v.vignette_id, sc.judge,
             ${final ? 'IIF(a.seq IS NULL, sc.value, a.value) AS value, IIF(a.seq IS NULL, sc.passed, a.passed) AS passed' : 'sc.value, sc.passed'},
-            json_extract(v.metadata, ?) AS grp
+            json_extract(v.metadata, ?) AS grp, sc.failed
      FROM scores sc CROSS JOIN responses s ON s.seq = sc.seq CROSS JOIN jobs j ON j.id = s.job_id
        JOIN vignettes v ON v.run_id = j.run_id AND v.idx = s.vignette_idx
        ${
@@ -86,7 +88,7 @@ function cellsSql(attempt: ReportAttempt): string {
                 AND a.attempt = (SELECT MAX(m.attempt) FROM attempt_scores m WHERE m.scorer_id = sc.scorer_id AND m.seq = sc.seq)`
            : ''
        }
-     WHERE sc.scorer_id = ? AND sc.seq > ? AND sc.seq <= ? AND j.run_id = ? AND sc.failed = 0
+     WHERE sc.scorer_id = ? AND sc.seq > ? AND sc.seq <= ? AND j.run_id = ?
      ORDER BY sc.seq, sc.judge LIMIT ?`;
 }
 
@@ -221,7 +223,7 @@ export function prepareScoreStatements(db: Database.Database) {
       `SELECT scr.name, scr.version, scr.judges, sc.judge, sc.value, sc.passed, sc.severity, sc.explanation
        FROM run_scorers rs JOIN scorers scr ON scr.id = rs.scorer_id
          CROSS JOIN scores sc ON sc.scorer_id = rs.scorer_id AND sc.seq = @seq
-       WHERE rs.run_id = @runId AND sc.failed = 0 ORDER BY rs.position, sc.judge`,
+       WHERE rs.run_id = @runId AND sc.failed <> 1 ORDER BY rs.position, sc.judge`,
     ),
   };
 }

@@ -76,6 +76,11 @@ export interface NewScore {
   /** Stored only when not empty. */
   explanation: string;
   failed: boolean;
+  /**
+   * The judge answered but gave no verdict (unreadable): stored with failed = 2, so the record is
+   * scored (not retried) while reports read this judge's verdict as missing, never as a fail.
+   */
+  noVerdict?: boolean;
   /** A judge's verdict: what its calls used, added to the run's judge usage when the score is stored. */
   usage?: JudgeUsage;
 }
@@ -106,10 +111,12 @@ export interface StoredScoreCell {
   passed: boolean | null;
   /** The vignette's value of the metadata key asked for, as text; null without one. */
   group: string | null;
+  /** No verdict: the record could not be scored, or this judge gave none. Reports count it as missing. */
+  missing: boolean;
 }
 
 /** One score as exports and details read it. */
-export interface ScoreLine extends Omit<StoredScoreCell, 'group'> {
+export interface ScoreLine extends Omit<StoredScoreCell, 'group' | 'missing'> {
   /** 1 for the sweep's record; 2 and on for a retry on a hard fail. */
   attempt: number;
   scorerName: string;
@@ -183,6 +190,7 @@ function toCell(r: CellRow): StoredScoreCell {
     value: r.value,
     passed: r.passed === null ? null : r.passed === 1,
     group: r.grp === null || r.grp === undefined ? null : String(r.grp),
+    missing: r.failed !== 0,
   };
 }
 /**
@@ -195,6 +203,10 @@ function wholeRecords<R extends { seq: number }>(rows: R[], pageSize: number): {
   if (rows[0]!.seq === last) return { rows, more: true };
   return { rows: rows.filter((r) => r.seq !== last), more: true };
 }
+
+/** scores.failed: 0 a verdict; FAILED_RECORD the scorer could not score the record (retried on re-scoring); NO_VERDICT a judge answered with none. */
+const FAILED_RECORD = 1;
+const NO_VERDICT = 2;
 
 export class ScoreStore {
   private readonly db: Database.Database;
@@ -337,7 +349,7 @@ export class ScoreStore {
               s.passed === null ? null : s.passed ? 1 : 0,
               SEVERITY_CODE[s.severity],
               s.explanation === '' ? null : s.explanation,
-              s.failed ? 1 : 0,
+              s.failed ? FAILED_RECORD : s.noVerdict === true ? NO_VERDICT : 0,
             ).changes;
             // Only a score stored now counts its calls: a verdict already stored was paid for once.
             if (inserted > 0 && s.usage) addUsage(usage, s.usage);
@@ -368,8 +380,9 @@ export class ScoreStore {
 
   /**
    * A scorer's scores on a run, in seq order, a page at a time (no statement stays open between
-   * pages, so writes in between find the connection free). Records that could not be scored are
-   * left out. `attempt` 'final' reads each record's last scored retry in place of the record's own.
+   * pages, so writes in between find the connection free). Records that could not be scored, and
+   * judges that gave no verdict, come as `missing` cells (the report counts them as not scored).
+   * `attempt` 'final' reads each record's last scored retry in place of the record's own.
    */
   *cells(
     runId: RunId,

@@ -22,6 +22,8 @@ const pair: PairComparison = {
   test: 'paired_t',
   p_holm: 0.0002,
   min_detectable_diff: 0.14,
+  ci_method: 't',
+  verdict: 'a_better',
   distinguishable: true,
 };
 
@@ -66,6 +68,7 @@ describe('a pair in the matrix', () => {
     expect(mirrored.diff).toBe(-0.2);
     expect(mirrored.ci95).toEqual([-0.3, -0.1]);
     expect([mirrored.a, mirrored.b]).toEqual(['mock-weak', 'mock-strong']);
+    expect(mirrored.verdict).toBe('b_better');
     expect(pairOf([pair], 'mock-strong', 'mock-other')).toBeNull();
   });
 

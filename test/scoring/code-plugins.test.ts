@@ -288,6 +288,29 @@ describe('through the score worker', () => {
     });
     expect((await e.service.scoringStatus({ runId: run.id })).scorers).toHaveLength(1);
   });
+  it('reports a plugin that returns booleans as pass/fail, exactly as the match rule with the same verdicts', async () => {
+    const e = (engine = openEngine({ dataDir: join(tmp.dir, 'data'), tickMs: 20 }));
+    const run = await e.service.createRun({
+      manifestPath: writeTargetManifest(tmp.dir, 24),
+      models: ['mock-strong', 'mock-weak'],
+      epochs: 1,
+      scorers: {
+        scorers: [
+          { name: 'exact', type: 'match' },
+          { name: 'same', type: 'code', code: `function score(i) { return i.response.trim().toLowerCase() === String(i.target).trim().toLowerCase(); }` },
+        ],
+      },
+    });
+    await e.scheduler.runToCompletion(run.id);
+    await e.scoring.finish(run.id);
+    const rule = await e.service.report({ runId: run.id, scorer: 'exact' });
+    const plugin = await e.service.report({ runId: run.id, scorer: 'same' });
+    expect(plugin.kind).toBe('pass_fail');
+    expect(plugin.declared_kind).toBe('graded');
+    expect(plugin.pairs[0]!.test).toBe('mcnemar_exact');
+    expect(plugin.models).toEqual(rule.models);
+    expect(plugin.pairs).toEqual(rule.pairs);
+  });
   it('a url_health scorer attached where the network is allowed is left pending, not waited for, where it is not', async () => {
     const dataDir = join(tmp.dir, 'data');
     let e = (engine = openEngine({ dataDir, tickMs: 20, allowPluginNetwork: true }));

@@ -41,7 +41,8 @@ describe('formatScoreReport', () => {
     expect(lines[head]).toMatch(/^model\s+n\s+mean\s+95 % CI\s+flip rate\s+pass@2\s+pass\^2$/);
     const strong = lines[head + 1]!;
     const weak = lines[head + 2]!;
-    expect(strong).toMatch(/^strong\s+30\s+1\.000\s+\[1\.000, 1\.000\]\s+0\.000\s+1\.000\s+1\.000$/);
+    // A perfect model's interval is Wilson's, never the point [1.000, 1.000].
+    expect(strong).toMatch(/^strong\s+30\s+1\.000\s+\[0\.8\d{2}, 1\.000\]\s+0\.000\s+1\.000\s+1\.000$/);
     expect(weak).toMatch(/^weak\s+30\s+0\.167\s+\[0\.\d{3}, 0\.\d{3}\]\s+0\.333\s+0\.333\s+0\.000$/);
     // Columns line up: each line of the table is as long as the header's columns make it.
     expect(lines[head]!.indexOf('mean') + 'mean'.length).toBe(strong.indexOf('1.000') + '1.000'.length);
@@ -52,6 +53,9 @@ describe('formatScoreReport', () => {
     expect(lines[pairHead]).toMatch(/^pair\s+n\s+diff\s+95 % CI\s+p\s+p \(Holm\)\s+min\. detectable$/);
     expect(lines[pairHead + 1]).toMatch(/^strong − weak\s+30\s+\+0\.833\s+\[\+0\.\d{3}, \+0\.\d{3}\]\s+<0\.001\s+<0\.001\s+0\.\d{3}\s+strong better$/);
     expect(lines.some((l) => l.startsWith('min. detectable: the smallest true difference'))).toBe(true);
+    expect(lines).toContain(
+      'better: the Holm-adjusted p of the test shown is below 0.05 (across every pair above); otherwise not distinguishable; under 10 shared vignettes, too few to compare.',
+    );
   });
 
   it("says that a pairwise judge's means are win rates against its baseline", async () => {
@@ -59,14 +63,14 @@ describe('formatScoreReport', () => {
     const report = await buildScoreReport({ ...base, kind: 'graded', pairwiseBaseline: 'weak' }, cells(wins));
     expect(report.pairwise).toEqual({ baseline: 'weak' });
     expect(formatScoreReport(report)[1]).toBe(
-      'Pairwise against the baseline weak: a win counts 1, a tie 0.5, a loss 0, so a mean is the win rate against the baseline (0.5: as good as it).',
+      "Pairwise against the baseline weak: a win counts 1, a tie 0.5, a loss 0, so a mean is the win rate against the baseline (0.5: as good as it; the baseline's own row is 0.5 by definition).",
     );
     const plain = await buildScoreReport({ ...base, kind: 'graded' }, cells(wins));
     expect(plain.pairwise).toBeUndefined();
     expect(formatScoreReport(plain).some((l) => l.includes('win rate'))).toBe(false);
   });
 
-  it('says "not distinguishable" when the interval spans zero, and labels exact McNemar', async () => {
+  it('says "too few vignettes to compare" under 10 shared vignettes, and labels exact McNemar with its interval', async () => {
     const report = await buildScoreReport(
       { ...base, epochs: 1 },
       cells({
@@ -75,18 +79,18 @@ describe('formatScoreReport', () => {
       }),
     );
     const lines = formatScoreReport(report);
-    expect(lines.some((l) => l.includes('(exact McNemar; Holm-adjusted across 1 pair)'))).toBe(true);
+    expect(lines.some((l) => l.includes("(exact McNemar, Newcombe's interval; Holm-adjusted across 1 pair)"))).toBe(true);
     const row = lines.find((l) => l.startsWith('a − b'))!;
-    expect(row).toMatch(/\+0\.200\s+\[-\d\.\d{3}, \+\d\.\d{3}\]\s+1\.000 \(McNemar\)\s+1\.000\s+\d\.\d{3}\s+not distinguishable$/);
+    expect(row).toMatch(/\+0\.200\s+\[-\d\.\d{3}, \+\d\.\d{3}\]\s+1\.000 \(McNemar\)\s+1\.000\s+\d\.\d{3}\s+too few vignettes to compare$/);
     // One epoch: no flip rate or pass@K columns.
     expect(lines.find((l) => l.startsWith('model'))).toMatch(/^model\s+n\s+mean\s+95 % CI$/);
   });
 
-  it('prints n/a where a figure cannot be computed, and the pending count', async () => {
+  it('prints the widest honest interval for one vignette (Wilson), and the pending count', async () => {
     const report = await buildScoreReport({ ...base, kind: 'graded', pending: 12 }, cells({ solo: { v1: [0.4, 0.6] } }));
     const lines = formatScoreReport(report);
     expect(lines[1]).toBe('12 scores still pending: figures will move.');
-    expect(lines.find((l) => l.startsWith('solo'))).toMatch(/^solo\s+1\s+0\.500\s+n\/a$/);
+    expect(lines.find((l) => l.startsWith('solo'))).toMatch(/^solo\s+1\s+0\.500\s+\[0\.055, 0\.945\]$/);
     expect(lines.some((l) => l.startsWith('Pairs'))).toBe(false);
   });
 
@@ -99,7 +103,9 @@ describe('formatScoreReport', () => {
     const topic = (v: string) => (Number(v.slice(1)) % 2 === 0 ? 'dose' : 'triage');
     const report = await buildScoreReport({ ...base, by: 'topic', models: ['strong', 'weak'] }, cells(lopsided(12), topic));
     const lines = formatScoreReport(report);
-    expect(lines).toContain('Standard errors clustered by metadata key "topic".');
+    expect(lines).toContain('Standard errors clustered by metadata key "topic" (CR2, never narrower than unclustered).');
+    expect(lines.some((l) => l.startsWith('Warning: Clustering by "topic" rests on only 2 clusters (fewer than 10)'))).toBe(true);
+    expect(lines.some((l) => l.startsWith('Pairs, on the vignettes both answered (paired t clustered by "topic"'))).toBe(true);
     const dose = lines.indexOf('topic = dose:');
     const triage = lines.indexOf('topic = triage:');
     expect(dose).toBeGreaterThan(0);

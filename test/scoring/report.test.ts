@@ -46,7 +46,10 @@ describe('buildScoreReport', () => {
     expect(m1!.mean).toBeCloseTo(0.625, 12);
     const iv = meanInterval([1, 0.5, 0, 1]);
     expect(m1!.stderr).toBeCloseTo(iv.stderr!, 12);
-    expect(m1!.ci95).toEqual(iv.ci95);
+    // The t interval, cut to [0, 1].
+    expect(m1!.ci95).toEqual([0, 1]);
+    expect(iv.ci95![0]).toBeLessThan(0);
+    expect(m1!.ci_method).toBe('t');
     expect(m1!.flip_rate).toBeCloseTo(0.25, 12);
     expect(m1!.unstable).toEqual(['v2']);
     expect(m1!.pass_at_k).toEqual({ '1': 0.625, '2': 0.75 });
@@ -64,6 +67,9 @@ describe('buildScoreReport', () => {
     expect(p.p_holm).toBe(t.p_value);
     expect(p.min_detectable_diff).toBe(t.min_detectable_diff);
     expect(p.distinguishable).toBe(false);
+    // Four shared vignettes: too few to compare, whatever p says.
+    expect(p.verdict).toBe('too_few');
+    expect(r.warnings).toEqual(['1 pair shares fewer than 10 vignettes: too few vignettes to compare, no verdict given.']);
   });
 
   it('gives the same report whatever order the cells come in, and from an async stream', async () => {
@@ -80,13 +86,10 @@ describe('buildScoreReport', () => {
   });
 
   it('orders models as asked, then as first seen, and applies Holm over every pair', async () => {
+    const twelve = (values: number[]) => Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`v${i + 1}`, [values[i % 4]! - 0.01 * Math.floor(i / 4)]]));
     const r = await buildScoreReport(
       { ...base, epochs: 1, kind: 'graded', models: ['c', 'zz-not-run'] },
-      cells({
-        a: { v1: [0.9], v2: [0.8], v3: [0.7], v4: [0.9] },
-        b: { v1: [0.1], v2: [0.3], v3: [0.2], v4: [0.2] },
-        c: { v1: [0.5], v2: [0.6], v3: [0.4], v4: [0.55] },
-      }),
+      cells({ a: twelve([0.9, 0.8, 0.7, 0.9]), b: twelve([0.1, 0.3, 0.2, 0.2]), c: twelve([0.5, 0.6, 0.4, 0.55]) }),
     );
     expect(r.models.map((m) => m.model)).toEqual(['c', 'a', 'b']);
     expect(r.pairs.map((p) => `${p.a}-${p.b}`)).toEqual(['c-a', 'c-b', 'a-b']);
@@ -98,6 +101,23 @@ describe('buildScoreReport', () => {
     const ab = r.pairs[2]!;
     expect(ab.diff).toBeCloseTo(0.625, 12);
     expect(ab.distinguishable).toBe(true);
+    expect(ab.verdict).toBe('a_better');
+  });
+
+  it('calls a pair better only when its Holm-adjusted p is below 0.05, not when its own interval clears 0', async () => {
+    // a is b + 0.05 ± 0.07 (raw p about 0.04 against b, c and d); c and d are b within 0.01. Each
+    // of a's three intervals clears 0; Holm over six pairs keeps none below 0.05.
+    const plus = (k: number) => (k % 2 === 0 ? 1 : -1);
+    const twice = (k: number) => (k % 4 < 2 ? 1 : -1);
+    const model = (f: (i: number) => number) => Object.fromEntries(Array.from({ length: 12 }, (_, i) => [`v${i}`, [0.5 + f(i)]]));
+    const r = await buildScoreReport(
+      { ...base, epochs: 1, kind: 'graded' },
+      cells({ a: model((i) => 0.05 + 0.07 * plus(i)), b: model(() => 0), c: model((i) => 0.01 * twice(i)), d: model((i) => -0.01 * twice(i + 1)) }),
+    );
+    const loose = r.pairs.filter((p) => p.ci95 !== null && (p.ci95[0] > 0 || p.ci95[1] < 0) && p.p_holm! >= 0.05);
+    for (const p of r.pairs) expect(p.distinguishable).toBe(p.p_holm! < 0.05);
+    expect(loose.length).toBeGreaterThan(0);
+    for (const p of loose) expect(p.verdict).toBe('not_distinguishable');
   });
 
   it('reduces epochs by majority (median) and max', async () => {
@@ -119,8 +139,8 @@ describe('buildScoreReport', () => {
       { model: 'm', vignetteId: 'v2', epoch: 1, value: 1, passed: true },
     ];
     const r = await buildScoreReport({ ...base, epochs: 1 }, judged);
-    expect(r.models[0]!.mean).toBeCloseTo((2 / 3 + 0.5) / 2, 12);
-    // v1 passes (2 of 3), v2 does not (1 of 2 is no majority).
+    // One pass rule: v1 passes (2 of 3), v2 does not (1 of 2 is no majority), in the mean as in pass@1.
+    expect(r.models[0]!.mean).toBe(0.5);
     expect(r.models[0]!.pass_at_k).toEqual({ '1': 0.5 });
   });
 
@@ -175,7 +195,9 @@ describe('buildScoreReport', () => {
     const groups = [0, 0, 1, 1, 2];
     const iv = clusteredMeanInterval(xs, groups);
     expect(r.models[0]!.stderr).toBeCloseTo(iv.stderr!, 12);
-    expect(r.models[0]!.ci95![0]).toBeCloseTo(iv.ci95![0], 12);
+    expect(r.models[0]!.ci95![0]).toBeCloseTo(Math.max(0, iv.ci95![0]), 12);
+    expect(r.models[0]!.ci_method).toBe('cr2');
+    expect(r.warnings.some((w) => /Clustering by "topic" rests on only 3 clusters/.test(w))).toBe(true);
     const d = [0.5, 0.5, -0.5, 0, 0.5];
     expect(r.pairs[0]!.stderr).toBeCloseTo(pairedTTest(d, groups).stderr!, 12);
     expect(r.slices!.map((s) => s.value)).toEqual(['(none)', 'dose', 'triage']);
@@ -187,13 +209,16 @@ describe('buildScoreReport', () => {
     expect(dose.models[0]!.stderr).toBeCloseTo(meanInterval([1, 0.5]).stderr!, 12);
   });
 
-  it('reports one model alone, one vignette, and all-equal scores without inventing intervals', async () => {
+  it('reports one model alone, one vignette, and all-equal scores with intervals that are never a point', async () => {
     const single = await buildScoreReport(base, cells({ m: { v1: [1, 1] } }));
-    expect(single.models[0]).toMatchObject({ n: 1, mean: 1, stderr: null, ci95: null });
+    expect(single.models[0]).toMatchObject({ n: 1, mean: 1, stderr: null, ci_method: 'wilson' });
+    expect(single.models[0]!.ci95![0]).toBeGreaterThan(0);
     expect(single.pairs).toEqual([]);
     const flat = await buildScoreReport(base, cells({ a: { v1: [1, 1], v2: [1, 1] }, b: { v1: [1, 1], v2: [1, 1] } }));
-    expect(flat.models[0]).toMatchObject({ mean: 1, stderr: 0, ci95: [1, 1], epoch_noise_share: null });
-    expect(flat.pairs[0]).toMatchObject({ diff: 0, p_value: 1, distinguishable: false });
+    expect(flat.models[0]).toMatchObject({ mean: 1, stderr: 0, epoch_noise_share: null, ci_method: 'wilson' });
+    expect(flat.models[0]!.ci95![1]).toBe(1);
+    expect(flat.models[0]!.ci95![0]).toBeLessThan(1);
+    expect(flat.pairs[0]).toMatchObject({ diff: 0, p_value: 1, ci95: null, distinguishable: false, verdict: 'too_few' });
     const empty = await buildScoreReport(base, []);
     expect(empty.models).toEqual([]);
     expect(empty.pairs).toEqual([]);

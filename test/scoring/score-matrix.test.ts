@@ -96,8 +96,10 @@ function expected(scorer: string, rows: RawScore[] = raw(scorer), epochCount = E
         continue;
       }
       const values = verdicts.map((r) => r.value);
-      epochs.push(values.reduce((a, b) => a + b, 0) / values.length);
-      if (verdicts.filter((r) => r.passed === 1).length > verdicts.length / 2) passed += 1;
+      // Every scorer here is pass/fail: an epoch is 1 when more than half its verdicts pass (a 1-1 split fails), as in the report.
+      const pass = verdicts.filter((r) => r.passed === 1).length > verdicts.length / 2;
+      epochs.push(pass ? 1 : 0);
+      if (pass) passed += 1;
       if (values.length > 1) spreads.push(Math.max(...values) - Math.min(...values));
     }
     const scored = epochs.filter((v): v is number => v !== null);

@@ -22,12 +22,25 @@ import {
   tCdf,
   tQuantile,
 } from '../../core/scoring/statistics.js';
+import { cr2Mean } from '../../core/scoring/cluster-robust.js';
 
 interface Fixture {
   t_quantile: { p: number; df: number; q: number }[];
   t_cdf: { t: number; df: number; cdf: number }[];
   mean_interval: { name: string; xs: number[]; mean: number; stderr: number; ci95: [number, number] }[];
-  clustered: { name: string; xs: number[]; clusters: number[]; mean: number; stderr: number; ci95: [number, number]; df: number }[];
+  clustered: {
+    name: string;
+    xs: number[];
+    clusters: number[];
+    mean: number;
+    cr2_stderr: number;
+    bm_df: number;
+    largest_share: number;
+    stderr: number;
+    ci95: [number, number];
+    df: number;
+    floored: boolean;
+  }[];
   paired: {
     name: string;
     a: number[];
@@ -103,14 +116,26 @@ describe('meanInterval', () => {
 });
 
 describe('clusteredMeanInterval', () => {
-  it.each(fx.clustered.map((c) => [c.name, c] as const))('%s: matches statsmodels OLS cov_type=cluster', (_, c) => {
+  it.each(fx.clustered.map((c) => [c.name, c] as const))('%s: CR2 and Bell-McCaffrey df match their matrix definition', (_, c) => {
+    const raw = cr2Mean(c.xs, c.clusters);
+    close(raw.stderr, c.cr2_stderr, 'CR2 stderr');
+    close(raw.df, c.bm_df, 'BM df');
+    close(raw.largestShare, c.largest_share, 'largest share');
     const r = clusteredMeanInterval(c.xs, c.clusters);
     close(r.mean, c.mean, 'mean');
     close(r.stderr, c.stderr, 'stderr');
     close(r.ci95![0], c.ci95[0], 'ci lo');
     close(r.ci95![1], c.ci95[1], 'ci hi');
-    expect(r.df).toBe(c.df);
-    expect(r.clusters).toBe(c.df + 1);
+    close(r.df, c.df, 'df');
+    expect(r.floored).toBe(c.floored);
+  });
+
+  it('never reports a clustered SE below the unclustered one: equal cluster means do not collapse it to 0', () => {
+    const xs = [0, 1, 0, 1, 1, 0, 0.5, 0.5];
+    expect(cr2Mean(xs, [0, 0, 1, 1, 2, 2, 3, 3]).stderr).toBeLessThan(1e-12);
+    const r = clusteredMeanInterval(xs, [0, 0, 1, 1, 2, 2, 3, 3]);
+    close(r.stderr, meanInterval(xs).stderr, 'floored at the unclustered SE');
+    expect(r.ci95![1] - r.ci95![0]).toBeGreaterThan(0.5);
   });
 
   it('has no interval with a single cluster, and refuses mismatched labels', () => {
@@ -129,17 +154,24 @@ describe('pairedTTest', () => {
     expect(r.n).toBe(c.n);
     close(r.diff, c.diff, 'diff');
     close(r.stderr, c.stderr, 'stderr');
+    if (c.stderr < 1e-12) {
+      // Every d_i the same (up to rounding): no interval rather than a point (tested below).
+      expect(r.ci95).toBeNull();
+      return;
+    }
     close(r.ci95![0], c.ci95[0], 'ci lo');
     close(r.ci95![1], c.ci95[1], 'ci hi');
     close(r.min_detectable_diff, c.min_detectable_diff, 'mdd');
     if (c.p_value !== null) close(r.p_value, c.p_value, 'p');
   });
 
-  it('calls identical models indistinguishable (p = 1) where scipy gives NaN, and a constant gap certain', () => {
+  it('calls identical models indistinguishable (p = 1) where scipy gives NaN, and a constant gap by the exact sign test, with no point interval', () => {
     const same = pairedTTest([0, 0, 0, 0]);
     expect(same.p_value).toBe(1);
-    expect(same.ci95).toEqual([0, 0]);
-    expect(pairedTTest([0.5, 0.5, 0.5]).p_value).toBe(0);
+    expect(same.ci95).toBeNull();
+    // Three differences of one sign: 2 · 2^-3, not the t test's "certain" 0.
+    expect(pairedTTest([0.5, 0.5, 0.5]).p_value).toBe(0.25);
+    expect(pairedTTest([0.5, 0.5, 0.5]).ci95).toBeNull();
   });
 
   it('has no test for a single shared vignette', () => {
@@ -151,10 +183,15 @@ describe('pairedTTest', () => {
     const r = pairedTTest(d);
     expect(r.min_detectable_diff! / r.stderr!).toBeCloseTo(2.8016, 3);
   });
+
+  it('gives 16.33 standard errors at n = 2, not the central shortcut 14.08 (noncentral t)', () => {
+    const r = pairedTTest([0.2, 0.6]);
+    expect(r.min_detectable_diff! / r.stderr!).toBeCloseTo(16.334, 3);
+  });
 });
 
 describe('pairedTTest clustered by a metadata key', () => {
-  it.each(fx.clustered_paired.map((c) => [c.name, c] as const))('%s: matches statsmodels OLS on d with cov_type=cluster', (_, c) => {
+  it.each(fx.clustered_paired.map((c) => [c.name, c] as const))('%s: CR2 on d, its p and its interval from one method', (_, c) => {
     const r = pairedTTest(
       c.a.map((a, i) => a - c.b[i]!),
       c.clusters,

@@ -1,6 +1,7 @@
 /**
- * The leaderboard as a table: per model the vignettes scored, the mean with its 95 % interval and
- * standard error, and, for pass/fail scorers, pass@K and pass^K, and over several epochs the flip rate.
+ * The leaderboard as a table: per model the vignettes scored, the mean with its 95 % interval (the
+ * pairwise baseline's own row says "baseline": its 0.5 is by definition) and standard error, the
+ * responses not scored when any were, and, for pass/fail scorers, pass@K and pass^K, and over several epochs the flip rate.
  * Used by the Results view (whole run and each slice) and the Compare view.
  * Runs on: renderer.
  */
@@ -22,6 +23,7 @@ function largestK(models: readonly ModelScore[]): string | null {
 
 export function ModelScoreTable({ models, testId, caption }: { models: readonly ModelScore[]; testId: string; caption: string }) {
   const consistency = models.some((m) => m.flip_rate !== null);
+  const gaps = models.some((m) => m.not_scored > 0);
   const k = largestK(models);
   return (
     <ScrollRegion label={caption}>
@@ -34,6 +36,9 @@ export function ModelScoreTable({ models, testId, caption }: { models: readonly 
             <th scope="col" className="num">Mean</th>
             <th scope="col" className="num">95% CI</th>
             <th scope="col" className="num" title="Standard error of the mean">SE</th>
+            {gaps ? (
+              <th scope="col" className="num" title="Responses with no verdict (a judge failed or gave none): missing, not fails">Not scored</th>
+            ) : null}
             {consistency ? (
               <th scope="col" className="num" title="The chance that two epochs of one vignette disagree">Flip rate</th>
             ) : null}
@@ -54,8 +59,13 @@ export function ModelScoreTable({ models, testId, caption }: { models: readonly 
               <th scope="row" className="nowrap">{m.model}</th>
               <td className="num">{formatInt(m.n)}</td>
               <td className="num" data-col="mean">{formatScore(m.mean)}</td>
-              <td className="num nowrap" data-col="ci95">{formatInterval(m.ci95)}</td>
+              <td className="num nowrap" data-col="ci95">{m.role === 'baseline' ? 'baseline' : formatInterval(m.ci95)}</td>
               <td className="num">{formatScore(m.stderr)}</td>
+              {gaps ? (
+                <td className="num" data-col="not-scored">
+                  {formatInt(m.not_scored)} ({(100 * m.not_scored_share).toFixed(1)} %)
+                </td>
+              ) : null}
               {consistency ? <td className="num" data-col="flip-rate">{formatScore(m.flip_rate)}</td> : null}
               {k !== null ? (
                 <>

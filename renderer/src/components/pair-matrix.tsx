@@ -1,8 +1,9 @@
 /**
  * Every pair of models, paired on the vignettes both answered, as a matrix: the cell in row A and
- * column B is A − B with its 95 % interval and Holm-adjusted p. Where the interval spans zero the
- * cell says "not distinguishable", with the smallest difference this many vignettes could detect,
- * so the user can tell "no difference" from "too few vignettes".
+ * column B is A − B with its 95 % interval and Holm-adjusted p. A cell is "better" or "worse" only
+ * when that Holm-adjusted p is below 0.05; otherwise it says "not distinguishable", with the
+ * smallest difference this many vignettes could detect, so the user can tell "no difference" from
+ * "too few vignettes", and under the report's minimum it says "too few vignettes to compare".
  * Runs on: renderer.
  */
 import type { PairComparison } from '../api/types.js';
@@ -12,7 +13,7 @@ import { ScrollRegion } from './scroll-region.js';
 
 function PairCell({ pair }: { pair: PairComparison | null }) {
   if (!pair) return <td className="pair-cell muted">—</td>;
-  const verdict = pair.distinguishable ? (pair.diff > 0 ? 'better' : 'worse') : 'same';
+  const verdict = pair.verdict === 'a_better' ? 'better' : pair.verdict === 'b_better' ? 'worse' : 'same';
   return (
     <td className={`pair-cell pair-${verdict}`} data-pair={`${pair.a}|${pair.b}`}>
       <div className="pair-diff" data-col="diff">{formatDiff(pair.diff)}</div>
@@ -20,7 +21,9 @@ function PairCell({ pair }: { pair: PairComparison | null }) {
       <div className="small muted nowrap">
         p<sub>Holm</sub> {formatPValue(pair.p_holm)} · n {pair.n}
       </div>
-      {pair.distinguishable ? null : (
+      {pair.verdict === 'too_few' ? (
+        <div className="small pair-verdict">too few vignettes to compare</div>
+      ) : pair.distinguishable ? null : (
         <div className="small pair-verdict" title={`With ${pair.n} vignettes a difference below about ${formatScore(pair.min_detectable_diff)} would likely go unseen`}>
           not distinguishable
           {pair.min_detectable_diff !== null ? <span className="muted"> (MDD {formatScore(pair.min_detectable_diff)})</span> : null}

@@ -14,7 +14,10 @@ export function flipInterval(ci: readonly [number, number] | null): [number, num
 export function pairOf(pairs: readonly PairComparison[], row: string, column: string): PairComparison | null {
   for (const p of pairs) {
     if (p.a === row && p.b === column) return p;
-    if (p.a === column && p.b === row) return { ...p, a: row, b: column, diff: -p.diff, ci95: flipInterval(p.ci95) };
+    if (p.a === column && p.b === row) {
+      const verdict = p.verdict === 'a_better' ? 'b_better' : p.verdict === 'b_better' ? 'a_better' : p.verdict;
+      return { ...p, a: row, b: column, diff: -p.diff, ci95: flipInterval(p.ci95), verdict };
+    }
   }
   return null;
 }

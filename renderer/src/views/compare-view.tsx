@@ -2,7 +2,8 @@
  * Compare runs: two runs over the same manifest, paired by vignette id. For each model both ran,
  * run B's epoch-reduced scores against run A's: each side's mean with its 95 % interval (an
  * error-bar chart and a table), and the paired difference B − A with its interval and p-value,
- * "not distinguishable" where the interval spans zero. Whether a new prompt, a new model version or
+ * higher or lower only where its Holm-adjusted p is below 0.05, else "not distinguishable" (or "too
+ * few vignettes to compare" under the report's minimum). Whether a new prompt, a new model version or
  * a new scorer moved the needle, the vignettes' own difficulty cancels out.
  * Runs on: renderer.
  */
@@ -66,7 +67,7 @@ function DifferenceTable({ pairs }: { pairs: readonly PairComparison[] }) {
                 {p.distinguishable ? (
                   <span className={`badge ${p.diff > 0 ? 'badge-ok' : 'badge-err'}`}>{p.diff > 0 ? 'B scores higher' : 'B scores lower'}</span>
                 ) : (
-                  <span className="badge badge-muted">not distinguishable</span>
+                  <span className="badge badge-muted">{p.verdict === 'too_few' ? 'too few vignettes to compare' : 'not distinguishable'}</span>
                 )}
               </td>
             </tr>

@@ -111,8 +111,15 @@ function Leaderboard({ report }: { report: ScoreReport }) {
       {report.pairwise ? (
         <p className="small" data-testid="pairwise-baseline">
           Pairwise against the baseline <strong>{report.pairwise.baseline}</strong>: a win counts 1, a tie 0.5, a loss 0, so a mean is the win
-          rate against the baseline <span className="muted">(0.5: as good as it)</span>
+          rate against the baseline <span className="muted">(0.5: as good as it; the baseline's own row is 0.5 by definition)</span>
         </p>
+      ) : null}
+      {report.warnings.length > 0 ? (
+        <ul className="small" data-testid="report-warnings">
+          {report.warnings.map((w) => (
+            <li key={w}>{w}</li>
+          ))}
+        </ul>
       ) : null}
       {report.judges ? (
         <p className="small" data-testid="judge-agreement">
@@ -242,7 +249,7 @@ function RunResults({ runId }: { runId: string }) {
                   <header className="card-header">
                     <h2>Model against model</h2>
                     <span className="muted small">
-                      row − column, paired on the vignettes both answered; "not distinguishable" when the 95 % interval spans 0
+                      row − column, paired on the vignettes both answered; better or worse only when the Holm-adjusted p of the test shown is below 0.05
                     </span>
                   </header>
                   <PairMatrix models={byMeanDescending(report.data.models).map((m) => m.model)} pairs={report.data.pairs} testId="pair-matrix" />

@@ -28,8 +28,9 @@ describe('judge agreement in the score report', () => {
     expect(report.judges!.alpha).toBeCloseTo(8 / 15, 12);
     const shuffled = await buildScoreReport(options, cells([...verdicts].reverse()));
     expect(shuffled.judges).toEqual({ alpha: report.judges!.alpha, judges: ['j2', 'j1'] });
-    // The leaderboard averages the judges of a response, as before.
-    expect(report.models[0]!.mean).toBeCloseTo((1 + 0 + 0.5 + 0) / 4, 12);
+    // One pass rule: the 1-1 split on v3 is no majority, so it fails in the mean as in pass@1.
+    expect(report.models[0]!.mean).toBe(0.25);
+    expect(report.models[0]!.pass_at_k['1']).toBe(0.25);
   });
 
   it('has no alpha with one judge, and no judges field for scorers without judges', async () => {
