@@ -21,7 +21,7 @@ import type { NewScore, RecordToScore, RunScorer, ScoreStore } from '../store/sc
 import { processOwnerId } from '../store/owner-liveness.js';
 import type { Store } from '../store/store.js';
 import { HardFailRetrier, isHardFail, type RetryRun } from './hard-fail-retry.js';
-import { UnscorableRecord, type RunCallPolicy, type Scorer, type ScoreInput, type ScoreValue } from './scorer.js';
+import { ScorerStopped, UnscorableRecord, type RunCallPolicy, type Scorer, type ScoreInput, type ScoreValue } from './scorer.js';
 import type { ScorerRegistry } from './scorer-registry.js';
 import { ScorerDefinitionSchema } from './scoring-config.js';
 
@@ -124,7 +124,8 @@ export class ScoreWorker {
       const last = this.opts.scores.lastSeq(runId);
       const ended = !run || TERMINAL_RUN_STATUSES.includes(run.status);
       // A scorer this process cannot build (url_health without --allow-network) is left to one that can.
-      if (ended && this.opts.scores.runScorers(runId).every((s) => s.scoredSeq >= last || this.built.get(s.scorerId) === null)) return;
+      // A stopped scorer version scores nothing more.
+      if (ended && this.opts.scores.runScorers(runId).every((s) => s.scoredSeq >= last || s.stopped !== null || this.built.get(s.scorerId) === null)) return;
       await sleep(Math.min(this.tickMs, 100));
     }
   }
@@ -152,6 +153,11 @@ export class ScoreWorker {
       if (!this.opts.scores.claim(rs.runId, rs.scorerId, this.owner, this.leaseMs)) continue;
       try {
         await this.catchUp(rs, scorer);
+      } catch (err) {
+        if (!(err instanceof ScorerStopped)) throw err;
+        // The page is not committed: its records stay pending, with the reason beside the scorer.
+        this.opts.scores.stopScorer(rs.scorerId, err.message);
+        this.opts.logger.error({ run_id: rs.runId, scorer: rs.name, version: rs.version, reason: err.message }, 'scorer stopped');
       } finally {
         this.opts.scores.release(rs.runId, rs.scorerId, this.owner);
       }
@@ -275,6 +281,7 @@ export class ScoreWorker {
       try {
         return await scorer.score(input, this.abort.signal);
       } catch (err) {
+        if (err instanceof ScorerStopped) throw err;
         lastError = err instanceof UnscorableRecord ? err.message : toPanoptesError(err).message;
         if (err instanceof UnscorableRecord || this.abort.signal.aborted || t === this.tries) break;
         await sleep(this.backoffMs * 2 ** (t - 1), undefined, { signal: this.abort.signal }).catch(() => undefined);

@@ -7,11 +7,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { checkCodeDefinition, codeScorerBuilder } from '../../core/scoring/plugin/code-scorer.js';
 import { ScorerRegistry } from '../../core/scoring/scorer-registry.js';
 import type { Scorer, ScoreInput } from '../../core/scoring/scorer.js';
 import { ScoringConfigSchema } from '../../core/scoring/scoring-config.js';
+import { openEngine, type Engine } from '../../core/service/engine.js';
+import { tempDir, writeTargetManifest } from '../helpers/temp.js';
 
 const registry = new ScorerRegistry();
 registry.register('code', codeScorerBuilder({ network: false }), checkCodeDefinition({ network: false }));
@@ -114,5 +116,34 @@ describe('the time cap holds for native calls', () => {
     const stopped = `ScorerStopped: its thread was lost 3 times in a row (last: ${lost}), so the plugin was stopped`;
     expect(seen).toEqual([{ failed: `UnscorableRecord: ${lost}` }, { failed: `UnscorableRecord: ${lost}` }, { failed: stopped }, { failed: stopped }]);
     expect(await outcome(p, 'later')).toEqual({ failed: stopped });
+  });
+});
+
+describe('a plugin stopped for good stays stopped', () => {
+  let engine: Engine | undefined;
+  const tmp = tempDir();
+  afterEach(async () => {
+    await engine?.close();
+    engine = undefined;
+  });
+  afterAll(() => tmp.cleanup());
+
+  it('through the score worker: the reason is stored with the scorer version, and a restart never resumes it', async () => {
+    const dataDir = join(tmp.dir, 'data');
+    let e = (engine = openEngine({ dataDir, tickMs: 20 }));
+    const run = await e.service.createRun({ manifestPath: writeTargetManifest(tmp.dir, 20), models: ['mock-strong'], epochs: 1 });
+    await e.scheduler.runToCompletion(run.id);
+    await e.service.scoreRun({ runId: run.id, scorers: { scorers: [{ name: 'hang', type: 'code', code: corpus('native-hang-every-record') }] } });
+    await e.scoring.finish(run.id);
+    const [stopped] = (await e.service.scoringStatus({ runId: run.id })).scorers;
+    expect(stopped).toMatchObject({ name: 'hang', done: 0, failed: 0, pending: 20, stopped: expect.stringMatching(/^its thread was lost 3 times in a row \(last: ran past twice its time cap/) });
+    await e.close();
+
+    // After a restart the stopped version is not behind: nothing starts its plugin again, and finishing returns.
+    e = engine = openEngine({ dataDir, tickMs: 20 });
+    expect(e.scoring.behindRuns()).toEqual([]);
+    e.scoring.start();
+    await e.scoring.finish(run.id);
+    expect((await e.service.scoringStatus({ runId: run.id })).scorers[0]).toMatchObject({ done: 0, pending: 20, stopped: stopped!.stopped });
   });
 });
