@@ -6,6 +6,7 @@
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import { PanoptesError } from '../domain.js';
+import { linearRegex, schemaRegExp } from './linear-regex.js';
 import type { ScoreInput, ScoreValue, Severity } from './scorer.js';
 import type {
   BannedDefinitionSchema,
@@ -59,7 +60,7 @@ function includesRule(def: z.infer<typeof IncludesDefinitionSchema>): RuleCheck 
 }
 
 function regexRule(def: z.infer<typeof RegexDefinitionSchema>): RuleCheck {
-  const re = new RegExp(def.pattern, def.flags ?? '');
+  const re = linearRegex(def.pattern, def.flags ?? '');
   return ({ response }) => (re.test(response) ? null : `does not match /${def.pattern}/${def.flags ?? ''}`);
 }
 
@@ -153,7 +154,7 @@ function jsonRule(def: z.infer<typeof JsonDefinitionSchema>, where: string): Rul
   let validate: ValidateFunction | undefined;
   if (def.schema !== undefined) {
     try {
-      validate = new Ajv({ allErrors: false, strict: false }).compile(def.schema);
+      validate = new Ajv({ allErrors: false, strict: false, code: { regExp: schemaRegExp } }).compile(def.schema);
     } catch (err) {
       throw new PanoptesError('invalid_input', `${where}.schema: not a usable JSON Schema: ${(err as Error).message}`, { where: `${where}.schema` });
     }
