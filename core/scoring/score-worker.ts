@@ -151,21 +151,46 @@ export class ScoreWorker {
       const scorer = this.scorerOf(rs);
       if (!scorer) continue;
       if (!this.opts.scores.claim(rs.runId, rs.scorerId, this.owner, this.leaseMs)) continue;
+      const lease = this.holdLease(rs);
       try {
-        await this.catchUp(rs, scorer);
+        await this.catchUp(rs, scorer, lease.signal);
       } catch (err) {
         if (!(err instanceof ScorerStopped)) throw err;
         // The page is not committed: its records stay pending, with the reason beside the scorer.
         this.opts.scores.stopScorer(rs.scorerId, err.message);
         this.opts.logger.error({ run_id: rs.runId, scorer: rs.name, version: rs.version, reason: err.message }, 'scorer stopped');
       } finally {
+        lease.stop();
         this.opts.scores.release(rs.runId, rs.scorerId, this.owner);
       }
     }
   }
 
+  /**
+   * Keeps the lease on a (run, scorer) while its pages are scored: renewed every third of its
+   * length, so a page that takes longer than the lease (a slow judge) is not taken over half-way
+   * and scored twice. The signal aborts when the worker stops or the lease was lost all the same
+   * (a process stalled past it): the page's calls stop, since its scores could not be stored.
+   */
+  private holdLease(rs: RunScorer): { signal: AbortSignal; stop: () => void } {
+    const lost = new AbortController();
+    const timer = setInterval(() => {
+      let held = false;
+      try {
+        held = this.opts.scores.renew(rs.runId, rs.scorerId, this.owner, this.leaseMs);
+      } catch (err) {
+        this.opts.logger.warn({ err, run_id: rs.runId, scorer: rs.name }, 'scoring lease could not be renewed');
+      }
+      if (!held) lost.abort();
+    }, Math.max(20, Math.floor(this.leaseMs / 3)));
+    timer.unref();
+    const signal = AbortSignal.any([this.abort.signal, lost.signal]);
+    setMaxListeners(0, signal);
+    return { signal, stop: () => clearInterval(timer) };
+  }
+
   /** Scores the run's records past the cursor, page by page, up to the last one landed now. */
-  private async catchUp(rs: RunScorer, scorer: Scorer): Promise<void> {
+  private async catchUp(rs: RunScorer, scorer: Scorer, signal: AbortSignal): Promise<void> {
     const current = this.opts.scores.runScorer(rs.runId, rs.scorerId);
     if (!current) return;
     const run = this.opts.store.queries.getRun(rs.runId);
@@ -177,7 +202,7 @@ export class ScoreWorker {
     // A record may bring up to N retries into the page's commit: fewer records a page keep that
     // commit (scores and attempts, one transaction) no larger than a page without retries.
     const pageSize = Math.max(1, Math.floor(this.pageSize / (1 + (this.retryLimits.get(rs.scorerId) ?? 0))));
-    while (cursor < through && !this.abort.signal.aborted) {
+    while (cursor < through && !signal.aborted) {
       const read = this.opts.scores.recordsToScore(rs.runId, cursor, through, pageSize);
       if (read.length === 0) break;
       // Reading, scoring and committing a page each take milliseconds: other work runs between them.
@@ -187,8 +212,8 @@ export class ScoreWorker {
       if (records.length === 0) return;
       const last = records[records.length - 1]!.seq;
       const scored = this.opts.scores.scoredIn(rs.scorerId, cursor, last);
-      const page = await this.scorePage(rs, scorer, calls, retryRun, scored.size === 0 ? records : records.filter((r) => !scored.has(r.seq)));
-      if (this.abort.signal.aborted) return;
+      const page = await this.scorePage(rs, scorer, calls, retryRun, scored.size === 0 ? records : records.filter((r) => !scored.has(r.seq)), signal);
+      if (signal.aborted) return;
       await yieldToLoop();
       const committed = this.opts.scores.commitScores(rs.runId, rs.scorerId, this.owner, {
         scores: page.scores,
@@ -224,24 +249,24 @@ export class ScoreWorker {
     return paired;
   }
 
-  private async scorePage(rs: RunScorer, scorer: Scorer, calls: RunCallPolicy, retryRun: RetryRun, records: readonly PairedRecord[]) {
+  private async scorePage(rs: RunScorer, scorer: Scorer, calls: RunCallPolicy, retryRun: RetryRun, records: readonly PairedRecord[], signal: AbortSignal) {
     const results: NewScore[][] = new Array<NewScore[]>(records.length);
     const attempts: NewAttempt[] = [];
     let failed = 0;
     let next = 0;
     const lane = async () => {
-      while (next < records.length && !this.abort.signal.aborted) {
+      while (next < records.length && !signal.aborted) {
         const i = next++;
         const r = records[i]!;
-        const outcome = await this.scoreOne(rs, scorer, calls, r);
+        const outcome = await this.scoreOne(rs, scorer, calls, r, signal);
         if (outcome.failed) failed += 1;
         const limit = this.retryLimits.get(rs.scorerId) ?? 0;
         if (outcome.values && limit > 0 && isHardFail(outcome.values)) {
           const input = this.inputOf(rs, calls, r);
           const retried = await this.retrier.retry(
             retryRun,
-            { rs, record: r, input, first: outcome.scores, limit, score: (i) => this.scoreTried(scorer, i), toScore: (v) => toNewScore(r.seq, scorer, v) },
-            this.abort.signal,
+            { rs, record: r, input, first: outcome.scores, limit, score: (i) => this.scoreTried(scorer, i, signal), toScore: (v) => toNewScore(r.seq, scorer, v) },
+            signal,
           );
           attempts.push(...retried.attempts);
         }
@@ -263,9 +288,10 @@ export class ScoreWorker {
     scorer: Scorer,
     calls: RunCallPolicy,
     r: PairedRecord,
+    signal: AbortSignal,
   ): Promise<{ scores: NewScore[]; failed: boolean; values?: ScoreValue[] }> {
     // A baseline that will never answer makes the record unscorable without asking the scorer.
-    const scored = r.baseline?.state === 'missing' ? { error: r.baseline.why } : await this.scoreTried(scorer, this.inputOf(rs, calls, r));
+    const scored = r.baseline?.state === 'missing' ? { error: r.baseline.why } : await this.scoreTried(scorer, this.inputOf(rs, calls, r), signal);
     if (Array.isArray(scored)) return { scores: scored.map((v) => toNewScore(r.seq, scorer, v)), failed: false, values: scored };
     this.opts.logger.warn({ run_id: rs.runId, scorer: rs.name, seq: r.seq, err: scored.error }, 'record could not be scored');
     return {
@@ -275,16 +301,16 @@ export class ScoreWorker {
   }
 
   /** Scores one answer, trying again after a failure worth retrying: its verdicts, or the last error. */
-  private async scoreTried(scorer: Scorer, input: ScoreInput): Promise<ScoreValue[] | { error: string }> {
+  private async scoreTried(scorer: Scorer, input: ScoreInput, signal: AbortSignal): Promise<ScoreValue[] | { error: string }> {
     let lastError = '';
     for (let t = 1; t <= this.tries; t++) {
       try {
-        return await scorer.score(input, this.abort.signal);
+        return await scorer.score(input, signal);
       } catch (err) {
         if (err instanceof ScorerStopped) throw err;
         lastError = err instanceof UnscorableRecord ? err.message : toPanoptesError(err).message;
-        if (err instanceof UnscorableRecord || this.abort.signal.aborted || t === this.tries) break;
-        await sleep(this.backoffMs * 2 ** (t - 1), undefined, { signal: this.abort.signal }).catch(() => undefined);
+        if (err instanceof UnscorableRecord || signal.aborted || t === this.tries) break;
+        await sleep(this.backoffMs * 2 ** (t - 1), undefined, { signal }).catch(() => undefined);
       }
     }
     return { error: lastError };

@@ -124,6 +124,7 @@ export function prepareScoreStatements(db: Database.Database) {
        WHERE run_id = @runId AND scorer_id = @scorerId
          AND (owner IS NULL OR owner = @owner OR lease_until < @now OR owner = @dead)`,
     ),
+    renew: db.prepare(`UPDATE run_scorers SET lease_until = @until WHERE run_id = @runId AND scorer_id = @scorerId AND owner = @owner`),
     stopScorer: db.prepare(`UPDATE scorers SET stopped_reason = ? WHERE id = ? AND stopped_reason IS NULL`),
     release: db.prepare(`UPDATE run_scorers SET owner = NULL, lease_until = NULL WHERE run_id = ? AND scorer_id = ? AND owner = ?`),
     guard: db.prepare<[string, number], { owner: string | null }>(`SELECT owner FROM run_scorers WHERE run_id = ? AND scorer_id = ?`),

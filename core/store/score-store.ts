@@ -278,6 +278,11 @@ export class ScoreStore {
     );
   }
 
+  /** Extends `owner`'s lease on a (run, scorer) from now; false when it is not `owner`'s any more. */
+  renew(runId: RunId, scorerId: number, owner: string, leaseMs: number): boolean {
+    return this.stmt.renew.run({ until: Date.now() + leaseMs, runId, scorerId, owner }).changes === 1;
+  }
+
   /** Stops a scorer version for good, in every run it is attached to: it is never behind again. */
   stopScorer(scorerId: number, reason: string): void {
     this.stmt.stopScorer.run(reason, scorerId);
