@@ -10,6 +10,7 @@ import { extractChoice } from './answer-choice.js';
 import { parseJsonResponse } from './answer-json.js';
 import { sameNumber, showNumber, soleNumber, statedNumbers, type StatedNumber } from './answer-numbers.js';
 import { ANSWER_WINDOW, answerTail, foldText, normalizeAnswer } from './answer-text.js';
+import { linearRegex, schemaRegExp } from './linear-regex.js';
 import { UnscorableRecord, type ScoreInput, type ScoreValue, type Severity } from './scorer.js';
 import type {
   BannedDefinitionSchema,
@@ -103,7 +104,7 @@ function includesRule(def: z.infer<typeof IncludesDefinitionSchema>): RuleCheck 
 }
 
 function regexRule(def: z.infer<typeof RegexDefinitionSchema>): RuleCheck {
-  const re = new RegExp(def.pattern, def.flags ?? '');
+  const re = linearRegex(def.pattern, def.flags ?? '');
   return ({ response }) => (re.test(response) ? null : `does not match /${def.pattern}/${def.flags ?? ''}`);
 }
 
@@ -168,7 +169,7 @@ function jsonRule(def: z.infer<typeof JsonDefinitionSchema>, where: string): Rul
   let validate: ValidateFunction | undefined;
   if (def.schema !== undefined) {
     try {
-      validate = new Ajv({ allErrors: false, strict: false }).compile(def.schema);
+      validate = new Ajv({ allErrors: false, strict: false, code: { regExp: schemaRegExp } }).compile(def.schema);
     } catch (err) {
       throw new PanoptesError('invalid_input', `${where}.schema: not a usable JSON Schema: ${(err as Error).message}`, { where: `${where}.schema` });
     }

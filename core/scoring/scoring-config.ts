@@ -8,6 +8,7 @@
 import { z } from 'zod';
 import { commonDefinitionFields as common } from './definition-fields.js';
 import { JudgeDefinitionSchema } from './judge/judge-definition.js';
+import { linearRegexProblem, schemaSizeProblem } from './linear-regex.js';
 import { CodeDefinitionSchema } from './plugin/code-definition.js';
 
 const Phrases = z.array(z.string().min(1).max(10_000)).min(1).max(1000);
@@ -43,7 +44,10 @@ export const RegexDefinitionSchema = z
       .string()
       .min(1)
       .max(10_000)
-      .refine((p) => compiles(p), 'not a valid regular expression'),
+      .superRefine((p, ctx) => {
+        const problem = linearRegexProblem(p);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }),
     flags: z
       .string()
       .regex(/^[imsu]*$/, 'only the flags i, m, s, u')
@@ -84,7 +88,14 @@ export const JsonDefinitionSchema = z
     ...common,
     type: z.literal('json'),
     /** A JSON Schema the parsed response must satisfy. */
-    schema: z.record(z.string(), z.unknown()).optional(),
+    schema: z
+      .record(z.string(), z.unknown())
+      .superRefine((schema, ctx) => {
+        // Before anything walks it: a schema 3,000 levels deep would overflow the stack of what does.
+        const problem = schemaSizeProblem(schema);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .optional(),
   })
   .strict();
 
@@ -116,12 +127,3 @@ export const ScoringConfigSchema = z
     });
   });
 export type ScoringConfig = z.infer<typeof ScoringConfigSchema>;
-
-function compiles(pattern: string): boolean {
-  try {
-    new RegExp(pattern);
-    return true;
-  } catch {
-    return false;
-  }
-}

@@ -176,6 +176,8 @@ export function openEngine(opts: EngineOptions): Engine {
     logger,
     retries: { client: modelClient, attempts },
     onProgress: (id) => events.scoringChanged(id),
+    // The same lease as runs' (PANOPTES_LEASE_MS): how long a stalled scorer's claim outlives it.
+    ...(opts.leaseMs === undefined ? {} : { leaseMs: opts.leaseMs }),
   });
   const scoring: ServiceScoring = {
     registry,

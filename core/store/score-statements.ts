@@ -36,6 +36,7 @@ export interface RunScorerRow {
   failed_count: number;
   owner: string | null;
   lease_until: number | null;
+  stopped_reason: string | null;
 }
 
 export interface CellRow {
@@ -63,7 +64,7 @@ export interface LineRow extends Omit<CellRow, 'failed'> {
 }
 
 const RUN_SCORER_COLUMNS = `rs.run_id, rs.scorer_id, sc.version, sc.name, sc.kind, sc.layer, sc.judges, sc.definition,
-  rs.position, rs.scored_seq, rs.done_count, rs.failed_count, rs.owner, rs.lease_until`;
+  rs.position, rs.scored_seq, rs.done_count, rs.failed_count, rs.owner, rs.lease_until, sc.stopped_reason`;
 
 /** Which attempt of each record a report reads: the sweep's own record, or the last retry on a hard fail. */
 export type ReportAttempt = 'first' | 'final';
@@ -113,10 +114,10 @@ export function prepareScoreStatements(db: Database.Database) {
       `SELECT ${RUN_SCORER_COLUMNS} FROM run_scorers rs JOIN scorers sc ON sc.id = rs.scorer_id
        WHERE rs.run_id = ? AND rs.scorer_id = ?`,
     ),
-    // Behind: the run has records past the cursor.
+    // Behind: the run has records past the cursor (a stopped scorer version is never behind).
     behind: db.prepare<[], RunScorerRow>(
       `SELECT ${RUN_SCORER_COLUMNS} FROM run_scorers rs JOIN scorers sc ON sc.id = rs.scorer_id
-       WHERE rs.scored_seq < (SELECT COALESCE(MAX(last_seq), 0) FROM jobs WHERE run_id = rs.run_id)
+       WHERE sc.stopped_reason IS NULL AND rs.scored_seq < (SELECT COALESCE(MAX(last_seq), 0) FROM jobs WHERE run_id = rs.run_id)
        ORDER BY rs.run_id, rs.position`,
     ),
     lastSeq: db.prepare<[string], { hi: number | null }>(`SELECT MAX(last_seq) AS hi FROM jobs WHERE run_id = ?`),
@@ -125,6 +126,8 @@ export function prepareScoreStatements(db: Database.Database) {
        WHERE run_id = @runId AND scorer_id = @scorerId
          AND (owner IS NULL OR owner = @owner OR lease_until < @now OR owner = @dead)`,
     ),
+    renew: db.prepare(`UPDATE run_scorers SET lease_until = @until WHERE run_id = @runId AND scorer_id = @scorerId AND owner = @owner`),
+    stopScorer: db.prepare(`UPDATE scorers SET stopped_reason = ? WHERE id = ? AND stopped_reason IS NULL`),
     release: db.prepare(`UPDATE run_scorers SET owner = NULL, lease_until = NULL WHERE run_id = ? AND scorer_id = ? AND owner = ?`),
     guard: db.prepare<[string, number], { owner: string | null }>(`SELECT owner FROM run_scorers WHERE run_id = ? AND scorer_id = ?`),
     // Each record with its vignette, in one query: a page reads no other table row by row.

@@ -45,6 +45,8 @@ export interface RunScorer {
   failed: number;
   owner: string | null;
   leaseUntil: number | null;
+  /** Why the scorer version was stopped for good (a plugin whose thread kept crashing), or null. */
+  stopped: string | null;
 }
 
 /** What a scorer needs of one record, without the vignette (read once per vignette, not per record). */
@@ -176,6 +178,7 @@ function toRunScorer(r: RunScorerRow): RunScorer {
     failed: r.failed_count,
     owner: r.owner,
     leaseUntil: r.lease_until,
+    stopped: r.stopped_reason,
   };
 }
 
@@ -285,6 +288,16 @@ export class ScoreStore {
         .transaction(() => this.stmt.claim.run({ owner, until: now + leaseMs, runId, scorerId, now, dead }))
         .immediate().changes === 1
     );
+  }
+
+  /** Extends `owner`'s lease on a (run, scorer) from now; false when it is not `owner`'s any more. */
+  renew(runId: RunId, scorerId: number, owner: string, leaseMs: number): boolean {
+    return this.stmt.renew.run({ until: Date.now() + leaseMs, runId, scorerId, owner }).changes === 1;
+  }
+
+  /** Stops a scorer version for good, in every run it is attached to: it is never behind again. */
+  stopScorer(scorerId: number, reason: string): void {
+    this.stmt.stopScorer.run(reason, scorerId);
   }
 
   release(runId: RunId, scorerId: number, owner: string): void {

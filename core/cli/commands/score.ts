@@ -13,7 +13,8 @@ export function printScoringStatus(status: ScoringStatus, out: NodeJS.WritableSt
   for (const s of status.scorers) {
     out.write(
       `${s.name} (${s.layer}, version ${s.version}): ${formatInt(s.done)} scored` +
-        `${s.pending > 0 ? `, ${formatInt(s.pending)} pending` : ''}${s.failed > 0 ? `, ${formatInt(s.failed)} could not be scored` : ''}\n`,
+        `${s.pending > 0 ? `, ${formatInt(s.pending)} pending` : ''}${s.failed > 0 ? `, ${formatInt(s.failed)} could not be scored` : ''}` +
+        `${s.stopped === null ? '' : `; stopped: ${s.stopped}`}\n`,
     );
   }
 }
@@ -38,7 +39,7 @@ export function registerScoreCommand(program: Command): void {
       const status = await engine.service.scoringStatus({ runId });
       if (opts.json) process.stdout.write(JSON.stringify(status) + '\n');
       else printScoringStatus(status);
-      cmd.setOptionValue('exit', status.scorers.some((s) => s.failed > 0) ? EXIT.failed : EXIT.ok);
+      cmd.setOptionValue('exit', status.scorers.some((s) => s.failed > 0 || s.stopped !== null) ? EXIT.failed : EXIT.ok);
     } catch (err) {
       cmd.setOptionValue('exit', reportError(err));
     } finally {

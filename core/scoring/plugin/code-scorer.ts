@@ -8,12 +8,13 @@
  */
 import { z } from 'zod';
 import { PanoptesError } from '../../domain.js';
-import { UnscorableRecord, type Scorer, type ScoreInput, type ScoreValue } from '../scorer.js';
+import { ScorerStopped, UnscorableRecord, type Scorer, type ScoreInput, type ScoreValue } from '../scorer.js';
 import { ruleCheck } from '../rule-scorers.js';
 import { RuleScorer, type ScorerBuilder, type ScorerCheck } from '../scorer-registry.js';
 import { scorerVersion } from '../scorer-version.js';
 import { BUILTIN_SOURCES } from './builtin-plugins.js';
 import type { CodeDefinition } from './code-definition.js';
+import { MAX_EXPLANATION } from './plugin-sandbox.js';
 import { PluginThread } from './plugin-thread.js';
 import { UrlHealthScorer } from './url-health.js';
 
@@ -29,12 +30,13 @@ interface PluginInput {
 }
 
 // A number JSON cannot hold (NaN, Infinity) comes back as its name; a value of another type as that type.
-const Field = z.union([z.number(), z.string(), z.boolean(), z.null(), z.object({ type: z.string() }).strict()]).optional();
+const Field = z.union([z.number(), z.string().max(MAX_EXPLANATION), z.boolean(), z.null(), z.object({ type: z.string().max(20) }).strict()]).optional();
 const PluginResultSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('number'), value: z.union([z.number(), z.string()]) }).strict(),
   z.object({ kind: z.literal('boolean'), value: z.boolean() }).strict(),
   z.object({ kind: z.literal('object'), value: Field, passed: Field, explanation: Field }).strict(),
-  z.object({ kind: z.literal('other'), type: z.string() }).strict(),
+  z.object({ kind: z.literal('other'), type: z.string().max(20) }).strict(),
+  z.object({ kind: z.literal('threw'), message: z.string().max(MAX_EXPLANATION) }).strict(),
 ]);
 type Field = z.infer<typeof Field>;
 
@@ -62,6 +64,8 @@ function pluginValue(returned: string, severity: 'hard' | 'soft'): ScoreValue {
       return { value: r.value ? 1 : 0, passed: r.value, severity: failed(r.value), explanation: '', judge: null };
     case 'number':
       return { value: unitValue(r.value), passed: null, severity: 'none', explanation: '', judge: null };
+    case 'threw':
+      throw new UnscorableRecord(r.message);
     case 'other':
       throw new UnscorableRecord(r.type === 'promise' ? 'returned a promise: score must be synchronous' : `returned a${/^[aeiou]/.test(r.type) ? 'n' : ''} ${r.type}: ${EXPECTED}`);
     case 'object': {
@@ -108,6 +112,7 @@ class CodeScorer implements Scorer {
     };
     this.thread ??= new PluginThread(this.source, this.filename);
     const outcome = await this.thread.call(JSON.stringify(payload));
+    if ('stopped' in outcome) throw new ScorerStopped(outcome.stopped);
     if ('error' in outcome) throw new UnscorableRecord(outcome.error);
     return [pluginValue(outcome.ok, this.severity)];
   }
