@@ -91,6 +91,7 @@ export function formatScoreReport(report: ScoreReport): string[] {
     lines.push(`Pairwise against the baseline ${report.pairwise.baseline}: a win counts 1, a tie 0.5, a loss 0, so a mean is the win rate against the baseline (0.5: as good as it).`);
   }
   if (report.pending > 0) lines.push(`${report.pending} scores still pending: figures will move.`);
+  if (report.failed > 0) lines.push(`${report.failed} records could not be scored, left out of every figure: ${report.failure ?? 'no reason kept'}.`);
   if (report.attempt === 'final') lines.push("Each record's last attempt after retries on hard fails (not the sweep's own answers).");
   if (report.models.length === 0) {
     lines.push('No scores yet.');

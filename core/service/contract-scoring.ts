@@ -84,6 +84,8 @@ export interface ScorerStatus {
   pending: number;
   /** Records the scorer could not score (a judge call kept failing); scoring again retries them. */
   failed: number;
+  /** Why the last of them could not be scored; null when none failed. */
+  lastError: string | null;
 }
 
 export interface ScoringStatus {

@@ -136,7 +136,7 @@ export class ControlService implements ControlApi {
     if (input.scorers) {
       input.scorers = await pinBaselineFiles(input.scorers);
       refuseBaselinesOutsideRun(input.scorers, input.models, 'the run');
-      this.runScoring.refuseUnsafeJudges(input.privacy ?? DEFAULT_RUN_OPTIONS.privacy, this.scoring.registry.buildAll(input.scorers), 'the run');
+      this.runScoring.refuseUncallableJudges(input.privacy ?? DEFAULT_RUN_OPTIONS.privacy, this.scoring.registry.buildAll(input.scorers), 'the run');
       await this.scoring.registry.check(input.scorers);
     }
     const privacy = effectivePrivacy(input.privacy ?? DEFAULT_RUN_OPTIONS.privacy, this.router.privacyLock);

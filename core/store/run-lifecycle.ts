@@ -63,7 +63,7 @@ export class RunLifecycle {
         `SELECT id, owner, lease_until FROM runs WHERE status = 'running'`,
       ),
       requeueRun: db.prepare(
-        `UPDATE runs SET status = 'queued', owner = NULL, lease_until = NULL
+        `UPDATE runs SET status = 'queued', owner = NULL, lease_until = NULL, restarts = restarts + 1
          WHERE id = ? AND status = 'running' AND (owner IS ? OR owner = ?)`,
       ),
       requeueJobs: db.prepare(`UPDATE jobs SET status = 'pending' WHERE run_id = ? AND status = 'running'`),
@@ -313,7 +313,7 @@ export class RunLifecycle {
         }
         this.db
           .prepare(
-            `UPDATE runs SET status = 'queued', finished_at = NULL, error = NULL, owner = NULL, lease_until = NULL,
+            `UPDATE runs SET status = 'queued', finished_at = NULL, error = NULL, owner = NULL, lease_until = NULL, restarts = restarts + 1,
                failed_count = (SELECT COUNT(*) FROM jobs WHERE run_id = runs.id AND status = 'failed') WHERE id = ?`,
           )
           .run(runId);

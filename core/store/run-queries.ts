@@ -137,15 +137,15 @@ export class RunQueries {
   }
 
   /** The newest runs with what shows their progress, to tell which another process changed. */
-  runProgress(limit: number): Array<{ id: RunId; status: RunStatus; doneCount: number; failedCount: number; calls: number }> {
+  runProgress(limit: number): Array<{ id: RunId; status: RunStatus; restarts: number; doneCount: number; failedCount: number; calls: number }> {
     return this.db
-      .prepare<[number], { id: string; status: RunStatus; done_count: number; failed_count: number; calls: number }>(
-        `SELECT r.id, r.status, r.done_count, r.failed_count,
+      .prepare<[number], { id: string; status: RunStatus; restarts: number; done_count: number; failed_count: number; calls: number }>(
+        `SELECT r.id, r.status, r.restarts, r.done_count, r.failed_count,
            (SELECT COALESCE(SUM(j.vignettes_done), 0) FROM jobs j WHERE j.run_id = r.id) AS calls
          FROM runs r ORDER BY r.created_at DESC, r.rowid DESC LIMIT ?`,
       )
       .all(limit)
-      .map((r) => ({ id: r.id, status: r.status, doneCount: r.done_count, failedCount: r.failed_count, calls: r.calls }));
+      .map((r) => ({ id: r.id, status: r.status, restarts: r.restarts, doneCount: r.done_count, failedCount: r.failed_count, calls: r.calls }));
   }
 
   /** Each job of a run with what shows its progress (status, attempt, records landed). */

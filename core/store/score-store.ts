@@ -45,6 +45,8 @@ export interface RunScorer {
   failed: number;
   owner: string | null;
   leaseUntil: number | null;
+  /** Why the last record it could not score was not (null when every record scored). */
+  lastError: string | null;
 }
 
 /** What a scorer needs of one record, without the vignette (read once per vignette, not per record). */
@@ -169,6 +171,7 @@ function toRunScorer(r: RunScorerRow): RunScorer {
     failed: r.failed_count,
     owner: r.owner,
     leaseUntil: r.lease_until,
+    lastError: r.last_error,
   };
 }
 
@@ -318,6 +321,8 @@ export class ScoreStore {
       throughSeq: number;
       done: number;
       failed: number;
+      /** Why the page's last record that could not be scored was not. */
+      lastError?: string;
       leaseMs: number;
       /** Other writes that must land with this page or not at all (a retry's attempts), run after the lease check. */
       alongside?: () => void;
@@ -344,7 +349,8 @@ export class ScoreStore {
           }
           for (const u of usage.values()) this.stmt.addJudgeUsage.run({ runId, scorerId, ...u });
           page.alongside?.();
-          this.stmt.advance.run({ through: page.throughSeq, done: page.done, failed: page.failed, until: Date.now() + page.leaseMs, runId, scorerId });
+          const lastError = page.lastError ?? null;
+          this.stmt.advance.run({ through: page.throughSeq, done: page.done, failed: page.failed, until: Date.now() + page.leaseMs, lastError, runId, scorerId });
           return true;
         })
         .immediate(),

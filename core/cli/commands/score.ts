@@ -18,6 +18,16 @@ export function printScoringStatus(status: ScoringStatus, out: NodeJS.WritableSt
   }
 }
 
+/**
+ * A line per scorer that could not score some records, naming it and the last reason (a judge's
+ * missing key, say): what makes `run --scorers` and `score` exit non-zero.
+ */
+export function unscoredLines(status: ScoringStatus): string[] {
+  return status.scorers
+    .filter((s) => s.failed > 0)
+    .map((s) => `scorer ${s.name} could not score ${formatInt(s.failed)} record${s.failed === 1 ? '' : 's'}: ${s.lastError ?? 'no reason kept'}\n`);
+}
+
 export function registerScoreCommand(program: Command): void {
   addScoringOptions(addCommonOptions(
     program
@@ -38,7 +48,9 @@ export function registerScoreCommand(program: Command): void {
       const status = await engine.service.scoringStatus({ runId });
       if (opts.json) process.stdout.write(JSON.stringify(status) + '\n');
       else printScoringStatus(status);
-      cmd.setOptionValue('exit', status.scorers.some((s) => s.failed > 0) ? EXIT.failed : EXIT.ok);
+      const unscored = unscoredLines(status);
+      for (const line of unscored) process.stderr.write(line);
+      cmd.setOptionValue('exit', unscored.length > 0 ? EXIT.failed : EXIT.ok);
     } catch (err) {
       cmd.setOptionValue('exit', reportError(err));
     } finally {
