@@ -230,7 +230,7 @@ export class RunScoring {
         // Only a missing key is for good; a host cooling down or over budget comes back.
         if (hosts.length > 0 && hosts.every((h) => h.state === 'no_key')) {
           const why = [...new Set(hosts.map((h) => h.reason ?? 'its API key is not set'))].join('; ');
-          throw new PanoptesError('no_host', `${where}: judge "${judge}" has no host it can call: ${why}`, { where });
+          throw new PanoptesError('invalid_input', `${where}: judge "${judge}" has no host it can call: ${why}`, { where });
         }
       }),
     );
