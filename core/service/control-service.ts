@@ -6,7 +6,8 @@
  * Runs on: Node (core).
  */
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { PanoptesError, type IndexedVignette, type PrivacyMode, type Run, type RunId, type RunOptions } from '../domain.js';
 import { ISSUES_LISTED, checkManifest, manifestError, readManifest } from '../manifest.js';
 import type { Catalog } from '../models/catalog.js';
@@ -199,6 +200,7 @@ export class ControlService implements ControlApi {
       vignetteCount: count,
       options,
       prices: pricesForRun(this.catalogData, input.models),
+      name: input.name,
     });
     if (input.scorers) this.runScoring.attach(run, input.scorers);
     this.events.runChanged(run.id);
@@ -224,6 +226,20 @@ export class ControlService implements ControlApi {
   async cancelRun({ runId }: ValidInput<'cancelRun'>): Promise<Run> {
     this.requireRun(runId);
     return this.scheduler.cancel(runId);
+  }
+
+  async describeRun({ runId, ...change }: ValidInput<'describeRun'>): Promise<Run> {
+    this.requireRun(runId);
+    const run = this.store.runs.describeRun(runId, change);
+    this.events.runChanged(runId);
+    return run;
+  }
+
+  /** Deletes a finished run's rows (fenced in the store), then its folder (responses.jsonl). */
+  async deleteRun({ runId }: ValidInput<'deleteRun'>): Promise<Run> {
+    const run = this.store.removal.deleteRun(runId);
+    await rm(dirname(responsesPath(this.dataDir, runId)), { recursive: true, force: true });
+    return run;
   }
 
   async retryRun({ runId, scope }: ValidInput<'retryRun'>): Promise<Run> {
