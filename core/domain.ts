@@ -100,6 +100,17 @@ export interface Run {
   startedAt: number | null;
   finishedAt: number | null;
   error: string | null;
+  /** What the user called it (null: no name given; lists then show the id). */
+  name: string | null;
+  notes: string | null;
+  tags: string[];
+  /** When it was archived (hidden from lists unless asked for); null when it is not. */
+  archivedAt: number | null;
+  /**
+   * Times it went back to queued after starting or ending (retry, resume, takeover). Its status
+   * moves backwards then, so two snapshots of a run are ordered by this first.
+   */
+  restarts: number;
 }
 
 /** One (model, epoch) slice of a run, dispatched to one worker at a time. */

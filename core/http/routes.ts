@@ -38,7 +38,7 @@ type FollowUpCall = <N extends ControlMethod>(method: N, input: MethodInput<N>) 
 type FieldSource = { param: string } | { body: string };
 
 export interface RestRoute<M extends ControlMethod = ControlMethod> {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   url: string;
   /** The contract method it calls. */
   call: M;
@@ -85,6 +85,10 @@ export const REST_ROUTES: readonly RestRoute[] = [
       return run;
     },
   }),
+  // A run's name, notes, tags and archived flag (fields absent are left as they are).
+  route({ method: 'PATCH', url: '/runs/:id', call: 'describeRun', rest: 'body', fields: { runId: { param: 'id' } } }),
+  // A finished run deleted for good (409 while it is queued, running or being scored: cancel it first).
+  route({ method: 'DELETE', url: '/runs/:id', call: 'deleteRun', fields: { runId: { param: 'id' } } }),
   // The app's retry button: scope "failed" finishes the run's failed and cancelled jobs' missing records; "all" starts it anew.
   route({ method: 'POST', url: '/runs/:id/retry', call: 'retryRun', rest: 'body', fields: { runId: { param: 'id' } } }),
   route({ method: 'GET', url: '/runs/:id/responses', call: 'responses', rest: 'query', fields: { runId: { param: 'id' } } }),

@@ -221,6 +221,7 @@ export class ScoreWorker {
         throughSeq: last,
         done: page.done,
         failed: page.failed,
+        ...(page.lastError === undefined ? {} : { lastError: page.lastError }),
         leaseMs: this.leaseMs,
         ...(page.attempts.length === 0 ? {} : { alongside: () => this.storeAttempts(rs, page.attempts) }),
       });
@@ -254,13 +255,17 @@ export class ScoreWorker {
     const results: NewScore[][] = new Array<NewScore[]>(records.length);
     const attempts: NewAttempt[] = [];
     let failed = 0;
+    let lastError: string | undefined;
     let next = 0;
     const lane = async () => {
       while (next < records.length && !signal.aborted) {
         const i = next++;
         const r = records[i]!;
         const outcome = await this.scoreOne(rs, scorer, calls, r, signal);
-        if (outcome.failed) failed += 1;
+        if (outcome.failed) {
+          failed += 1;
+          lastError = outcome.error;
+        }
         const limit = this.retryLimits.get(rs.scorerId) ?? 0;
         if (outcome.values && limit > 0 && isHardFail(outcome.values)) {
           const input = this.inputOf(rs, calls, r);
@@ -275,7 +280,7 @@ export class ScoreWorker {
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.concurrency, records.length) }, lane));
-    return { scores: results.flat(), done: records.length - failed, failed, attempts };
+    return { scores: results.flat(), done: records.length - failed, failed, attempts, ...(lastError === undefined ? {} : { lastError }) };
   }
 
   private inputOf(rs: RunScorer, calls: RunCallPolicy, r: PairedRecord): ScoreInput {
@@ -290,7 +295,7 @@ export class ScoreWorker {
     calls: RunCallPolicy,
     r: PairedRecord,
     signal: AbortSignal,
-  ): Promise<{ scores: NewScore[]; failed: boolean; values?: ScoreValue[] }> {
+  ): Promise<{ scores: NewScore[]; failed: boolean; values?: ScoreValue[]; error?: string }> {
     // A baseline that will never answer makes the record unscorable without asking the scorer.
     const scored = r.baseline?.state === 'missing' ? { error: r.baseline.why } : await this.scoreTried(scorer, this.inputOf(rs, calls, r), signal);
     if (Array.isArray(scored)) return { scores: scored.map((v) => toNewScore(r.seq, scorer, v)), failed: false, values: scored };
@@ -298,6 +303,7 @@ export class ScoreWorker {
     return {
       scores: [{ seq: r.seq, judge: 0, value: 0, passed: null, severity: 'none', explanation: `could not score: ${scored.error}`, failed: true }],
       failed: true,
+      error: scored.error,
     };
   }
 

@@ -86,6 +86,8 @@ export interface ScorerStatus {
   failed: number;
   /** Why the scorer version was stopped for good (a plugin whose thread kept crashing): its pending records are never scored. */
   stopped: string | null;
+  /** Why the last of them could not be scored; null when none failed. */
+  lastError: string | null;
 }
 
 export interface ScoringStatus {

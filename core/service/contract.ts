@@ -98,6 +98,8 @@ export const CreateRunInputSchema = z
     probe: z.boolean().optional(),
     /** Scorers that score each record as it lands. */
     scorers: ScoringConfigSchema.optional(),
+    /** What to call the run in lists and headers (its id otherwise); editable later. */
+    name: z.string().trim().max(200).optional(),
   })
   .strict();
 export type CreateRunInput = z.infer<typeof CreateRunInputSchema>;
@@ -118,9 +120,30 @@ export const ListRunsInputSchema = z
   .object({
     limit: z.number().int().min(1).max(1000).optional(),
     status: z.enum(['queued', 'running', 'done', 'failed', 'cancelled']).optional(),
+    /** Archived runs are hidden unless asked for: `include` lists them with the others, `only` alone. */
+    archived: z.enum(['hide', 'include', 'only']).optional(),
+    /** Words each found in the run's id, name, notes, tags or manifest path (any case). */
+    search: z.string().max(200).optional(),
   })
   .strict();
 export type ListRunsInput = z.infer<typeof ListRunsInputSchema>;
+
+export const DescribeRunInputSchema = z
+  .object({
+    runId: z.string().min(1).max(100),
+    /** Empty clears it. */
+    name: z.string().trim().max(200).optional(),
+    notes: z.string().max(10_000).optional(),
+    tags: z
+      .array(z.string().trim().min(1, 'a tag is not empty').max(50).regex(/^[^,]+$/, 'a tag has no comma'))
+      .max(20)
+      .refine((t) => new Set(t).size === t.length, 'each tag at most once')
+      .optional(),
+    /** Archived runs are hidden from lists (and pruned by a retention, if one is set). */
+    archived: z.boolean().optional(),
+  })
+  .strict();
+export type DescribeRunInput = z.infer<typeof DescribeRunInputSchema>;
 
 export const ResponsesInputSchema = z
   .object({
@@ -298,6 +321,10 @@ export interface ControlApi {
   listRuns(input?: ListRunsInput): Promise<RunSummary[]>;
   getRun(input: RunIdInput): Promise<RunDetail>;
   cancelRun(input: RunIdInput): Promise<Run>;
+  /** Names a run, sets its notes and tags, archives it or brings it back. */
+  describeRun(input: DescribeRunInput): Promise<Run>;
+  /** Deletes a finished run for good: rows, scores and its folder (a queued or running one is refused: cancel it first). */
+  deleteRun(input: RunIdInput): Promise<Run>;
   /** Retries a finished run: its failed and cancelled jobs (the same run, queued again), or all of it (a new run). */
   retryRun(input: RetryRunInput): Promise<Run>;
   responses(input: ResponsesInput): Promise<ResponsesPage>;
@@ -344,6 +371,8 @@ export const CONTRACT_INPUTS = {
   getRun: RunIdInputSchema,
   cancelRun: RunIdInputSchema,
   retryRun: RetryRunInputSchema,
+  describeRun: DescribeRunInputSchema,
+  deleteRun: RunIdInputSchema,
   responses: ResponsesInputSchema,
   stats: StatsInputSchema.optional(),
   exportRun: ExportInputSchema,

@@ -6,7 +6,8 @@
  * Runs on: Node (core).
  */
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { PanoptesError, type IndexedVignette, type PrivacyMode, type Run, type RunId, type RunOptions } from '../domain.js';
 import { ISSUES_LISTED, checkManifest, manifestError, readManifest } from '../manifest.js';
 import { isEmptyTarget, refuseEmptyTarget } from './empty-targets.js';
@@ -137,7 +138,7 @@ export class ControlService implements ControlApi {
     if (input.scorers) {
       input.scorers = await pinBaselineFiles(input.scorers);
       refuseBaselinesOutsideRun(input.scorers, input.models, 'the run');
-      this.runScoring.refuseUnsafeJudges(input.privacy ?? DEFAULT_RUN_OPTIONS.privacy, this.scoring.registry.buildAll(input.scorers), 'the run');
+      this.runScoring.refuseUncallableJudges(input.privacy ?? DEFAULT_RUN_OPTIONS.privacy, this.scoring.registry.buildAll(input.scorers), 'the run');
       await this.scoring.registry.check(input.scorers);
     }
     const privacy = effectivePrivacy(input.privacy ?? DEFAULT_RUN_OPTIONS.privacy, this.router.privacyLock);
@@ -203,6 +204,7 @@ export class ControlService implements ControlApi {
       vignetteCount: count,
       options,
       prices: pricesForRun(this.catalogData, input.models),
+      name: input.name,
     });
     if (input.scorers) this.runScoring.attach(run, input.scorers);
     this.events.runChanged(run.id);
@@ -228,6 +230,20 @@ export class ControlService implements ControlApi {
   async cancelRun({ runId }: ValidInput<'cancelRun'>): Promise<Run> {
     this.requireRun(runId);
     return this.scheduler.cancel(runId);
+  }
+
+  async describeRun({ runId, ...change }: ValidInput<'describeRun'>): Promise<Run> {
+    this.requireRun(runId);
+    const run = this.store.runs.describeRun(runId, change);
+    this.events.runChanged(runId);
+    return run;
+  }
+
+  /** Deletes a finished run's rows (fenced in the store), then its folder (responses.jsonl). */
+  async deleteRun({ runId }: ValidInput<'deleteRun'>): Promise<Run> {
+    const run = this.store.removal.deleteRun(runId);
+    await rm(dirname(responsesPath(this.dataDir, runId)), { recursive: true, force: true });
+    return run;
   }
 
   async retryRun({ runId, scope }: ValidInput<'retryRun'>): Promise<Run> {

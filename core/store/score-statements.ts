@@ -37,6 +37,7 @@ export interface RunScorerRow {
   owner: string | null;
   lease_until: number | null;
   stopped_reason: string | null;
+  last_error: string | null;
 }
 
 export interface CellRow {
@@ -64,7 +65,7 @@ export interface LineRow extends Omit<CellRow, 'failed'> {
 }
 
 const RUN_SCORER_COLUMNS = `rs.run_id, rs.scorer_id, sc.version, sc.name, sc.kind, sc.layer, sc.judges, sc.definition,
-  rs.position, rs.scored_seq, rs.done_count, rs.failed_count, rs.owner, rs.lease_until, sc.stopped_reason`;
+  rs.position, rs.scored_seq, rs.done_count, rs.failed_count, rs.owner, rs.lease_until, sc.stopped_reason, rs.last_error`;
 
 /** Which attempt of each record a report reads: the sweep's own record, or the last retry on a hard fail. */
 export type ReportAttempt = 'first' | 'final';
@@ -158,7 +159,7 @@ export function prepareScoreStatements(db: Database.Database) {
     ),
     advance: db.prepare(
       `UPDATE run_scorers SET scored_seq = MAX(scored_seq, @through), done_count = done_count + @done,
-         failed_count = failed_count + @failed, lease_until = @until
+         failed_count = failed_count + @failed, lease_until = @until, last_error = COALESCE(@lastError, last_error)
        WHERE run_id = @runId AND scorer_id = @scorerId`,
     ),
     firstFailed: db.prepare<[number, string, number, number], { seq: number | null }>(
@@ -170,7 +171,7 @@ export function prepareScoreStatements(db: Database.Database) {
          AND seq IN (SELECT s.seq FROM responses s JOIN jobs j ON j.id = s.job_id WHERE j.run_id = ?)`,
     ),
     rewind: db.prepare(
-      `UPDATE run_scorers SET scored_seq = ?, failed_count = 0 WHERE run_id = ? AND scorer_id = ?`,
+      `UPDATE run_scorers SET scored_seq = ?, failed_count = 0, last_error = NULL WHERE run_id = ? AND scorer_id = ?`,
     ),
     scoredIn: db.prepare<[number, number, number], number>(`SELECT DISTINCT seq FROM scores WHERE scorer_id = ? AND seq > ? AND seq <= ?`).pluck(),
     runSeqRange: db.prepare<[string], { lo: number | null; hi: number | null }>(

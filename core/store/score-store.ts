@@ -47,6 +47,8 @@ export interface RunScorer {
   leaseUntil: number | null;
   /** Why the scorer version was stopped for good (a plugin whose thread kept crashing), or null. */
   stopped: string | null;
+  /** Why the last record it could not score was not (null when every record scored). */
+  lastError: string | null;
 }
 
 /** What a scorer needs of one record, without the vignette (read once per vignette, not per record). */
@@ -179,6 +181,7 @@ function toRunScorer(r: RunScorerRow): RunScorer {
     owner: r.owner,
     leaseUntil: r.lease_until,
     stopped: r.stopped_reason,
+    lastError: r.last_error,
   };
 }
 
@@ -343,6 +346,8 @@ export class ScoreStore {
       throughSeq: number;
       done: number;
       failed: number;
+      /** Why the page's last record that could not be scored was not. */
+      lastError?: string;
       leaseMs: number;
       /** Other writes that must land with this page or not at all (a retry's attempts), run after the lease check. */
       alongside?: () => void;
@@ -369,7 +374,8 @@ export class ScoreStore {
           }
           for (const u of usage.values()) this.stmt.addJudgeUsage.run({ runId, scorerId, ...u });
           page.alongside?.();
-          this.stmt.advance.run({ through: page.throughSeq, done: page.done, failed: page.failed, until: Date.now() + page.leaseMs, runId, scorerId });
+          const lastError = page.lastError ?? null;
+          this.stmt.advance.run({ through: page.throughSeq, done: page.done, failed: page.failed, until: Date.now() + page.leaseMs, lastError, runId, scorerId });
           return true;
         })
         .immediate(),

@@ -9,6 +9,7 @@ import type { WorkerListener } from '../../remote/listener.js';
 // Light (node:fs only): `--listen` is parsed while the command is defined.
 import { loadServerTls, parsePort } from '../../remote/transport-options.js';
 import type { Engine } from '../../service/engine.js';
+import { unscoredLines } from './score.js';
 import { EXIT, addCallingOptions, handedOverLine, parsePositiveInt, reportError, type CallingOptions, addScoringOptions } from '../common.js';
 
 interface RunCliOptions extends CallingOptions {
@@ -127,7 +128,10 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
       // A scored run ends with its leaderboard: the first scorer's report (others: `panoptes report --scorer`).
       if (scorers) process.stdout.write('\n' + formatScoreReport(await engine.service.report({ runId: run.id })).join('\n') + '\n');
     }
-    return final.status === 'done' ? EXIT.ok : EXIT.failed;
+    // A scorer that could not score (a judge without its key) fails the command, named, whatever the sweep did.
+    const unscored = scorers ? unscoredLines(await engine.service.scoringStatus({ runId: run.id })) : [];
+    for (const line of unscored) process.stderr.write(line);
+    return final.status === 'done' && unscored.length === 0 ? EXIT.ok : EXIT.failed;
   } catch (err) {
     return reportError(err);
   } finally {
