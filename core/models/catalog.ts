@@ -10,7 +10,7 @@ import { PanoptesError } from '../domain.js';
 import { FALLBACK_PRICE, type Price } from './cost.js';
 import { formatZodIssues } from '../validation.js';
 
-export const ProviderKindSchema = z.enum(['openai', 'anthropic', 'generate', 'mock', 'gguf']);
+export const ProviderKindSchema = z.enum(['openai', 'anthropic', 'generate', 'mock', 'scripted', 'gguf']);
 export type ProviderKind = z.infer<typeof ProviderKindSchema>;
 
 export const DailyBudgetSchema = z
