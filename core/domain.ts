@@ -19,6 +19,10 @@ export interface Sampling {
   maxTokens?: number | undefined;
   seed?: number | undefined;
   stop?: string[] | undefined;
+  /** How hard a reasoning model thinks: sent to OpenAI-compatible hosts as `reasoning_effort`. */
+  reasoningEffort?: 'low' | 'medium' | 'high' | undefined;
+  /** Tokens an Anthropic model may spend thinking: sent as `thinking.budget_tokens`. */
+  thinkingBudget?: number | undefined;
 }
 
 /** How the router treats hosts that train on or log prompts (the privacy router of the model-gateway design). */

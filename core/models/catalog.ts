@@ -36,6 +36,8 @@ export const ProviderSchema = z
     /** Output tokens a call may produce when its run sets no max (default 4096, at most the host's window). */
     maxOutputTokens: z.number().int().positive().optional(),
     dailyBudget: DailyBudgetSchema.optional(),
+    /** false: the provider's models take no reasoning settings (effort, thinking budget); a run asking for them is refused. */
+    takesReasoning: z.boolean().optional(),
     /** Where the facts above come from (privacy terms, limits): for people, ignored by code. */
     note: z.string().optional(),
     /** Kind-specific settings (e.g. the mock's latency and fault injection). */
@@ -54,6 +56,8 @@ export const HostSchema = z
     outputPerMTok: z.number().nonnegative().optional(),
     /** Overrides the provider's posture for this host (required where the provider says "per-model"). */
     trainsOnData: z.boolean().optional(),
+    /** Overrides the provider's `takesReasoning` for this host. */
+    takesReasoning: z.boolean().optional(),
     options: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();

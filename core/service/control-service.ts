@@ -11,6 +11,7 @@ import { PanoptesError, type IndexedVignette, type PrivacyMode, type Run, type R
 import { ISSUES_LISTED, checkManifest, manifestError, readManifest } from '../manifest.js';
 import type { Catalog } from '../models/catalog.js';
 import { nearestIds } from '../models/nearest-ids.js';
+import { hostRefusingReasoning } from '../models/reasoning.js';
 import { effectivePrivacy } from '../models/router/privacy.js';
 import type { Router } from '../models/router/router.js';
 import type { WorkerListenerControl } from '../remote/listener-control.js';
@@ -130,6 +131,14 @@ export class ControlService implements ControlApi {
             .join(' or ')}?`,
           { where: `models[${i}]` },
         );
+      }
+    });
+    input.models.forEach((model, i) => {
+      const host = hostRefusingReasoning(this.catalogData, model, input.sampling);
+      if (host !== undefined) {
+        throw new PanoptesError('invalid_input', `models[${i}]: host ${host} of "${model}" takes no reasoning settings (its catalog entry says takesReasoning: false); drop reasoningEffort and thinkingBudget for it`, {
+          where: 'sampling',
+        });
       }
     });
     // Scorers are built (so a bad one is refused) before anything is stored.

@@ -1,7 +1,8 @@
 /**
  * The prompt cache: exact match on the sha256 of the whole normalised request,
  * so no parameter that changes an answer is left out of the key: the logical model, every message
- * (role and content), every sampling parameter (temperature, top_p, max tokens, seed, stop), the
+ * (role and content), every sampling parameter (temperature, top_p, max tokens, seed, stop, and the
+ * reasoning effort and thinking budget when set), the
  * privacy mode the call runs under (an answer produced with privacy off is never served to a
  * strict call), and the epoch unless the run shares answers across epochs. Only successful calls
  * are stored, with a TTL; lookups go to an in-memory LRU, then SQLite. Callers skip the cache
@@ -67,6 +68,8 @@ export function promptCacheKey(request: ModelRequest, privacy: PrivacyMode): str
     s.stop ?? null,
     privacy,
     request.shareCacheAcrossEpochs ? null : (request.epoch ?? null),
+    // Reasoning settings only when set, so the keys of calls without them stay what they were.
+    ...(s.reasoningEffort === undefined && s.thinkingBudget === undefined ? [] : [['reasoning', s.reasoningEffort ?? null, s.thinkingBudget ?? null]]),
   ];
   return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
 }
