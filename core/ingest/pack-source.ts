@@ -1,7 +1,7 @@
 /**
  * What `panoptes pack SOURCE` reads: a git folder's diff when a range is given, a `.tar.gz` when
  * SOURCE is a file, else a folder; and the window the pack is fitted to, the smallest context window
- * among the chosen models' hosts, so every model sees the same prompt and comparisons stay paired.
+ * among the chosen models, so every model sees the same prompt and comparisons stay paired.
  * Runs on: Node (core).
  */
 import { stat } from 'node:fs/promises';
@@ -20,7 +20,7 @@ export async function readSource(source: string, opts: { diff?: string | undefin
   return info.isDirectory() ? readFolder(source, opts.maxBytes) : readTarball(source, opts.maxBytes);
 }
 
-/** The smallest context window among the models' hosts, refusing a model the catalog does not have. */
+/** The smallest of the models' windows (each model's largest host window), refusing a model the catalog does not have. */
 export function smallestWindow(catalog: Catalog, models: readonly string[]): number {
   if (models.length === 0) throw new PanoptesError('invalid_input', '--models names no model', { where: '--models' });
   let window = Infinity;
@@ -28,7 +28,8 @@ export function smallestWindow(catalog: Catalog, models: readonly string[]): num
     if (!catalog.has(model)) {
       throw new PanoptesError('invalid_input', `unknown model "${model}"; did you mean ${nearestIds(model, catalog.modelIds()).join(', ')}?`, { where: '--models' });
     }
-    for (const h of catalog.hosts(model)) window = Math.min(window, h.contextWindow);
+    // A model's window is its largest host's: the router sends a prompt only to hosts whose window holds it.
+    window = Math.min(window, Math.max(...catalog.hosts(model).map((h) => h.contextWindow)));
   }
   return window;
 }
