@@ -98,6 +98,11 @@ export const CreateRunInputSchema = z
     probe: z.boolean().optional(),
     /** Scorers that score each record as it lands. */
     scorers: ScoringConfigSchema.optional(),
+    /**
+     * A staged template: its YAML (or JSON) text, or a built-in's name (repo_audit, panel_debate,
+     * design_doc, redteam). Each vignette is posed through its stages; the record is the last stage's answer.
+     */
+    template: z.string().min(1).max(1_000_000).optional(),
   })
   .strict();
 export type CreateRunInput = z.infer<typeof CreateRunInputSchema>;

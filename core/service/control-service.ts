@@ -12,6 +12,8 @@ import { ISSUES_LISTED, checkManifest, manifestError, readManifest } from '../ma
 import type { Catalog } from '../models/catalog.js';
 import { nearestIds } from '../models/nearest-ids.js';
 import { hostRefusingReasoning } from '../models/reasoning.js';
+import { ScoringConfigSchema } from '../scoring/scoring-config.js';
+import { templateFrom } from '../templates/template-file.js';
 import { effectivePrivacy } from '../models/router/privacy.js';
 import type { Router } from '../models/router/router.js';
 import type { WorkerListenerControl } from '../remote/listener-control.js';
@@ -161,6 +163,14 @@ export class ControlService implements ControlApi {
         }
       });
     }
+    // A template is checked (with its line) before the manifest is read, and its judge loop's scorers built.
+    const template = input.template === undefined ? undefined : templateFrom(input.template, 'template');
+    const judged = template?.stages.at(-1)?.judge;
+    if (judged) {
+      const config = ScoringConfigSchema.parse({ scorers: judged.scorers });
+      this.scoring.registry.buildAll(config);
+      await this.scoring.registry.check(config);
+    }
     const manifestPath = resolve(input.manifestPath);
     const check = await checkManifest(manifestPath, { previewCount: 0, maxIssues: ISSUES_LISTED });
     if (check.issues.length > 0) throw manifestError(check);
@@ -173,6 +183,7 @@ export class ControlService implements ControlApi {
       skipPromptCache: input.skipPromptCache ?? false,
       shareCacheAcrossEpochs: input.shareCacheAcrossEpochs ?? false,
       ...(input.endWithFailures === undefined ? {} : { endWithFailures: input.endWithFailures }),
+      ...(template ? { template } : {}),
     };
     const runId = newRunId();
     this.store.runs.beginStaging(runId);
