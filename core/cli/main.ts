@@ -8,6 +8,7 @@ import { EXIT, reportError } from './common.js';
 import { registerDesktopCommand } from './commands/desktop.js';
 import { registerExportCommand } from './commands/export.js';
 import { registerMetricsCommand } from './commands/metrics.js';
+import { registerPackCommand } from './commands/pack.js';
 import { registerProbeCommand } from './commands/probe.js';
 import { registerResumeCommand } from './commands/resume.js';
 import { registerRunCommand } from './commands/run.js';
@@ -30,6 +31,7 @@ export function buildProgram(): Command {
   registerReportCommand(program);
   registerExportCommand(program);
   registerStatsCommand(program);
+  registerPackCommand(program);
   registerMetricsCommand(program);
   registerProbeCommand(program);
   registerRunsCommand(program);

@@ -100,6 +100,11 @@ export const CreateRunInputSchema = z
     scorers: ScoringConfigSchema.optional(),
     /** What to call the run in lists and headers (its id otherwise); editable later. */
     name: z.string().trim().max(200).optional(),
+    /**
+     * A staged template: its YAML (or JSON) text, or a built-in's name (repo_audit, panel_debate,
+     * design_doc, redteam). Each vignette is posed through its stages; the record is the last stage's answer.
+     */
+    template: z.string().min(1).max(1_000_000).optional(),
   })
   .strict();
 export type CreateRunInput = z.infer<typeof CreateRunInputSchema>;

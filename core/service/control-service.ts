@@ -13,6 +13,9 @@ import { ISSUES_LISTED, checkManifest, manifestError, readManifest } from '../ma
 import { isEmptyTarget, refuseEmptyTarget } from './empty-targets.js';
 import type { Catalog } from '../models/catalog.js';
 import { nearestIds } from '../models/nearest-ids.js';
+import { hostRefusingReasoning } from '../models/reasoning.js';
+import { ScoringConfigSchema } from '../scoring/scoring-config.js';
+import { templateFrom } from '../templates/template-file.js';
 import { effectivePrivacy } from '../models/router/privacy.js';
 import type { Router } from '../models/router/router.js';
 import type { WorkerListenerControl } from '../remote/listener-control.js';
@@ -134,6 +137,14 @@ export class ControlService implements ControlApi {
         );
       }
     });
+    input.models.forEach((model, i) => {
+      const host = hostRefusingReasoning(this.catalogData, model, input.sampling);
+      if (host !== undefined) {
+        throw new PanoptesError('invalid_input', `models[${i}]: host ${host} of "${model}" takes no reasoning settings (its catalog entry says takesReasoning: false); drop reasoningEffort and thinkingBudget for it`, {
+          where: 'sampling',
+        });
+      }
+    });
     // Scorers are built (so a bad one is refused) before anything is stored.
     if (input.scorers) {
       input.scorers = await pinBaselineFiles(input.scorers);
@@ -154,6 +165,14 @@ export class ControlService implements ControlApi {
         }
       });
     }
+    // A template is checked (with its line) before the manifest is read, and its judge loop's scorers built.
+    const template = input.template === undefined ? undefined : templateFrom(input.template, 'template');
+    const judged = template?.stages.at(-1)?.judge;
+    if (judged) {
+      const config = ScoringConfigSchema.parse({ scorers: judged.scorers });
+      this.scoring.registry.buildAll(config);
+      await this.scoring.registry.check(config);
+    }
     const manifestPath = resolve(input.manifestPath);
     const check = await checkManifest(manifestPath, { previewCount: 0, maxIssues: ISSUES_LISTED });
     if (check.issues.length > 0) throw manifestError(check);
@@ -166,6 +185,7 @@ export class ControlService implements ControlApi {
       skipPromptCache: input.skipPromptCache ?? false,
       shareCacheAcrossEpochs: input.shareCacheAcrossEpochs ?? false,
       ...(input.endWithFailures === undefined ? {} : { endWithFailures: input.endWithFailures }),
+      ...(template ? { template } : {}),
     };
     const runId = newRunId();
     this.store.runs.beginStaging(runId);

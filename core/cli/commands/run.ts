@@ -26,6 +26,8 @@ interface RunCliOptions extends CallingOptions {
   temperature?: number;
   maxTokens?: number;
   seed?: number;
+  reasoningEffort?: 'low' | 'medium' | 'high';
+  thinkingBudget?: number;
   json?: boolean;
   progress: boolean;
   listen?: number;
@@ -56,6 +58,8 @@ export function registerRunCommand(program: Command): void {
       .option('--temperature <t>', 'sampling temperature', Number)
       .option('--max-tokens <n>', 'maximum output tokens per call', parsePositiveInt('--max-tokens'))
       .option('--seed <n>', 'sampling seed', Number)
+      .option('--reasoning-effort <level>', 'low | medium | high: sent to OpenAI-compatible hosts as reasoning_effort')
+      .option('--thinking-budget <tokens>', 'tokens an Anthropic model may think (>= 1024): sent as thinking.budget_tokens', parsePositiveInt('--thinking-budget'))
       .option('--scorers <file>', 'a scoring file (JSON or YAML): score each record as it lands')
       .option('--json', 'print one JSON summary object instead of a table')
       .option('--no-progress', 'no live progress')
@@ -101,6 +105,8 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
       temperature: opts.temperature,
       maxTokens: opts.maxTokens,
       seed: opts.seed,
+      reasoningEffort: opts.reasoningEffort,
+      thinkingBudget: opts.thinkingBudget,
     };
     const scorers = opts.scorers === undefined ? undefined : await readScoringFile(opts.scorers);
     const run = await engine.service.createRun({

@@ -3,9 +3,9 @@
  * answered it, so no parameter that changes an answer is left out of the key: the logical model,
  * the physical host (its provider's own model id) and a hash of the host's definition (provider
  * kind, base URL, the options that change answers: host-definition.ts), every message (role and
- * content), every sampling parameter (temperature, top_p, seed, stop, and the output cap the host
- * runs the call under), the privacy mode the call runs under (an answer produced with privacy off
- * is never served to a strict call), and the epoch unless the run shares answers across epochs.
+ * content), every sampling parameter (temperature, top_p, seed, stop, the reasoning effort and
+ * thinking budget when set, and the output cap the host runs the call under), the privacy mode
+ * the call runs under (an answer produced with privacy off is never served to a strict call), and the epoch unless the run shares answers across epochs.
  * A call has one key per host of its model that it may use, looked up in catalog order: an answer
  * of any of them is an answer of the same instrument, and an answer of a host the model no longer
  * has (moved to another host model, endpoint or provider) is never served. Only successful calls
@@ -73,6 +73,8 @@ function requestPart(request: ModelRequest, privacy: PrivacyMode): string {
     s.stop ?? null,
     privacy,
     request.shareCacheAcrossEpochs ? null : (request.epoch ?? null),
+    // Reasoning settings only when set, so the keys of calls without them stay what they were.
+    ...(s.reasoningEffort === undefined && s.thinkingBudget === undefined ? [] : [['reasoning', s.reasoningEffort ?? null, s.thinkingBudget ?? null]]),
   ]);
 }
 

@@ -21,6 +21,7 @@ import { outputCapOf, priceOfHost, type Catalog, type DailyBudget, type Resolved
 import type { ModelClient, ModelRequest, ModelResponse, Unavailable } from '../model-client.js';
 import { emptyOutput } from '../providers/failures.js';
 import type { HostClient } from '../providers/host-client.js';
+import { withBaseUrlFromEnv } from '../providers/base-url.js';
 import { createHostClient } from '../providers/index.js';
 import { readApiKey } from '../providers/secrets.js';
 import { BudgetGuard, BUDGET_WINDOW_MS, type Reservation } from './budget-guard.js';
@@ -134,7 +135,7 @@ export class Router implements ModelClient {
       gate: (host, request) => this.gate(host, request),
     });
     this.hostClientFor =
-      opts.hostClientFor ?? ((name, key) => createHostClient(name, this.catalog.data.providers[name]!, key));
+      opts.hostClientFor ?? ((name, key) => createHostClient(name, withBaseUrlFromEnv(name, this.catalog.data.providers[name]!, this.env), key));
     const now = this.now();
     try {
       this.routerStore.prune(now, now - (opts.metricsRetentionMs ?? 7 * DAY_MS), Math.floor((now - BUDGET_WINDOW_MS) / 60_000));
