@@ -74,10 +74,25 @@ function numericCheck(response: string, expected: StatedNumber, exact: boolean):
   return sameNumber(last, expected) ? null : `the last number stated is ${showNumber(last)}, expected ${shown}`;
 }
 
+/** Targets as `match` compares them, kept while a scorer runs: a run has a few per vignette, read again every epoch and model. */
+function normalizedTargets(): (target: string) => string {
+  const known = new Map<string, string>();
+  return (target) => {
+    let n = known.get(target);
+    if (n === undefined) {
+      if (known.size >= 10_000) known.clear();
+      n = normalizeAnswer(target);
+      known.set(target, n);
+    }
+    return n;
+  };
+}
+
 function matchRule(def: z.infer<typeof MatchDefinitionSchema>): RuleCheck {
   const exact = def.exact === true;
+  const normalizedTarget = normalizedTargets();
   return ({ response, vignette }) => {
-    const target = targetOf(vignette, 'match', exact ? (t) => foldText(t).trim() : normalizeAnswer);
+    const target = targetOf(vignette, 'match', exact ? (t) => foldText(t).trim() : normalizedTarget);
     if (target === null) return NO_TARGET;
     if (response.trim() === '') return `the answer is empty, expected ${quote(target)}`;
     if (exact && response.trim().length > ANSWER_WINDOW) return `the answer runs past ${ANSWER_WINDOW} characters, which exact matching compares`;
@@ -85,7 +100,7 @@ function matchRule(def: z.infer<typeof MatchDefinitionSchema>): RuleCheck {
     // A target that is not a number is matched as text, numeric or not.
     if (expected !== null) return numericCheck(response, expected, exact);
     if (exact) return foldText(response).trim() === foldText(target).trim() ? null : `answered ${quote(response)}, expected ${quote(target)}`;
-    return endsWithWord(normalizeAnswer(answerTail(response)), normalizeAnswer(target)) ? null : `answered ${quote(response)}, expected it to end with ${quote(target)}`;
+    return endsWithWord(normalizeAnswer(answerTail(response)), normalizedTarget(target)) ? null : `answered ${quote(response)}, expected it to end with ${quote(target)}`;
   };
 }
 
