@@ -6,6 +6,7 @@ import { Command, CommanderError } from 'commander';
 import { packageVersion } from '../paths.js';
 import { EXIT, reportError } from './common.js';
 import { registerDesktopCommand } from './commands/desktop.js';
+import { registerGateCommand } from './commands/gate.js';
 import { registerExportCommand } from './commands/export.js';
 import { registerMetricsCommand } from './commands/metrics.js';
 import { registerProbeCommand } from './commands/probe.js';
@@ -28,6 +29,7 @@ export function buildProgram(): Command {
   registerResumeCommand(program);
   registerScoreCommand(program);
   registerReportCommand(program);
+  registerGateCommand(program);
   registerExportCommand(program);
   registerStatsCommand(program);
   registerMetricsCommand(program);

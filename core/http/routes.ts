@@ -121,6 +121,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     call: 'scoreDetail',
     fields: { runId: { param: 'id' }, vignetteId: { param: 'vignetteId' } },
   }),
+  // A head run against a base run, for CI: each scorer x model verdict and the decision (pass, worse, incomparable).
+  route({ method: 'POST', url: '/gate', call: 'gate', rest: 'body' }),
   route({ method: 'GET', url: '/stats', call: 'stats', present: (report) => toStatsShape(report), responseSchema: STATS_JSON_SCHEMA }),
   route({ method: 'GET', url: '/metrics', call: 'metrics', rest: 'query' }),
   route({ method: 'GET', url: '/roster', call: 'roster' }),

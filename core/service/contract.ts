@@ -62,6 +62,7 @@ import {
   type ScorerStatus,
   type ScoringStatus,
 } from './contract-scoring.js';
+import { GateInputSchema, type GateInput, type GateLine, type GateResult } from './contract-decide.js';
 
 export type { HostWait, Job, VignetteFailure, JobStatus, ModelUsage, PrivacyMode, Run, RunStatus, SerializedError, StoredResponse, Vignette, WorkerInfo };
 export type { ManifestIssue };
@@ -73,6 +74,8 @@ export type { ProbeOutcome, ProbeReport, ProbeResult, ProfileAggregate, RosterHo
 export type { WorkerListenerStatus };
 export type { ModelCost, PricedResponse, StatsReport };
 export { CompareRunsInputSchema, ReportInputSchema, ScoreDetailInputSchema, ScoreMatrixInputSchema, ScoreRunInputSchema };
+export { GateInputSchema };
+export type { GateInput, GateLine, GateResult };
 export type { CompareRunsInput, ReportInput, ScoreDetail, ScoreDetailInput, ScoreMatrixInput, ScoreRunInput, ScorerStatus, ScoringStatus };
 
 // ---- Inputs ----------------------------------------------------------------------------------
@@ -333,6 +336,8 @@ export interface ControlApi {
   scoreMatrix(input: ScoreMatrixInput): Promise<ScoreMatrixPage>;
   /** One vignette's responses, every model and epoch, each with every score it got and the judges' rationale. */
   scoreDetail(input: ScoreDetailInput): Promise<ScoreDetail>;
+  /** A head run against a base run of the same manifest, for CI: each scorer x model verdict and the decision (pass, worse, incomparable). */
+  gate(input: GateInput): Promise<GateResult>;
 }
 
 export type ControlMethod = keyof ControlApi;
@@ -364,6 +369,7 @@ export const CONTRACT_INPUTS = {
   compareRuns: CompareRunsInputSchema,
   scoreMatrix: ScoreMatrixInputSchema,
   scoreDetail: ScoreDetailInputSchema,
+  gate: GateInputSchema,
 } as const satisfies Record<ControlMethod, z.ZodType>;
 
 export const CONTRACT_METHODS = Object.keys(CONTRACT_INPUTS) as ControlMethod[];

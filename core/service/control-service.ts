@@ -36,6 +36,7 @@ import {
   type ResponsesPage,
   type RunDetail,
   type RunSummary,
+  type GateResult,
   type RunComparison,
   type ScoreReport,
   type ScoreDetail,
@@ -49,6 +50,7 @@ import { ManifestUploads } from './manifest-uploads.js';
 import type { RunExports } from './run-export.js';
 import { modelCosts, priceResponses, pricesForRun, statsReport, summarizeRun } from './summaries.js';
 import { RunScoring } from './run-scoring.js';
+import { gateRuns } from './run-gate.js';
 import type { ServiceScoring } from './scoring-status.js';
 
 export interface ControlServiceOptions {
@@ -299,6 +301,10 @@ export class ControlService implements ControlApi {
 
   async scoreDetail(input: ValidInput<'scoreDetail'>): Promise<ScoreDetail> {
     return this.runScoring.scoreDetail(this.requireRun(input.runId), input);
+  }
+
+  async gate(input: ValidInput<'gate'>): Promise<GateResult> {
+    return gateRuns(this, input);
   }
 
   // ---- Catalog, manifests, workers ---------------------------------------------------------------
