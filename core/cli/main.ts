@@ -7,6 +7,7 @@ import { packageVersion } from '../paths.js';
 import { EXIT, reportError } from './common.js';
 import { registerDesktopCommand } from './commands/desktop.js';
 import { registerGateCommand } from './commands/gate.js';
+import { registerPlanCommand } from './commands/plan.js';
 import { registerExportCommand } from './commands/export.js';
 import { registerMetricsCommand } from './commands/metrics.js';
 import { registerProbeCommand } from './commands/probe.js';
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerResumeCommand(program);
   registerScoreCommand(program);
   registerReportCommand(program);
+  registerPlanCommand(program);
   registerGateCommand(program);
   registerExportCommand(program);
   registerStatsCommand(program);

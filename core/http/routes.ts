@@ -123,6 +123,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
   }),
   // A head run against a base run, for CI: each scorer x model verdict and the decision (pass, worse, incomparable).
   route({ method: 'POST', url: '/gate', call: 'gate', rest: 'body' }),
+  // Before a sweep: the vignettes x epochs grid for a difference at a power, with each design's cost.
+  route({ method: 'POST', url: '/plan', call: 'plan', rest: 'body' }),
   route({ method: 'GET', url: '/stats', call: 'stats', present: (report) => toStatsShape(report), responseSchema: STATS_JSON_SCHEMA }),
   route({ method: 'GET', url: '/metrics', call: 'metrics', rest: 'query' }),
   route({ method: 'GET', url: '/roster', call: 'roster' }),

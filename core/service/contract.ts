@@ -62,7 +62,7 @@ import {
   type ScorerStatus,
   type ScoringStatus,
 } from './contract-scoring.js';
-import { GateInputSchema, type GateInput, type GateLine, type GateResult } from './contract-decide.js';
+import { GateInputSchema, PlanInputSchema, type GateInput, type GateLine, type GateResult, type Plan, type PlanDesign, type PlanInput } from './contract-decide.js';
 
 export type { HostWait, Job, VignetteFailure, JobStatus, ModelUsage, PrivacyMode, Run, RunStatus, SerializedError, StoredResponse, Vignette, WorkerInfo };
 export type { ManifestIssue };
@@ -74,8 +74,8 @@ export type { ProbeOutcome, ProbeReport, ProbeResult, ProfileAggregate, RosterHo
 export type { WorkerListenerStatus };
 export type { ModelCost, PricedResponse, StatsReport };
 export { CompareRunsInputSchema, ReportInputSchema, ScoreDetailInputSchema, ScoreMatrixInputSchema, ScoreRunInputSchema };
-export { GateInputSchema };
-export type { GateInput, GateLine, GateResult };
+export { GateInputSchema, PlanInputSchema };
+export type { GateInput, GateLine, GateResult, Plan, PlanDesign, PlanInput };
 export type { CompareRunsInput, ReportInput, ScoreDetail, ScoreDetailInput, ScoreMatrixInput, ScoreRunInput, ScorerStatus, ScoringStatus };
 
 // ---- Inputs ----------------------------------------------------------------------------------
@@ -338,6 +338,8 @@ export interface ControlApi {
   scoreDetail(input: ScoreDetailInput): Promise<ScoreDetail>;
   /** A head run against a base run of the same manifest, for CI: each scorer x model verdict and the decision (pass, worse, incomparable). */
   gate(input: GateInput): Promise<GateResult>;
+  /** Before a sweep: the vignettes x epochs grid that detects a difference with the asked power, each design's cost and wall time. */
+  plan(input: PlanInput): Promise<Plan>;
 }
 
 export type ControlMethod = keyof ControlApi;
@@ -370,6 +372,7 @@ export const CONTRACT_INPUTS = {
   scoreMatrix: ScoreMatrixInputSchema,
   scoreDetail: ScoreDetailInputSchema,
   gate: GateInputSchema,
+  plan: PlanInputSchema,
 } as const satisfies Record<ControlMethod, z.ZodType>;
 
 export const CONTRACT_METHODS = Object.keys(CONTRACT_INPUTS) as ControlMethod[];

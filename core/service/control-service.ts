@@ -37,6 +37,7 @@ import {
   type RunDetail,
   type RunSummary,
   type GateResult,
+  type Plan,
   type RunComparison,
   type ScoreReport,
   type ScoreDetail,
@@ -51,6 +52,7 @@ import type { RunExports } from './run-export.js';
 import { modelCosts, priceResponses, pricesForRun, statsReport, summarizeRun } from './summaries.js';
 import { RunScoring } from './run-scoring.js';
 import { gateRuns } from './run-gate.js';
+import { planSweep } from './run-plan.js';
 import type { ServiceScoring } from './scoring-status.js';
 
 export interface ControlServiceOptions {
@@ -305,6 +307,10 @@ export class ControlService implements ControlApi {
 
   async gate(input: ValidInput<'gate'>): Promise<GateResult> {
     return gateRuns(this, input);
+  }
+
+  async plan(input: ValidInput<'plan'>): Promise<Plan> {
+    return planSweep(this, this.catalogData, input);
   }
 
   // ---- Catalog, manifests, workers ---------------------------------------------------------------
