@@ -9,6 +9,12 @@ Reference values for deciding with Panoptes, by an independent implementation:
    population's own components, runs 2,000 simulated sweeps at that n for K = 1, 2, 3, 5 and
    reports the share that detect the difference (paired t test, or exact McNemar for K = 1, at
    alpha / m): the achieved power, to be within a few points of the target.
+2. Adaptive stopping (core/scoring/confidence-sequence.ts): the hedged betting confidence sequence
+   (Waudby-Smith & Ramdas 2024), written again here over a numpy grid, its intervals on a fixed
+   sequence; and SIMULATIONS: 1,000 runs of two equal models to the
+   end of a 300-vignette manifest (how often the sequence ever excludes 0: a false decision, to be
+   at most alpha), 1,000 runs of 0.9 against 0.5 stopped at the first batch of 10 whose interval
+   excludes 0 (the share of the calls spent, to be at most 40 %), and 0.62 against 0.60.
 
 Writes test/scoring/fixtures/decision.json; test/decide/plan.test.ts compares the TypeScript with it.
 Run with Debian's python3 (apt-get install -y python3-scipy python3-statsmodels):
@@ -133,6 +139,93 @@ for pairs in (1, 3):
         print(f'pairs {pairs} K={k}: n={n} achieved power {achieved:.3f} (target 0.8)')
 
 out['planning'] = {'formula': formula_cases, 'mcnemar': mcnemar_cases, 'guess': guess_cases, 'pilot': pilot, 'simulation': simulation}
+
+
+# ---- 2. Adaptive stopping ----------------------------------------------------------------------
+
+GRID = 2001
+CAP = 0.5
+
+
+def cs_run(d_rows, population, alpha, batch=None):
+    """The sequence over rows of differences, vectorised over runs: d_rows has shape (runs, T).
+    Returns the intervals (lo, hi) after every draw (or every batch), shape (runs, checks, 2)."""
+    runs, T = d_rows.shape
+    m = np.arange(GRID) / (GRID - 1)
+    log_kp = np.zeros((runs, GRID))
+    log_km = np.zeros((runs, GRID))
+    rejected = np.zeros((runs, GRID), dtype=bool)
+    total = np.zeros(runs)
+    squares = np.full(runs, 0.25)
+    thr = math.log(1 / alpha)
+    last_lo = np.zeros(runs, dtype=int)
+    last_hi = np.full(runs, GRID - 1)
+    out = []
+    for t in range(1, T + 1):
+        x = (d_rows[:, t - 1] + 1) / 2
+        var = squares / t
+        bet = np.minimum(np.sqrt(2 * math.log(2 / alpha) / (var * t * math.log(1 + t))), CAP)
+        mu = np.broadcast_to(m[None, :], (runs, GRID))
+        impossible = np.zeros((runs, GRID), dtype=bool)
+        with np.errstate(divide='ignore', invalid='ignore'):
+            lp = np.where(mu > 0, np.minimum(bet[:, None], CAP / mu), bet[:, None])
+            lm = np.where(mu < 1, np.minimum(bet[:, None], CAP / (1 - mu)), bet[:, None])
+            step_p = np.log1p(lp * (x[:, None] - mu))
+            step_m = np.log1p(-lm * (x[:, None] - mu))
+        live = ~rejected & ~impossible
+        log_kp = np.where(live, log_kp + step_p, log_kp)
+        log_km = np.where(live, log_km + step_m, log_km)
+        rejected |= impossible | (live & (np.maximum(math.log(0.5) + log_kp, math.log(0.5) + log_km) >= thr))
+        total += x
+        mu_hat = (0.5 + total) / (t + 1)
+        squares += (x - mu_hat) ** 2
+        any_left = (~rejected).any(axis=1)
+        lo_idx = np.where(any_left, np.argmax(~rejected, axis=1), last_lo)
+        hi_idx = np.where(any_left, GRID - 1 - np.argmax(~rejected[:, ::-1], axis=1), last_hi)
+        last_lo, last_hi = lo_idx, hi_idx
+        if batch is None or t % batch == 0 or t == T:
+            lo = np.where(lo_idx > 0, (lo_idx - 1) / (GRID - 1), 0.0) * 2 - 1
+            hi = np.where(hi_idx < GRID - 1, (hi_idx + 1) / (GRID - 1), 1.0) * 2 - 1
+            out.append(np.stack([lo, hi], axis=1))
+    return np.stack(out, axis=1)
+
+
+cs_rng = np.random.default_rng(99)
+fixed_d = (cs_rng.uniform(size=120) < 0.7).astype(float) - (cs_rng.uniform(size=120) < 0.5).astype(float)
+fixed_d[::7] = cs_rng.uniform(-1, 1, size=fixed_d[::7].size)  # a few graded differences too
+fixed = cs_run(fixed_d[None, :], population=200, alpha=0.05)[0]
+sequence = {'population': 200, 'alpha': 0.05, 'd': fixed_d.tolist(), 'intervals': fixed.tolist()}
+
+SIM_N = 300
+RUNS = 1000
+sim_rng = np.random.default_rng(2026)
+p_i = sim_rng.beta(2, 2, size=(RUNS, SIM_N))
+null_d = (sim_rng.uniform(size=(RUNS, SIM_N)) < p_i).astype(float) - (sim_rng.uniform(size=(RUNS, SIM_N)) < p_i).astype(float)
+null_iv = cs_run(null_d, SIM_N, 0.05, batch=10)
+false_rate = float(np.mean(((null_iv[:, :, 0] > 0) | (null_iv[:, :, 1] < 0)).any(axis=1)))
+print(f'equal models: a false decision in {false_rate:.3f} of {RUNS} runs to the end (alpha 0.05)')
+
+
+def stop_share(pa, pb, seed):
+    r = np.random.default_rng(seed)
+    d = (r.uniform(size=(RUNS, SIM_N)) < pa).astype(float) - (r.uniform(size=(RUNS, SIM_N)) < pb).astype(float)
+    iv = cs_run(d, SIM_N, 0.05, batch=10)
+    excl = (iv[:, :, 0] > 0) | (iv[:, :, 1] < 0)
+    stopped = excl.any(axis=1)
+    first = np.where(stopped, np.argmax(excl, axis=1), iv.shape[1] - 1)
+    n_stop = np.minimum((first + 1) * 10, SIM_N)
+    wrong = float(np.mean(stopped & (iv[np.arange(RUNS), first, 1] < 0))) if pa > pb else 0.0
+    return {'accuracyA': pa, 'accuracyB': pb, 'decided': float(stopped.mean()), 'wrong_winner': wrong,
+            'mean_share_of_calls': float(np.mean(n_stop / SIM_N)), 'max_share_of_calls': float(np.max(n_stop / SIM_N)),
+            'median_n': float(np.median(n_stop))}
+
+
+clear = stop_share(0.9, 0.5, 5)
+close = stop_share(0.62, 0.60, 6)
+print(f"0.9 vs 0.5: decided in {clear['decided']:.3f}, calls spent mean {clear['mean_share_of_calls']:.3f} max {clear['max_share_of_calls']:.3f}")
+print(f"0.62 vs 0.60: decided in {close['decided']:.3f}, calls spent mean {close['mean_share_of_calls']:.3f}")
+out['adaptive'] = {'grid': GRID, 'sequence': sequence, 'simulation': {'population': SIM_N, 'runs': RUNS, 'batch': 10, 'alpha': 0.05,
+                   'null_false_decision_rate': false_rate, 'clear': clear, 'close': close}}
 
 with open(OUT, 'w') as f:
     json.dump(out, f, indent=1)

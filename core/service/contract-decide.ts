@@ -1,13 +1,15 @@
 /**
  * The contract's deciding part: the inputs of the gate (a base run against a head run, for CI) and
- * of the plan (power and cost before a sweep) as zod schemas, and their results' shapes. Re-exported by the contract (contract.ts).
+ * of the plan (power and cost before a sweep) and of the anytime-valid decision over a run as zod
+ * schemas, and their results' shapes. Re-exported by the contract (contract.ts).
  * Runs on: Node (core); types shared with the renderer.
  */
 import { z } from 'zod';
 import type { GateLine, GateResult } from '../scoring/gate.js';
+import type { DecisionReport, PairDecision } from '../scoring/adaptive-decision.js';
 import type { Plan, PlanDesign } from '../scoring/plan.js';
 
-export type { GateLine, GateResult, Plan, PlanDesign };
+export type { DecisionReport, GateLine, GateResult, PairDecision, Plan, PlanDesign };
 
 export const GateInputSchema = z
   .object({
@@ -51,3 +53,19 @@ export const PlanInputSchema = z
   })
   .strict();
 export type PlanInput = z.infer<typeof PlanInputSchema>;
+
+export const DecideInputSchema = z
+  .object({
+    runId: z.string().min(1).max(100),
+    /** The scorer (default: the run's first); its newest version. */
+    scorer: z.string().min(1).max(100).optional(),
+    /** Stop a pair as equivalent once its interval lies inside ±margin (default 0: never). */
+    margin: z.number().min(0).lt(1).optional(),
+    /** The order's seed (default 1): the order is fixed by it before any answer is read. */
+    seed: z.number().int().min(0).max(0xffffffff).optional(),
+    /** Vignettes per batch between two looks (default 10). */
+    batch: z.number().int().min(1).max(100_000).optional(),
+    alpha: z.number().gt(0).lt(1).optional(),
+  })
+  .strict();
+export type DecideInput = z.infer<typeof DecideInputSchema>;

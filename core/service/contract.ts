@@ -62,7 +62,20 @@ import {
   type ScorerStatus,
   type ScoringStatus,
 } from './contract-scoring.js';
-import { GateInputSchema, PlanInputSchema, type GateInput, type GateLine, type GateResult, type Plan, type PlanDesign, type PlanInput } from './contract-decide.js';
+import {
+  DecideInputSchema,
+  GateInputSchema,
+  PlanInputSchema,
+  type DecideInput,
+  type DecisionReport,
+  type GateInput,
+  type GateLine,
+  type GateResult,
+  type PairDecision,
+  type Plan,
+  type PlanDesign,
+  type PlanInput,
+} from './contract-decide.js';
 
 export type { HostWait, Job, VignetteFailure, JobStatus, ModelUsage, PrivacyMode, Run, RunStatus, SerializedError, StoredResponse, Vignette, WorkerInfo };
 export type { ManifestIssue };
@@ -74,8 +87,8 @@ export type { ProbeOutcome, ProbeReport, ProbeResult, ProfileAggregate, RosterHo
 export type { WorkerListenerStatus };
 export type { ModelCost, PricedResponse, StatsReport };
 export { CompareRunsInputSchema, ReportInputSchema, ScoreDetailInputSchema, ScoreMatrixInputSchema, ScoreRunInputSchema };
-export { GateInputSchema, PlanInputSchema };
-export type { GateInput, GateLine, GateResult, Plan, PlanDesign, PlanInput };
+export { DecideInputSchema, GateInputSchema, PlanInputSchema };
+export type { DecideInput, DecisionReport, GateInput, GateLine, GateResult, PairDecision, Plan, PlanDesign, PlanInput };
 export type { CompareRunsInput, ReportInput, ScoreDetail, ScoreDetailInput, ScoreMatrixInput, ScoreRunInput, ScorerStatus, ScoringStatus };
 
 // ---- Inputs ----------------------------------------------------------------------------------
@@ -340,6 +353,8 @@ export interface ControlApi {
   gate(input: GateInput): Promise<GateResult>;
   /** Before a sweep: the vignettes x epochs grid that detects a difference with the asked power, each design's cost and wall time. */
   plan(input: PlanInput): Promise<Plan>;
+  /** A run's vignettes in a seeded order, every pair's anytime-valid confidence sequence: where each pair is decided, and what stopping there saves. */
+  decide(input: DecideInput): Promise<DecisionReport>;
 }
 
 export type ControlMethod = keyof ControlApi;
@@ -373,6 +388,7 @@ export const CONTRACT_INPUTS = {
   scoreDetail: ScoreDetailInputSchema,
   gate: GateInputSchema,
   plan: PlanInputSchema,
+  decide: DecideInputSchema,
 } as const satisfies Record<ControlMethod, z.ZodType>;
 
 export const CONTRACT_METHODS = Object.keys(CONTRACT_INPUTS) as ControlMethod[];

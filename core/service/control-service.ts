@@ -36,6 +36,7 @@ import {
   type ResponsesPage,
   type RunDetail,
   type RunSummary,
+  type DecisionReport,
   type GateResult,
   type Plan,
   type RunComparison,
@@ -53,6 +54,7 @@ import { modelCosts, priceResponses, pricesForRun, statsReport, summarizeRun } f
 import { RunScoring } from './run-scoring.js';
 import { gateRuns } from './run-gate.js';
 import { planSweep } from './run-plan.js';
+import { decideRun } from './run-decide.js';
 import type { ServiceScoring } from './scoring-status.js';
 
 export interface ControlServiceOptions {
@@ -311,6 +313,10 @@ export class ControlService implements ControlApi {
 
   async plan(input: ValidInput<'plan'>): Promise<Plan> {
     return planSweep(this, this.catalogData, input);
+  }
+
+  async decide(input: ValidInput<'decide'>): Promise<DecisionReport> {
+    return decideRun(this, input);
   }
 
   // ---- Catalog, manifests, workers ---------------------------------------------------------------
