@@ -8,6 +8,7 @@ import { EXIT, reportError } from './common.js';
 import { registerDesktopCommand } from './commands/desktop.js';
 import { registerGateCommand } from './commands/gate.js';
 import { registerPlanCommand } from './commands/plan.js';
+import { registerDecideCommand } from './commands/decide.js';
 import { registerExportCommand } from './commands/export.js';
 import { registerMetricsCommand } from './commands/metrics.js';
 import { registerProbeCommand } from './commands/probe.js';
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
   registerReportCommand(program);
   registerPlanCommand(program);
   registerGateCommand(program);
+  registerDecideCommand(program);
   registerExportCommand(program);
   registerStatsCommand(program);
   registerMetricsCommand(program);
