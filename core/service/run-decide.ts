@@ -8,6 +8,7 @@
  * Runs on: Node (core).
  */
 import { AdaptiveDecision, seededOrder, type DecisionReport, type OrderRow } from '../scoring/adaptive-decision.js';
+import { Turns } from '../scoring/report-cells.js';
 import type { ControlApi } from './contract.js';
 import type { ValidInput } from './contract-dispatcher.js';
 
@@ -41,7 +42,11 @@ export async function decideRun(api: DecideReads, input: ValidInput<'decide'>): 
   const order = seededOrder(rows.length, seed);
   const decision = new AdaptiveDecision({ models: run.models, population: rows.length, alpha, margin });
   const posed = new Map(run.models.map((m) => [m, 0]));
+  // A push costs up to one grid pass per open pair: the loop hands the event loop back every ~10 ms.
+  const turns = new Turns();
+  const pairs = (run.models.length * (run.models.length - 1)) / 2;
   for (let lo = 0; lo < order.length && !decision.done(); lo += batch) {
+    if (turns.due(batch * pairs * 8)) await turns.take();
     const inBatch: OrderRow[] = [];
     for (let i = lo; i < Math.min(order.length, lo + batch); i++) inBatch.push(rows[order[i]!]!);
     for (const m of decision.inContention()) posed.set(m, posed.get(m)! + inBatch.length);
