@@ -125,6 +125,12 @@ export const REST_ROUTES: readonly RestRoute[] = [
     call: 'scoreDetail',
     fields: { runId: { param: 'id' }, vignetteId: { param: 'vignetteId' } },
   }),
+  // A head run against a base run, for CI: each scorer x model verdict and the decision (pass, worse, incomparable).
+  route({ method: 'POST', url: '/gate', call: 'gate', rest: 'body' }),
+  // Before a sweep: the vignettes x epochs grid for a difference at a power, with each design's cost.
+  route({ method: 'POST', url: '/plan', call: 'plan', rest: 'body' }),
+  // A run's anytime-valid decision: its vignettes in a seeded order, each pair stopped when decided.
+  route({ method: 'GET', url: '/runs/:id/decision', call: 'decide', rest: 'query', fields: { runId: { param: 'id' } } }),
   route({ method: 'GET', url: '/stats', call: 'stats', present: (report) => toStatsShape(report), responseSchema: STATS_JSON_SCHEMA }),
   route({ method: 'GET', url: '/metrics', call: 'metrics', rest: 'query' }),
   route({ method: 'GET', url: '/roster', call: 'roster' }),

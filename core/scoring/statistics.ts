@@ -13,7 +13,7 @@ import binomialCdf from '@stdlib/stats-base-dists-binomial-cdf';
 import tCdfImpl from '@stdlib/stats-base-dists-t-cdf';
 import tQuantileImpl from '@stdlib/stats-base-dists-t-quantile';
 import { cr2Mean } from './cluster-robust.js';
-import { minimumDetectableDiff } from './power.js';
+import { minimumDetectableDiff } from './detectable-difference.js';
 import type { EpochReducer } from './report-shape.js';
 
 /** Student's t quantile: the x with P(T ≤ x) = p for df degrees of freedom (df > 0). */

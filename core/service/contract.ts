@@ -62,6 +62,20 @@ import {
   type ScorerStatus,
   type ScoringStatus,
 } from './contract-scoring.js';
+import {
+  DecideInputSchema,
+  GateInputSchema,
+  PlanInputSchema,
+  type DecideInput,
+  type DecisionReport,
+  type GateInput,
+  type GateLine,
+  type GateResult,
+  type PairDecision,
+  type Plan,
+  type PlanDesign,
+  type PlanInput,
+} from './contract-decide.js';
 
 export type { HostWait, Job, VignetteFailure, JobStatus, ModelUsage, PrivacyMode, Run, RunStatus, SerializedError, StoredResponse, Vignette, WorkerInfo };
 export type { ManifestIssue };
@@ -73,6 +87,8 @@ export type { ProbeOutcome, ProbeReport, ProbeResult, ProfileAggregate, RosterHo
 export type { WorkerListenerStatus };
 export type { ModelCost, PricedResponse, StatsReport };
 export { CompareRunsInputSchema, ReportInputSchema, ScoreDetailInputSchema, ScoreMatrixInputSchema, ScoreRunInputSchema };
+export { DecideInputSchema, GateInputSchema, PlanInputSchema };
+export type { DecideInput, DecisionReport, GateInput, GateLine, GateResult, PairDecision, Plan, PlanDesign, PlanInput };
 export type { CompareRunsInput, ReportInput, ScoreDetail, ScoreDetailInput, ScoreMatrixInput, ScoreRunInput, ScorerStatus, ScoringStatus };
 
 // ---- Inputs ----------------------------------------------------------------------------------
@@ -365,6 +381,12 @@ export interface ControlApi {
   scoreMatrix(input: ScoreMatrixInput): Promise<ScoreMatrixPage>;
   /** One vignette's responses, every model and epoch, each with every score it got and the judges' rationale. */
   scoreDetail(input: ScoreDetailInput): Promise<ScoreDetail>;
+  /** A head run against a base run of the same manifest, for CI: each scorer x model verdict and the decision (pass, worse, incomparable). */
+  gate(input: GateInput): Promise<GateResult>;
+  /** Before a sweep: the vignettes x epochs grid that detects a difference with the asked power, each design's cost and wall time. */
+  plan(input: PlanInput): Promise<Plan>;
+  /** A run's vignettes in a seeded order, every pair's anytime-valid confidence sequence: where each pair is decided, and what stopping there saves. */
+  decide(input: DecideInput): Promise<DecisionReport>;
 }
 
 export type ControlMethod = keyof ControlApi;
@@ -398,6 +420,9 @@ export const CONTRACT_INPUTS = {
   compareRuns: CompareRunsInputSchema,
   scoreMatrix: ScoreMatrixInputSchema,
   scoreDetail: ScoreDetailInputSchema,
+  gate: GateInputSchema,
+  plan: PlanInputSchema,
+  decide: DecideInputSchema,
 } as const satisfies Record<ControlMethod, z.ZodType>;
 
 export const CONTRACT_METHODS = Object.keys(CONTRACT_INPUTS) as ControlMethod[];

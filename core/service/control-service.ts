@@ -41,6 +41,9 @@ import {
   type ResponsesPage,
   type RunDetail,
   type RunSummary,
+  type DecisionReport,
+  type GateResult,
+  type Plan,
   type RunComparison,
   type ScoreReport,
   type ScoreDetail,
@@ -54,6 +57,9 @@ import { ManifestUploads } from './manifest-uploads.js';
 import type { RunExports } from './run-export.js';
 import { modelCosts, priceResponses, pricesForRun, statsReport, summarizeRun } from './summaries.js';
 import { RunScoring } from './run-scoring.js';
+import { gateRuns } from './run-gate.js';
+import { planSweep } from './run-plan.js';
+import { decideRun } from './run-decide.js';
 import type { ServiceScoring } from './scoring-status.js';
 
 export interface ControlServiceOptions {
@@ -339,6 +345,18 @@ export class ControlService implements ControlApi {
 
   async scoreDetail(input: ValidInput<'scoreDetail'>): Promise<ScoreDetail> {
     return this.runScoring.scoreDetail(this.requireRun(input.runId), input);
+  }
+
+  async gate(input: ValidInput<'gate'>): Promise<GateResult> {
+    return gateRuns(this, input);
+  }
+
+  async plan(input: ValidInput<'plan'>): Promise<Plan> {
+    return planSweep(this, this.catalogData, input);
+  }
+
+  async decide(input: ValidInput<'decide'>): Promise<DecisionReport> {
+    return decideRun(this, input);
   }
 
   // ---- Catalog, manifests, workers ---------------------------------------------------------------
