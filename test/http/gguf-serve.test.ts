@@ -6,13 +6,13 @@
  * generating stops the command within 5 s, its model process with it.
  * Runs on: Node (tests).
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startCli, waitForStderr } from '../helpers/cli.js';
 import { serve, started } from '../helpers/serve.js';
 import { tempDir } from '../helpers/temp.js';
-import { GGUF_SKIP, ggufSuite, MODEL } from '../models/gguf-model.js';
+import { GGUF_SKIP, ggufSuite, MODEL, modelProcessesOf } from '../models/gguf-model.js';
 import { send } from './harness.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -44,21 +44,6 @@ function manifest(count: number): string {
   const lines = Array.from({ length: count }, (_, i) => JSON.stringify({ id: `v${i}`, prompt: `Tell me a long story about the number ${i}.` }));
   writeFileSync(path, lines.join('\n') + '\n');
   return path;
-}
-
-/** The GGUF model processes a process has running (Linux: its children's command lines). */
-function modelProcessesOf(pid: number): number[] {
-  const out: number[] = [];
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean)) {
-      try {
-        if (readFileSync(`/proc/${child}/cmdline`, 'utf8').includes('LlamaChatSession')) out.push(Number(child));
-      } catch {
-        // gone meanwhile
-      }
-    }
-  }
-  return out;
 }
 
 describe.skipIf(GGUF_SKIP !== undefined)(ggufSuite('a GGUF model behind the command line'), () => {

@@ -5,7 +5,7 @@
  * Runs on: Node (tests).
  */
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -34,4 +34,19 @@ export const GGUF_SKIP = await skipReason();
 /** A suite's name saying why it is skipped, when it is. */
 export function ggufSuite(name: string): string {
   return GGUF_SKIP === undefined ? name : `${name} (skipped: ${GGUF_SKIP})`;
+}
+
+/** The GGUF model processes `pid` has running now (Linux: its children, by their command line). */
+export function modelProcessesOf(pid: number): number[] {
+  const out: number[] = [];
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    for (const child of readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean)) {
+      try {
+        if (readFileSync(`/proc/${child}/cmdline`, 'utf8').includes('LlamaChatSession')) out.push(Number(child));
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+  return out;
 }

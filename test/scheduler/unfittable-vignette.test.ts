@@ -67,7 +67,7 @@ describe('a vignette that fits no host', () => {
 
   it('leaves a failure that is the job\'s failing the job, whatever endWithFailures says', async () => {
     // The only host refuses the key: every vignette would meet it alike.
-    const { engine, manifest } = setUp(['Question 1?', 'Question 2?', cjk(200_000)], { errorRate: 1, errorKind: 'auth' });
+    const { engine, manifest } = setUp(['Question 1?', 'Question 2?'], { errorRate: 1, errorKind: 'auth' });
     const run = await engine.service.createRun({ manifestPath: manifest, models: ['mock-fast'], epochs: 1, endWithFailures: 'done' });
     const ended = await engine.scheduler.runToCompletion(run.id);
     expect(ended.status).toBe('failed');
