@@ -7,6 +7,7 @@ import { packageVersion } from '../paths.js';
 import { EXIT, reportError } from './common.js';
 import { registerDesktopCommand } from './commands/desktop.js';
 import { registerExportCommand } from './commands/export.js';
+import { registerImportCommand } from './commands/import.js';
 import { registerMetricsCommand } from './commands/metrics.js';
 import { registerProbeCommand } from './commands/probe.js';
 import { registerResumeCommand } from './commands/resume.js';
@@ -29,6 +30,7 @@ export function buildProgram(): Command {
   registerScoreCommand(program);
   registerReportCommand(program);
   registerExportCommand(program);
+  registerImportCommand(program);
   registerStatsCommand(program);
   registerMetricsCommand(program);
   registerProbeCommand(program);
