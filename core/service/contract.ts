@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import type {
+  ChatTurn,
   HostWait,
   Job,
   JobStatus,
@@ -63,7 +64,7 @@ import {
   type ScoringStatus,
 } from './contract-scoring.js';
 
-export type { HostWait, Job, VignetteFailure, JobStatus, ModelUsage, PrivacyMode, Run, RunStatus, SerializedError, StoredResponse, Vignette, WorkerInfo };
+export type { ChatTurn, HostWait, Job, VignetteFailure, JobStatus, ModelUsage, PrivacyMode, Run, RunStatus, SerializedError, StoredResponse, Vignette, WorkerInfo };
 export type { ManifestIssue };
 export type { EpochReducer, ModelScore, PairComparison, RunComparison, ScoreReport, ScorerDefinition, ScoringConfig, Severity };
 export type { MatrixSort, ScoreMatrixCell, ScoreMatrixPage, ScoreMatrixRow };
@@ -248,7 +249,7 @@ export interface ManifestPreview {
   issues: ManifestIssue[];
   /** How many issues the file has in all. */
   issueCount: number;
-  /** Characters of every vignette's prompt and system text (for the run's price estimate). */
+  /** Characters of every vignette's prompt and system text, or of its conversation's turns (for the run's price estimate). */
   promptChars: number;
   /** An upload with issues is not kept: the path then names nothing, and the file must be fixed and uploaded again. */
   kept: boolean;

@@ -13,8 +13,9 @@ import { migration as m006 } from './migrations/006-scoring.js';
 import { migration as m007 } from './migrations/007-judge-usage.js';
 import { migration as m008 } from './migrations/008-run-prices-host-waits-vignette-failures.js';
 import { migration as m009 } from './migrations/009-retry-attempts.js';
+import { migration as m013 } from './migrations/013-chat-vignettes.js';
 import type { Migration } from './migrations/migration.js';
 
 export type { Migration } from './migrations/migration.js';
 
-export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009];
+export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m013];
