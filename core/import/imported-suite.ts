@@ -4,12 +4,14 @@
  * notes: everything it could not carry over, and why.
  * Runs on: Node (core).
  */
+import type { ChatTurn } from '../domain.js';
 import type { ScorerDefinition } from '../scoring/scoring-config.js';
 
-/** One manifest line as an import writes it (`docs/reference/data-files.md`). */
+/** One manifest line as an import writes it (`docs/reference/data-files.md`): a prompt, or a conversation. */
 export interface ImportedVignette {
   id: string;
-  prompt: string;
+  prompt?: string;
+  messages?: ChatTurn[];
   system?: string;
   target?: string;
   metadata?: Record<string, unknown>;

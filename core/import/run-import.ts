@@ -5,12 +5,13 @@
  */
 import { PanoptesError } from '../domain.js';
 import type { ImportOutcome, VignetteSink } from './imported-suite.js';
+import { importInspect } from './inspect-import.js';
 import { importPromptfoo, type PromptfooImportOptions } from './promptfoo-import.js';
 import { importTable, type TableImportOptions } from './table-import.js';
 import { formatOfName } from './table-rows.js';
 import { writeImport, type ImportSummary } from './write-import.js';
 
-export const IMPORT_SOURCES = ['promptfoo', 'csv', 'jsonl', 'parquet'] as const;
+export const IMPORT_SOURCES = ['promptfoo', 'inspect', 'csv', 'jsonl', 'parquet'] as const;
 export type ImportSource = (typeof IMPORT_SOURCES)[number];
 
 export interface ImportRequest {
@@ -19,12 +20,16 @@ export interface ImportRequest {
   outDir: string;
   promptfoo: PromptfooImportOptions;
   table: TableImportOptions;
+  /** inspect: `input=question,target=answer`, Sample fields from other columns. */
+  fields?: string | undefined;
 }
 
 function producerOf(req: ImportRequest): (sink: VignetteSink) => Promise<ImportOutcome> {
   switch (req.source) {
     case 'promptfoo':
       return (sink) => importPromptfoo(req.path, req.promptfoo, sink);
+    case 'inspect':
+      return (sink) => importInspect(req.path, req.fields, sink);
     case 'csv':
     case 'jsonl':
     case 'parquet': {

@@ -1,5 +1,5 @@
 /**
- * `panoptes import <promptfoo|csv|jsonl|parquet> SOURCE --out DIR`: a suite from another tool, or
+ * `panoptes import <promptfoo|inspect|csv|jsonl|parquet> SOURCE --out DIR`: a suite from another tool, or
  * any table, as a Panoptes manifest and scoring file, with a fidelity report of what could not be
  * carried over. Nothing is written unless the whole source imports.
  * Runs on: Node (core).
@@ -17,17 +17,18 @@ interface ImportCliOptions extends CommonOptions {
   system?: string;
   metadata?: string[];
   judge: string;
+  field?: string;
 }
 
-const SOURCES = ['promptfoo', 'csv', 'jsonl', 'parquet'];
+const SOURCES = ['promptfoo', 'inspect', 'csv', 'jsonl', 'parquet'];
 
 export function registerImportCommand(program: Command): void {
   addCommonOptions(
     program
       .command('import')
-      .description('turn a promptfoo config or a CSV/JSONL/parquet table into a manifest and a scoring file')
+      .description('turn a promptfoo config, an inspect_ai dataset or a CSV/JSONL/parquet table into a manifest and a scoring file')
       .argument('<kind>', SOURCES.join(' | '))
-      .argument('<source>', 'the promptfooconfig.yaml, or the table file')
+      .argument('<source>', 'the promptfooconfig.yaml, the dataset or the table file')
       .requiredOption('--out <dir>', 'the folder to write (new, or empty)')
       .option('--prompt <column>', 'tables: the column holding the prompt')
       .option('--template <text>', 'tables: the prompt as a template over the columns ("Q: {{question}}")')
@@ -35,6 +36,7 @@ export function registerImportCommand(program: Command): void {
       .option('--id <column>', 'tables: the column holding a unique id (default: the row number)')
       .option('--system <column>', 'tables: the column holding a system prompt')
       .option('--metadata <column...>', 'tables: the columns kept as metadata (default: all the others)')
+      .option('--field <map>', 'inspect: Sample fields from other columns, as inspect\'s FieldSpec: input=question,target=answer,id=qid,choices=options')
       .option('--judge <model>', 'promptfoo: the catalog model that judges llm-rubric assertions', 'mock-judge'),
   ).action(async (kind: string, source: string, opts: ImportCliOptions, cmd: Command) => {
     try {
@@ -56,6 +58,7 @@ export function registerImportCommand(program: Command): void {
         outDir: opts.out,
         promptfoo: { matchModel: (id) => catalogModelFor(catalog, id), judge: opts.judge },
         table,
+        fields: opts.field,
       });
       process.stdout.write(formatImportSummary(summary));
       cmd.setOptionValue('exit', EXIT.ok);
