@@ -109,11 +109,22 @@ export interface VignetteFailure {
   at: number;
 }
 
-/** One line of a manifest: an id and the exact prompt to pose. */
+/** One turn of a conversation a vignette poses. */
+export interface ChatTurn {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+/**
+ * One line of a manifest: an id and the exact prompt to pose. A chat vignette gives `messages`, a
+ * conversation ending with a user turn, and its `prompt` is that last user turn (what lists,
+ * judges and plugins show as its question).
+ */
 export interface Vignette {
   id: string;
   prompt: string;
   system?: string;
+  messages?: ChatTurn[];
   target?: string;
   metadata?: Record<string, unknown>;
 }
@@ -207,6 +218,8 @@ export interface ResponseRecord {
   epoch: number;
   prompt: string;
   system?: string;
+  /** A chat vignette's conversation, as posed. */
+  messages?: ChatTurn[];
   response: string;
   usage: Usage;
   latencyMs: number;

@@ -1,7 +1,8 @@
 /**
  * The exported shape of a response: one JSON object per line in responses.jsonl and in exports
  * (the same line everywhere, with the vignette's target and metadata as the manifest gave them),
- * snake_case as in the original coordinator design, and CSV for spreadsheets (metadata as JSON).
+ * snake_case as in the original coordinator design, and CSV for spreadsheets (metadata and a chat
+ * vignette's conversation as JSON). A chat vignette's line carries `messages`, its `prompt` the last user turn.
  * Runs on: Node (core).
  */
 import type { StoredResponse } from './domain.js';
@@ -19,6 +20,7 @@ export function toJsonlLine(r: StoredResponse): string {
     epoch: r.epoch,
     system: r.system,
     prompt: r.prompt,
+    messages: r.messages,
     response: r.response,
     target: r.target,
     metadata: r.metadata,
@@ -33,7 +35,7 @@ export function toJsonlLine(r: StoredResponse): string {
 
 export const CSV_COLUMNS = [
   'run_id', 'vignette_id', 'model', 'epoch', 'prompt', 'response', 'target',
-  'input_tokens', 'output_tokens', 'latency_ms', 'host', 'cached', 'finished_at', 'metadata',
+  'input_tokens', 'output_tokens', 'latency_ms', 'host', 'cached', 'finished_at', 'metadata', 'messages',
 ] as const;
 
 /**
@@ -60,6 +62,7 @@ export function toCsvLine(r: StoredResponse): string {
     r.runId, r.vignetteId, r.model, r.epoch, r.prompt, r.response, r.target,
     r.usage.inputTokens, r.usage.outputTokens, Math.round(r.latencyMs), r.host, r.cached,
     new Date(r.finishedAt).toISOString(), r.metadata === undefined ? undefined : JSON.stringify(r.metadata),
+    r.messages === undefined ? undefined : JSON.stringify(r.messages),
   ]
     .map(csvCell)
     .join(',');

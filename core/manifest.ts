@@ -6,12 +6,35 @@
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { z } from 'zod';
-import { PanoptesError, type IndexedVignette, type Vignette } from './domain.js';
+import { PanoptesError, type ChatTurn, type IndexedVignette, type Vignette } from './domain.js';
+
+const TurnSchema = z
+  .object({
+    role: z.enum(['system', 'user', 'assistant'], { error: 'must be "system", "user" or "assistant"' }),
+    content: z.string({ error: 'must be a string' }),
+  })
+  .strict();
+
+/** A conversation: system turns first, then user and assistant turns, ending with a non-empty user turn. */
+const MessagesSchema = z
+  .array(TurnSchema, { error: 'must be an array of {role, content} turns' })
+  .min(1, 'must hold at least one turn')
+  .max(10_000)
+  .superRefine((turns, ctx) => {
+    if (turns.length === 0) return;
+    const firstOther = turns.findIndex((t) => t.role !== 'system');
+    const lateSystem = turns.findIndex((t, i) => t.role === 'system' && firstOther !== -1 && i > firstOther);
+    if (lateSystem !== -1) ctx.addIssue({ code: 'custom', path: [lateSystem, 'role'], message: 'a system turn must come before the first user or assistant turn' });
+    const last = turns[turns.length - 1]!;
+    if (last.role !== 'user') ctx.addIssue({ code: 'custom', path: [turns.length - 1, 'role'], message: 'the last turn must be the user\'s (the turn the model answers)' });
+    else if (last.content.trim() === '') ctx.addIssue({ code: 'custom', path: [turns.length - 1, 'content'], message: 'must not be empty' });
+  });
 
 const VignetteLineSchema = z
   .object({
     id: z.union([z.string(), z.number().int()], { error: 'must be a string or a whole number' }).transform((v) => String(v).trim()).pipe(z.string().min(1, 'must not be empty')),
-    prompt: z.string({ error: 'must be a string' }).refine((p) => p.trim().length > 0, 'must not be empty'),
+    prompt: z.string({ error: 'must be a string' }).refine((p) => p.trim().length > 0, 'must not be empty').optional(),
+    messages: MessagesSchema.optional(),
     system: z.string().optional(),
     target: z.union([z.string(), z.number(), z.boolean()]).transform(String).optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
@@ -38,7 +61,7 @@ export interface ManifestCheck {
   promptChars: number;
 }
 
-const KNOWN_KEYS = new Set(['id', 'prompt', 'system', 'target', 'metadata']);
+const KNOWN_KEYS = new Set(['id', 'prompt', 'messages', 'system', 'target', 'metadata']);
 
 /** Parses one non-blank line into a vignette, or says what is wrong with it. */
 export function parseManifestLine(text: string, line: number): Vignette | ManifestIssue {
@@ -52,11 +75,12 @@ export function parseManifestLine(text: string, line: number): Vignette | Manife
     return { line, message: 'expected a JSON object with "id" and "prompt"' };
   }
   const obj = raw as Record<string, unknown>;
-  for (const required of ['id', 'prompt'] as const) {
-    if (obj[required] === undefined) return { line, message: `missing "${required}"` };
-  }
   // An optional field given as null is a field not given.
-  for (const optional of ['system', 'target', 'metadata']) if (obj[optional] === null) delete obj[optional];
+  for (const optional of ['system', 'target', 'metadata', 'messages']) if (obj[optional] === null) delete obj[optional];
+  if (obj.id === undefined) return { line, message: 'missing "id"' };
+  if (obj.prompt === undefined && obj.messages === undefined) return { line, message: 'missing "prompt"' };
+  if (obj.prompt !== undefined && obj.messages !== undefined) return { line, message: 'give "prompt" or "messages", not both' };
+  if (obj.system !== undefined && obj.messages !== undefined) return { line, message: '"system" does not go with "messages": make it the conversation\'s first turn, {"role": "system", ...}' };
   const problem = structureProblem(obj);
   if (problem !== null) return { line, message: problem };
   const parsed = VignetteLineSchema.safeParse(obj);
@@ -65,8 +89,8 @@ export function parseManifestLine(text: string, line: number): Vignette | Manife
     const field = issue.path.length > 0 ? `"${issue.path.map(String).join('.')}"` : 'line';
     return { line, message: `${field} ${issue.message}` };
   }
-  const { id, prompt, system, target, metadata, ...extra } = parsed.data;
-  const v: Vignette = { id, prompt };
+  const { id, prompt, messages, system, target, metadata, ...extra } = parsed.data;
+  const v: Vignette = messages === undefined ? { id, prompt: prompt! } : { id, prompt: messages[messages.length - 1]!.content, messages };
   if (system !== undefined) v.system = system;
   if (target !== undefined) v.target = target;
   // Fields Panoptes does not know travel on as metadata rather than being dropped.
@@ -104,6 +128,13 @@ function structureProblem(root: Record<string, unknown>): string | null {
     }
   }
   return null;
+}
+
+/** Characters of a conversation's turns: what the run's input-token estimate counts for a chat vignette. */
+export function conversationChars(turns: readonly ChatTurn[]): number {
+  let n = 0;
+  for (const t of turns) n += t.content.length;
+  return n;
 }
 
 function isIssue(x: Vignette | ManifestIssue): x is ManifestIssue {
@@ -230,7 +261,7 @@ export async function checkManifest(
     }
     seen.set(v.id, line);
     count += 1;
-    promptChars += v.prompt.length + (v.system?.length ?? 0);
+    promptChars += v.messages === undefined ? v.prompt.length + (v.system?.length ?? 0) : conversationChars(v.messages);
     if (preview.length < previewCount) preview.push(v);
   }
   if (count === 0 && issues.length === 0) note({ line: 1, message: 'the manifest holds no vignettes' });

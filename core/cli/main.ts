@@ -10,6 +10,7 @@ import { registerGateCommand } from './commands/gate.js';
 import { registerPlanCommand } from './commands/plan.js';
 import { registerDecideCommand } from './commands/decide.js';
 import { registerExportCommand } from './commands/export.js';
+import { registerImportCommand } from './commands/import.js';
 import { registerMetricsCommand } from './commands/metrics.js';
 import { registerPackCommand } from './commands/pack.js';
 import { registerProbeCommand } from './commands/probe.js';
@@ -36,6 +37,7 @@ export function buildProgram(): Command {
   registerGateCommand(program);
   registerDecideCommand(program);
   registerExportCommand(program);
+  registerImportCommand(program);
   registerStatsCommand(program);
   registerPackCommand(program);
   registerMetricsCommand(program);

@@ -4,12 +4,10 @@
  * caller whether and when another try could help.
  * Runs on: Node (core).
  */
-import type { HostWait, PrivacyMode, Sampling, Usage } from '../domain.js';
+import type { ChatTurn, HostWait, PrivacyMode, Sampling, Usage } from '../domain.js';
 
-export interface ChatMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string;
-}
+/** A message of a call: a vignette's turn, a judge's prompt. */
+export type ChatMessage = ChatTurn;
 
 export interface ModelRequest {
   /** The logical model id from the catalog (the router resolves it to hosts). */

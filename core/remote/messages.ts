@@ -52,6 +52,11 @@ export const WireVignetteSchema = z
     index: z.number().int().nonnegative(),
     prompt: z.string(),
     system: z.string().optional(),
+    /** A chat vignette's conversation (the manifest checked its shape). */
+    messages: z
+      .array(z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() }).strict())
+      .min(1)
+      .optional(),
   })
   .strict();
 export type WireVignette = z.infer<typeof WireVignetteSchema>;

@@ -249,7 +249,7 @@ export class RemoteWorker implements WorkerHandle {
     const wire: WireVignette[] = [];
     for (const v of job.vignettes) {
       vignettes.set(v.index, v);
-      wire.push({ id: v.id, index: v.index, prompt: v.prompt, system: v.system });
+      wire.push({ id: v.id, index: v.index, prompt: v.prompt, system: v.system, messages: v.messages });
     }
     const first: AssignMessage = {
       type: 'assign',

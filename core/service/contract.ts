@@ -10,6 +10,7 @@
  */
 import { z } from 'zod';
 import type {
+  ChatTurn,
   HostWait,
   Job,
   JobStatus,
@@ -77,7 +78,7 @@ import {
   type PlanInput,
 } from './contract-decide.js';
 
-export type { HostWait, Job, VignetteFailure, JobStatus, ModelUsage, PrivacyMode, Run, RunStatus, SerializedError, StoredResponse, Vignette, WorkerInfo };
+export type { ChatTurn, HostWait, Job, VignetteFailure, JobStatus, ModelUsage, PrivacyMode, Run, RunStatus, SerializedError, StoredResponse, Vignette, WorkerInfo };
 export type { ManifestIssue };
 export type { EpochReducer, ModelScore, PairComparison, RunComparison, ScoreReport, ScorerDefinition, ScoringConfig, Severity };
 export type { MatrixSort, ScoreMatrixCell, ScoreMatrixPage, ScoreMatrixRow };
@@ -292,7 +293,7 @@ export interface ManifestPreview {
   issues: ManifestIssue[];
   /** How many issues the file has in all. */
   issueCount: number;
-  /** Characters of every vignette's prompt and system text (for the run's price estimate). */
+  /** Characters of every vignette's prompt and system text, or of its conversation's turns (for the run's price estimate). */
   promptChars: number;
   /** An upload with issues is not kept: the path then names nothing, and the file must be fixed and uploaded again. */
   kept: boolean;

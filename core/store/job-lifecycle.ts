@@ -35,7 +35,7 @@ export class JobLifecycle {
       ),
       landedCount: db.prepare<[number], { n: number }>(`SELECT COUNT(*) AS n FROM responses WHERE job_id = ?`),
       pendingVignettes: db.prepare<[string, number, number, number], VignetteRow>(
-        `SELECT v.idx, v.vignette_id, v.prompt, v.system, v.target, v.metadata FROM vignettes v
+        `SELECT v.idx, v.vignette_id, v.prompt, v.system, v.messages, v.target, v.metadata FROM vignettes v
           WHERE v.run_id = ? AND v.idx > ?
             AND NOT EXISTS (SELECT 1 FROM responses r WHERE r.job_id = ? AND r.vignette_idx = v.idx)
           ORDER BY v.idx LIMIT ?`,

@@ -48,8 +48,8 @@ export class RunLifecycle {
   ) {
     this.stmt = {
       insertVignette: db.prepare(
-        `INSERT INTO vignettes (run_id, idx, vignette_id, prompt, system, target, metadata)
-         VALUES (?, ?, ?, ?, ?, ?, ?)`,
+        `INSERT INTO vignettes (run_id, idx, vignette_id, prompt, system, messages, target, metadata)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       insertRun: db.prepare(
         `INSERT INTO runs (id, manifest_path, models, epochs, vignette_count, status, job_count, options, created_at, name)
@@ -116,6 +116,7 @@ export class RunLifecycle {
             v.id,
             v.prompt,
             v.system ?? null,
+            v.messages === undefined ? null : JSON.stringify(v.messages),
             v.target ?? null,
             v.metadata === undefined ? null : JSON.stringify(v.metadata),
           );

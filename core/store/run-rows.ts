@@ -3,7 +3,7 @@
  * mapping to the domain's types: shared by the rooms that read runs, jobs, vignettes and records.
  * Runs on: Node (core).
  */
-import type { HostWait, IndexedVignette, Job, JobStatus, Run, RunStatus, StoredResponse, Usage } from '../domain.js';
+import type { ChatTurn, HostWait, IndexedVignette, Job, JobStatus, Run, RunStatus, StoredResponse, Usage } from '../domain.js';
 import { parseStoredRunOptions } from './run-options.js';
 
 export interface RunRow {
@@ -79,6 +79,7 @@ export interface ResponseRow {
   vignette_id: string;
   prompt: string;
   system: string | null;
+  messages: string | null;
   target: string | null;
   metadata: string | null;
   options: string;
@@ -89,6 +90,7 @@ export interface VignetteRow {
   vignette_id: string;
   prompt: string;
   system: string | null;
+  messages: string | null;
   target: string | null;
   metadata: string | null;
 }
@@ -140,6 +142,7 @@ export function toJob(row: JobRow): Job {
 export function toVignette(row: VignetteRow): IndexedVignette {
   const v: IndexedVignette = { index: row.idx, id: row.vignette_id, prompt: row.prompt };
   if (row.system !== null) v.system = row.system;
+  if (row.messages !== null) v.messages = JSON.parse(row.messages) as ChatTurn[];
   if (row.target !== null) v.target = row.target;
   if (row.metadata !== null) v.metadata = JSON.parse(row.metadata) as Record<string, unknown>;
   return v;
@@ -168,6 +171,7 @@ export function toStoredResponse(row: ResponseRow): StoredResponse {
     finishedAt: row.finished_at,
   };
   if (row.system !== null) r.system = row.system;
+  if (row.messages !== null) r.messages = JSON.parse(row.messages) as ChatTurn[];
   if (row.target !== null) r.target = row.target;
   if (row.metadata !== null) r.metadata = JSON.parse(row.metadata) as Record<string, unknown>;
   return r;

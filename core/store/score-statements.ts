@@ -17,6 +17,7 @@ type RecordRow = [
   vignetteId: string,
   prompt: string,
   system: string | null,
+  messages: string | null,
   target: string | null,
   metadata: string | null,
 ];
@@ -134,7 +135,7 @@ export function prepareScoreStatements(db: Database.Database) {
     // Each record with its vignette, in one query: a page reads no other table row by row.
     recordsPage: db
       .prepare<[string, number, number, number], RecordRow>(
-        `SELECT s.seq, s.response, s.vignette_idx, j.model, j.epoch, v.vignette_id, v.prompt, v.system, v.target, v.metadata
+        `SELECT s.seq, s.response, s.vignette_idx, j.model, j.epoch, v.vignette_id, v.prompt, v.system, v.messages, v.target, v.metadata
          FROM responses s CROSS JOIN jobs j ON j.id = s.job_id
          JOIN vignettes v ON v.run_id = j.run_id AND v.idx = s.vignette_idx
          WHERE j.run_id = ? AND s.seq > ? AND s.seq <= ? ORDER BY s.seq LIMIT ?`,
@@ -217,8 +218,8 @@ export function prepareScoreStatements(db: Database.Database) {
     firstEmptyTarget: db.prepare<[string], { idx: number; vignette_id: string }>(
       `SELECT idx, vignette_id FROM vignettes WHERE run_id = ? AND target IS NOT NULL AND trim(target, ' ' || char(9, 10, 11, 12, 13)) = '' ORDER BY idx LIMIT 1`,
     ),
-    vignetteById: db.prepare<[string, string], { vignette_id: string; prompt: string; system: string | null; target: string | null; metadata: string | null }>(
-      `SELECT vignette_id, prompt, system, target, metadata FROM vignettes WHERE run_id = ? AND vignette_id = ?`,
+    vignetteById: db.prepare<[string, string], { vignette_id: string; prompt: string; system: string | null; messages: string | null; target: string | null; metadata: string | null }>(
+      `SELECT vignette_id, prompt, system, messages, target, metadata FROM vignettes WHERE run_id = ? AND vignette_id = ?`,
     ),
     recordScores: db.prepare<
       [{ runId: string; seq: number }],

@@ -8,7 +8,7 @@
  * Runs on: Node (core).
  */
 import type Database from 'better-sqlite3';
-import type { ModelUsage, RunId } from '../domain.js';
+import type { ChatTurn, ModelUsage, RunId } from '../domain.js';
 import { BaselineReads } from './baseline-reads.js';
 import { ownerIsDeadLocally } from './owner-liveness.js';
 import type { Store } from './store.js';
@@ -66,6 +66,7 @@ export interface StoredVignetteForScoring {
   id: string;
   prompt: string;
   system?: string;
+  messages?: ChatTurn[];
   target?: string;
   metadata?: Record<string, unknown>;
 }
@@ -319,9 +320,10 @@ export class ScoreStore {
   recordsToScore(runId: RunId, afterSeq: number, throughSeq: number, limit: number): RecordToScore[] {
     // Many vignettes share one metadata text (a topic, a split): parse each distinct text once a page.
     const metadata = new Map<string, Record<string, unknown>>();
-    return this.stmt.recordsPage.all(runId, afterSeq, throughSeq, limit).map(([seq, response, vignetteIdx, model, epoch, id, prompt, system, target, meta]) => {
+    return this.stmt.recordsPage.all(runId, afterSeq, throughSeq, limit).map(([seq, response, vignetteIdx, model, epoch, id, prompt, system, messages, target, meta]) => {
       const vignette: StoredVignetteForScoring = { id, prompt };
       if (system !== null) vignette.system = system;
+      if (messages !== null) vignette.messages = JSON.parse(messages) as ChatTurn[];
       if (target !== null) vignette.target = target;
       if (meta !== null) {
         let parsed = metadata.get(meta);
@@ -454,6 +456,7 @@ export class ScoreStore {
     if (!r) return null;
     const v: StoredVignetteForScoring = { id: r.vignette_id, prompt: r.prompt };
     if (r.system !== null) v.system = r.system;
+    if (r.messages !== null) v.messages = JSON.parse(r.messages) as ChatTurn[];
     if (r.target !== null) v.target = r.target;
     if (r.metadata !== null) v.metadata = JSON.parse(r.metadata) as Record<string, unknown>;
     return v;

@@ -32,6 +32,7 @@ export function responseRecord(job: EvalJob, v: IndexedVignette, a: Answer): Res
     finishedAt: a.finishedAt,
   };
   if (v.system !== undefined) record.system = v.system;
+  if (v.messages !== undefined) record.messages = v.messages;
   if (v.target !== undefined) record.target = v.target;
   if (v.metadata !== undefined) record.metadata = v.metadata;
   return record;

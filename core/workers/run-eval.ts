@@ -54,7 +54,9 @@ export interface RunEvalContext {
  */
 const JOB_LEVEL: ReadonlySet<string> = new Set(['auth', 'quota', 'budget_exceeded', 'privacy_blocked', 'no_host']);
 
+/** What a vignette poses: its conversation, or its system prompt (if any) and prompt. */
 export function messagesOf(v: IndexedVignette): ChatMessage[] {
+  if (v.messages !== undefined) return v.messages;
   return v.system ? [{ role: 'system', content: v.system }, { role: 'user', content: v.prompt }] : [{ role: 'user', content: v.prompt }];
 }
 

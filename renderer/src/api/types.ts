@@ -5,6 +5,7 @@
  */
 export type {
   AppDefaults,
+  ChatTurn,
   CatalogModelEntry,
   ControlEvent,
   ControlMethod,

@@ -10,6 +10,7 @@ import { useEffect, useRef } from 'react';
 import { useClient } from '../api/client-context.js';
 import type { ScoreDetail } from '../api/types.js';
 import { ErrorNotice } from './notice.js';
+import { PromptBox } from './prompt-box.js';
 import { formatScore } from './score-format.js';
 import { useFetch } from './use-fetch.js';
 
@@ -113,11 +114,7 @@ export function ScoreDetailDialog({ runId, vignetteId, onClose }: { runId: strin
       <ErrorNotice error={detail.error} title="Could not load the responses" />
       {data ? (
         <>
-          <div className="prompt-box">
-            {data.vignette.system ? <div className="muted small">system: {data.vignette.system}</div> : null}
-            <div>{data.vignette.prompt}</div>
-            {data.vignette.target !== undefined ? <div className="muted small" data-testid="detail-target">target: {data.vignette.target}</div> : null}
-          </div>
+          <PromptBox vignette={data.vignette} />
           <div className="sbs-scroll">
             <table className="table sbs-table">
               <thead>

@@ -11,6 +11,7 @@ import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react
 import { useClient } from '../api/client-context.js';
 import type { PricedResponse, ResponsesInput, RunSummary } from '../api/types.js';
 import { EmptyState, ErrorNotice } from '../components/notice.js';
+import { PromptBox } from '../components/prompt-box.js';
 import { RunPicker } from '../components/run-picker.js';
 import { useFetch } from '../components/use-fetch.js';
 import { useRuns } from '../components/use-runs.js';
@@ -135,11 +136,7 @@ function SideBySide({ run, vignetteId, onClose }: { run: RunSummary; vignetteId:
       </header>
       <ErrorNotice error={fetched.error} />
       {first ? (
-        <div className="prompt-box">
-          {first.system ? <div className="muted small">system: {first.system}</div> : null}
-          <div>{first.prompt}</div>
-          {first.target ? <div className="muted small">target: {first.target}</div> : null}
-        </div>
+        <PromptBox vignette={first} />
       ) : null}
       {fetched.data?.nextCursor !== null && fetched.data ? (
         <p className="muted small">Showing the first {formatInt(records.length)} records of this vignette.</p>

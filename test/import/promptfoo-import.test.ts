@@ -1,0 +1,170 @@
+/**
+ * `panoptes import promptfoo`: promptfoo's getting-started example and a config with every mapped
+ * assertion type, vars arrays, defaultTest, a prompts file and a CSV test file give promptfoo's own
+ * prompt x test case counts; the scorers written load (code plugins in the real sandbox) and score
+ * answers as promptfoo's assertions would; bad input names its place and writes nothing.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { readScoringFile } from '../../core/cli/scoring-file.js';
+import { readManifest } from '../../core/manifest.js';
+import { catalogModelFor } from '../../core/import/provider-match.js';
+import { runImport, type ImportRequest } from '../../core/import/run-import.js';
+import { checkCodeDefinition, codeScorerBuilder } from '../../core/scoring/plugin/code-scorer.js';
+import { ScorerRegistry } from '../../core/scoring/scorer-registry.js';
+import type { Scorer } from '../../core/scoring/scorer.js';
+import type { IndexedVignette } from '../../core/domain.js';
+import { loadCatalog } from '../../core/service/load-catalog.js';
+import { tempDir } from '../helpers/temp.js';
+
+const FIXTURES = join(import.meta.dirname, 'fixtures');
+let tmp: ReturnType<typeof tempDir>;
+beforeEach(() => {
+  tmp = tempDir();
+});
+afterEach(() => tmp.cleanup());
+
+function request(config: string, out: string): ImportRequest {
+  const catalog = loadCatalog(tmp.dir);
+  return { source: 'promptfoo', path: config, outDir: out, promptfoo: { matchModel: (id) => catalogModelFor(catalog, id), judge: 'mock-judge' }, table: {} };
+}
+
+async function manifestOf(dir: string): Promise<IndexedVignette[]> {
+  const out: IndexedVignette[] = [];
+  for await (const v of readManifest(join(dir, 'manifest.jsonl'))) out.push(v);
+  return out;
+}
+
+const registry = new ScorerRegistry();
+registry.register('code', codeScorerBuilder({ network: false }), checkCodeDefinition({ network: false }));
+const opened: Scorer[] = [];
+afterAll(async () => {
+  await Promise.all(opened.map((s) => s.close?.()));
+});
+
+async function scorersOf(dir: string): Promise<Map<string, Scorer>> {
+  const config = await readScoringFile(join(dir, 'scorers.json'));
+  await registry.check({ scorers: config.scorers.filter((s) => s.type !== 'judge') });
+  const built = new Map<string, Scorer>();
+  for (const [i, def] of config.scorers.entries()) {
+    if (def.type === 'judge') continue;
+    const scorer = registry.build(def, `scorers.${i}`).scorer;
+    opened.push(scorer);
+    built.set(def.name, scorer);
+  }
+  return built;
+}
+
+async function verdict(scorer: Scorer, vignette: IndexedVignette, response: string) {
+  const [v] = await scorer.score({ runId: 'r', model: 'm', epoch: 1, vignette, response, calls: { privacy: 'strict', skipPromptCache: false } });
+  return v!;
+}
+
+describe('promptfoo getting-started', () => {
+  it('makes promptfoo\'s 2 prompts x 2 tests = 4 cases, rendered, with the prompt and test in metadata, and maps the providers', async () => {
+    const out = join(tmp.dir, 'suite');
+    const summary = await runImport(request(join(FIXTURES, 'getting-started/promptfooconfig.yaml'), out));
+    const vs = await manifestOf(out);
+    expect(summary.vignettes).toBe(4);
+    expect(vs.map((v) => v.id)).toEqual(['prompt-1:t1', 'prompt-1:t2', 'prompt-2:t1', 'prompt-2:t2']);
+    expect(vs[0]!.prompt).toBe('Convert this English to French: Hello world');
+    expect(vs[3]!.prompt).toBe('Translate to Spanish: Where is the library?');
+    expect(vs[3]!.metadata).toMatchObject({ item: 't2', variant: 'prompt-2', prompt_index: 1, test_index: 1, vars: { language: 'Spanish' } });
+    expect(summary.models.mapped).toEqual([{ from: 'openai:gpt-4.1', model: 'gpt-4.1' }, { from: 'openai:o4-mini', model: 'o4-mini' }].filter((m) => loadCatalog(tmp.dir).has(m.model)));
+    const scorers = await scorersOf(out);
+    expect([...scorers.keys()]).toEqual(['promptfoo-assert']);
+    const check = scorers.get('promptfoo-assert')!;
+    expect((await verdict(check, vs[0]!, 'Bonjour le monde!')).value).toBe(1);
+    expect((await verdict(check, vs[0]!, 'bonjour le monde')).value).toBe(0); // contains is case-sensitive
+    expect((await verdict(check, vs[1]!, '¿DÓNDE ESTÁ LA BIBLIOTECA?')).value).toBe(1); // icontains is not
+  });
+});
+
+describe('a config with every mapped assertion, vars arrays, defaultTest and a CSV test file', () => {
+  it('makes 3 prompts x 8 test cases, maps each assertion, and lists what it cannot carry', async () => {
+    const out = join(tmp.dir, 'suite');
+    const summary = await runImport(request(join(FIXTURES, 'every-assertion/promptfooconfig.yaml'), out));
+    // promptfoo: prompts = the inline one + the two of prompts.txt (split on ---) = 3; tests = the
+    // first expanded over question (2) x tone (2) = 4, the JSON test 1, tests.csv's 3 rows = 8.
+    expect(summary.vignettes).toBe(3 * 8);
+    const vs = await manifestOf(out);
+    const byId = new Map(vs.map((v) => [v.id, v]));
+    expect(byId.get('terse:t1')!.prompt).toBe('Answer in one word: What is the capital of France?');
+    expect(byId.get('prompts.txt-1:t3')!.prompt).toBe('You are formal. What is the capital of France?');
+    expect(byId.get('prompts.txt-2:t8')!.prompt).toBe('Question: Name a primary colour\nAnswer:');
+    expect(byId.get('terse:t6')!.metadata).toMatchObject({ description: 'arithmetic', vars: { question: 'What is 2+2?', tone: 'plain' } });
+    // Per-test rubrics become the vignettes' target, read by the judge as its rubric.
+    expect(byId.get('terse:t1')!.target).toBe('Names the capital city of the country asked about');
+    expect(byId.get('terse:t8')!.target).toBe('Names a primary colour');
+    const scoring = JSON.parse(readFileSync(join(out, 'scorers.json'), 'utf8')) as { scorers: Array<Record<string, unknown>> };
+    expect(scoring.scorers.map((s) => [s.name, s.type])).toEqual([
+      ['not-icontains', 'banned'],
+      ['javascript', 'code'],
+      ['promptfoo-assert', 'code'],
+      ['llm-rubric', 'judge'],
+    ]);
+    expect(summary.notes.map((n) => n.what)).toContain('assertion type "similar" (1 test)');
+    expect(summary.models.mapped.map((m) => m.model)).toEqual(['gpt-4o-mini', 'claude-sonnet-4-5']);
+    expect(summary.models.unmapped).toEqual(['ollama:chat:my-finetune:7b']);
+    expect(JSON.parse(readFileSync(join(out, 'import-report.json'), 'utf8'))).toMatchObject({ vignettes: 24, models: { unmapped: ['ollama:chat:my-finetune:7b'] } });
+
+    const scorers = await scorersOf(out);
+    const own = scorers.get('promptfoo-assert')!;
+    const capitals = byId.get('terse:t1')!;
+    expect((await verdict(own, capitals, 'Paris is the capital')).value).toBe(1);
+    const wrong = await verdict(own, capitals, 'paris');
+    expect(wrong.value).toBeCloseTo(0 / 3); // contains-any, icontains-all (capital) and regex all fail
+    const json = byId.get('terse:t5')!;
+    expect((await verdict(own, json, '{"city": "Paris"}')).value).toBe(1);
+    const off = await verdict(own, json, '{"city": "Paris", "n": 1}');
+    expect(off.value).toBeCloseTo(5 / 7); // equals and not-regex fail; is-json, not-contains, contains-all, icontains-any, starts-with pass
+    expect(off.explanation).toMatch(/equals/);
+    const csv = byId.get('terse:t7')!;
+    expect((await verdict(own, csv, 'TAC')).value).toBe(1);
+    expect((await verdict(own, csv, 'tac, not cat')).value).toBe(0.5);
+    expect((await verdict(own, byId.get('terse:t6')!, '4')).value).toBe(1); // a plain __expected is equals
+    expect((await verdict(scorers.get('javascript')!, csv, 'x'.repeat(600))).value).toBe(0);
+    expect((await verdict(scorers.get('javascript')!, csv, 'short')).value).toBe(1);
+    expect((await verdict(scorers.get('not-icontains')!, csv, 'As an AI, tac')).value).toBe(0);
+  });
+});
+
+describe('bad input', () => {
+  function failsWithNothingWritten(config: string, message: RegExp) {
+    const out = join(tmp.dir, 'suite');
+    return expect(runImport(request(config, out))).rejects.toThrow(message).then(() => {
+      expect(existsSync(out)).toBe(false);
+      expect(readdirSync(tmp.dir).filter((f) => f.includes('suite'))).toEqual([]);
+    });
+  }
+
+  it('a prompt naming an unknown var names the config, the prompt and the test', async () => {
+    const config = join(tmp.dir, 'promptfooconfig.yaml');
+    writeFileSync(config, "prompts: ['Hi {{name}}']\ntests:\n  - vars: { nom: x }\n");
+    await failsWithNothingWritten(config, /promptfooconfig\.yaml: prompt 1 x test case 1: names the unknown var "name"/);
+  });
+
+  it('a missing test file and broken YAML name the file', async () => {
+    const config = join(tmp.dir, 'promptfooconfig.yaml');
+    writeFileSync(config, "prompts: ['Hi {{name}}']\ntests: file://nope.csv\n");
+    await failsWithNothingWritten(config, /tests\.0: cannot read .*nope\.csv \(ENOENT\)/);
+    writeFileSync(config, "prompts: ['Hi'\ntests: [\n");
+    await failsWithNothingWritten(config, /promptfooconfig\.yaml:\d+: not valid YAML/);
+  });
+
+  it('a malformed CSV row names its line', async () => {
+    const config = join(tmp.dir, 'promptfooconfig.yaml');
+    writeFileSync(config, "prompts: ['Hi {{name}}']\ntests: file://t.csv\n");
+    writeFileSync(join(tmp.dir, 't.csv'), 'name,__expected\nAda,Ada\nBob,Bob,extra\n');
+    await failsWithNothingWritten(config, /t\.csv:3: not valid CSV/);
+  });
+
+  it('refuses a destination that is not empty, and leaves it as it was', async () => {
+    const out = join(tmp.dir, 'suite');
+    mkdirSync(out);
+    writeFileSync(join(out, 'keep.txt'), 'mine');
+    await expect(runImport(request(join(FIXTURES, 'getting-started/promptfooconfig.yaml'), out))).rejects.toThrow(/exists and is not empty/);
+    expect(readdirSync(out)).toEqual(['keep.txt']);
+  });
+});
