@@ -19,7 +19,8 @@ Reference values for deciding with Panoptes, by an independent implementation:
 Writes test/scoring/fixtures/decision.json; test/decide/plan.test.ts compares the TypeScript with it.
 Run with Debian's python3 (apt-get install -y python3-scipy python3-statsmodels):
     /usr/bin/python3 scripts/decision-reference.py
-Everything is drawn from fixed seeds, so re-running gives the same file.
+Everything is drawn from fixed seeds, so re-running gives the same file (it takes a few minutes:
+the simulations are 16,000 planned sweeps and 3,000 sequential runs).
 Runs on: Python 3 with scipy and statsmodels (a developer's tool; CI reads only its output).
 """
 import json

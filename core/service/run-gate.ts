@@ -74,6 +74,9 @@ export async function gateRuns(api: GateReads, input: ValidInput<'gate'>): Promi
     modelsOnlyHead: head.models.filter((m) => !base.models.includes(m)),
     vignettes: 0,
   };
+  for (const [side, r] of [['base', base], ['head', head]] as const) {
+    if (r.status === 'queued' || r.status === 'running') reasons.push(`${side} run ${r.id} is ${r.status}: gate it once it has finished`);
+  }
   if (models.length === 0) reasons.push(`no common models: base ran ${base.models.join(', ')}, head ran ${head.models.join(', ')}`);
 
   const baseScorers = byName((await api.scoringStatus({ runId: base.id })).scorers);

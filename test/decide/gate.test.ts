@@ -100,6 +100,11 @@ describe('panoptes gate (the service)', () => {
     const missing = await e.service.gate({ base: 'rbase', head: 'rshort', scorers: ['nope'] });
     expect(missing.reasons[0]).toBe('scorer "nope" is not attached to base (score it first: panoptes score RUN --scorers FILE)');
     await expect(e.service.gate({ base: 'rbase', head: 'rnowhere' })).rejects.toThrow(/rnowhere/);
+    // A run still going (its owner's lease is an hour long, so nothing here takes it over).
+    writeStoredRun(join(tmp.dir, 'data'), { runId: 'rlive', vignettes: 120, epochs: 1, models: [{ model: 'm1', accuracy: 0.8 }] });
+    e.store.db.prepare(`UPDATE runs SET status = 'running', finished_at = NULL WHERE id = 'rlive'`).run();
+    const live = await e.service.gate({ base: 'rbase', head: 'rlive' });
+    expect(live.reasons[0]).toBe('head run rlive is running: gate it once it has finished');
   });
 
   it('a verdict is the interval against the margin', () => {
