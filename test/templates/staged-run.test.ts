@@ -4,9 +4,10 @@
  * answer with the record and counts every call's tokens in the run's stats; a judge loop on the last
  * stage passes on round 2; a template with a bad line is refused at creation and nothing is stored.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { toJsonlLine } from '../../core/export.js';
 import { useTempEngines } from '../helpers/temp-engine.js';
 import { writeManifest } from '../helpers/temp.js';
 
@@ -75,6 +76,11 @@ describe('a staged template run', () => {
     const stats = await engine.service.stats({ runId: run.id });
     expect(stats.models[0]).toMatchObject({ model: 'scripted', calls: 8, inputTokens: stageInput, outputTokens: stageOutput });
     expect(page.items.reduce((n, r) => n + r.usage.inputTokens, 0)).toBe(stageInput);
+    // The run's responses.jsonl and its export carry each record's calls, the same line from the landing and from the database.
+    const logged = readFileSync(join(engine.dataDir, 'runs', run.id, 'responses.jsonl'), 'utf8').trim().split('\n');
+    expect(logged).toEqual([...engine.store.queries.iterateResponses(run.id)].map(toJsonlLine));
+    const line = JSON.parse(logged[0]!) as { stages: { stage: string; item: number | null; round: number; usage: { input_tokens: number } }[] };
+    expect(line.stages.map((st) => [st.stage, st.item, st.round])).toEqual([['map', null, 1], ['review', 0, 1], ['review', 1, 1], ['review', 2, 1], ['synthesize', null, 1]]);
     // Five calls reached the provider per record: the router's metrics say so.
     const metrics = await engine.service.metrics({});
     expect(metrics.providers.find((p) => p.provider === 'script')!.calls).toBe(40);
