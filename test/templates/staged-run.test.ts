@@ -120,3 +120,20 @@ stages:
     expect(await engine.service.listRuns({})).toHaveLength(0);
   });
 });
+
+describe('the built-in templates on the embedded mock-scripted model', () => {
+  const engines = useTempEngines('panoptes-builtin-');
+
+  it.each(['repo_audit', 'design_doc', 'redteam', 'panel_debate'])('%s runs offline to the end, its judge loop passing on the first round', async (name) => {
+    const engine = engines.open();
+    const manifestPath = writeManifest(engines.dir, 2);
+    const run = await engine.service.createRun({ manifestPath, models: ['mock-scripted'], epochs: 1, template: name });
+    expect((await engine.runToEnd(run.id)).status).toBe('done');
+    const rows = engine.store.db
+      .prepare(`SELECT s.stage, s.round FROM stage_answers s JOIN jobs j ON j.id = s.job_id WHERE j.run_id = ? AND s.vignette_idx = 0 ORDER BY s.call_idx`)
+      .all(run.id) as { stage: string; round: number }[];
+    // A fan-out template: its list stage, three items, its last stage; the debate: three stages.
+    expect(rows).toHaveLength(name === 'panel_debate' ? 3 : 5);
+    expect(rows.every((r) => r.round === 1)).toBe(true);
+  });
+});
