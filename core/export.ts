@@ -3,14 +3,34 @@
  * (the same line everywhere, with the vignette's target and metadata as the manifest gave them),
  * snake_case as in the original coordinator design, and CSV for spreadsheets (metadata and a chat
  * vignette's conversation as JSON). A chat vignette's line carries `messages`, its `prompt` the last user turn.
+ * A staged template's record also carries `stages`, every call behind its answer (JSONL only).
  * Runs on: Node (core).
  */
-import type { StoredResponse } from './domain.js';
+import type { StageAnswer, StoredResponse, Usage } from './domain.js';
+
+function usageLine(u: Usage): Record<string, number> {
+  const usage: Record<string, number> = { input_tokens: u.inputTokens, output_tokens: u.outputTokens };
+  if (u.cachedTokens !== undefined) usage.cached_tokens = u.cachedTokens;
+  if (u.reasoningTokens !== undefined) usage.reasoning_tokens = u.reasoningTokens;
+  return usage;
+}
+
+/** A staged record's calls, in the line's own terms (latency rounded, as the database keeps it). */
+function stagesLine(stages: readonly StageAnswer[]): object[] {
+  return stages.map((s) => ({
+    stage: s.stage,
+    item: s.item,
+    round: s.round,
+    response: s.response,
+    usage: usageLine(s.usage),
+    latency_ms: Math.round(s.latencyMs),
+    host: s.host,
+    cached: s.cached,
+  }));
+}
 
 export function toJsonlLine(r: StoredResponse): string {
-  const usage: Record<string, number> = { input_tokens: r.usage.inputTokens, output_tokens: r.usage.outputTokens };
-  if (r.usage.cachedTokens !== undefined) usage.cached_tokens = r.usage.cachedTokens;
-  if (r.usage.reasoningTokens !== undefined) usage.reasoning_tokens = r.usage.reasoningTokens;
+  const usage = usageLine(r.usage);
   return JSON.stringify({
     seq: r.seq,
     run_id: r.runId,
@@ -30,6 +50,7 @@ export function toJsonlLine(r: StoredResponse): string {
     cached: r.cached,
     sampling: r.sampling,
     finished_at: new Date(r.finishedAt).toISOString(),
+    ...(r.stages ? { stages: stagesLine(r.stages) } : {}),
   });
 }
 

@@ -142,6 +142,10 @@ export class RemoteWorker implements WorkerHandle {
 
   async dispatch(job: EvalJob, attempt: number, sink: JobSink, signal: AbortSignal): Promise<JobOutcome> {
     if (!this.isAlive()) throw this.lostError();
+    if (job.options.template) {
+      // Its records would come back without their stages: retried on another worker (this one is avoided), a local one.
+      throw new PanoptesError('invalid_input', `worker ${this.id}: staged templates run only on this process's own workers`, { retryable: true });
+    }
     // Frames are planned before anything is sent: a vignette too large for any frame fails this job only.
     const { frames, vignettes } = this.assignFrames(job, attempt);
     try {

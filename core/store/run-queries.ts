@@ -8,6 +8,7 @@
 import type Database from 'better-sqlite3';
 import type { HostWait, Job, JobId, JobStatus, ModelUsage, Run, RunId, RunPrices, RunStatus, StoredResponse, VignetteFailure } from '../domain.js';
 import { toJob, toRun, toStoredResponse, type JobRow, type ResponseRow, type RunRow, type VignetteFailureRow } from './run-rows.js';
+import { STAGES_OF_PAGE, stagesBySeq, type StageRow } from './stage-rows.js';
 
 /** A field left out or undefined does not filter. */
 export interface ResponseFilter {
@@ -119,6 +120,7 @@ export class RunQueries {
       responsesPage: db.prepare<[string, number, number, number], ResponseRow>(
         `SELECT ${RESPONSE_COLUMNS} ${RESPONSE_JOINS} WHERE j.run_id = ? AND s.seq > ? AND s.seq <= ? ORDER BY s.seq LIMIT ?`,
       ),
+      stagesOfPage: db.prepare<[string, number, number], StageRow>(STAGES_OF_PAGE),
       responseCount: db.prepare<[string], { n: number }>(
         `SELECT COALESCE(SUM(vignettes_done), 0) AS n FROM jobs WHERE run_id = ?`,
       ),
@@ -218,7 +220,14 @@ export class RunQueries {
     const { lo, hi } = this.runSeqRange(runId);
     for (let cursor = Math.max(afterSeq, lo - 1); cursor < hi; ) {
       const rows = this.stmt.responsesPage.all(runId, cursor, hi, pageSize);
-      for (const row of rows) yield toStoredResponse(row);
+      // A staged template's records carry their calls: one read for the page (none for a run without a template).
+      const stages = rows.length === 0 ? undefined : stagesBySeq(this.stmt.stagesOfPage.all(runId, cursor, rows[rows.length - 1]!.seq));
+      for (const row of rows) {
+        const r = toStoredResponse(row);
+        const own = stages?.get(row.seq);
+        if (own) r.stages = own;
+        yield r;
+      }
       if (rows.length < pageSize) return;
       cursor = rows[rows.length - 1]!.seq;
     }

@@ -4,9 +4,10 @@
  * answer with the record and counts every call's tokens in the run's stats; a judge loop on the last
  * stage passes on round 2; a template with a bad line is refused at creation and nothing is stored.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { toJsonlLine } from '../../core/export.js';
 import { useTempEngines } from '../helpers/temp-engine.js';
 import { writeManifest } from '../helpers/temp.js';
 
@@ -75,6 +76,11 @@ describe('a staged template run', () => {
     const stats = await engine.service.stats({ runId: run.id });
     expect(stats.models[0]).toMatchObject({ model: 'scripted', calls: 8, inputTokens: stageInput, outputTokens: stageOutput });
     expect(page.items.reduce((n, r) => n + r.usage.inputTokens, 0)).toBe(stageInput);
+    // The run's responses.jsonl and its export carry each record's calls, the same line from the landing and from the database.
+    const logged = readFileSync(join(engine.dataDir, 'runs', run.id, 'responses.jsonl'), 'utf8').trim().split('\n');
+    expect(logged).toEqual([...engine.store.queries.iterateResponses(run.id)].map(toJsonlLine));
+    const line = JSON.parse(logged[0]!) as { stages: { stage: string; item: number | null; round: number; usage: { input_tokens: number } }[] };
+    expect(line.stages.map((st) => [st.stage, st.item, st.round])).toEqual([['map', null, 1], ['review', 0, 1], ['review', 1, 1], ['review', 2, 1], ['synthesize', null, 1]]);
     // Five calls reached the provider per record: the router's metrics say so.
     const metrics = await engine.service.metrics({});
     expect(metrics.providers.find((p) => p.provider === 'script')!.calls).toBe(40);
@@ -112,5 +118,22 @@ stages:
       'template:9: stages.2.prompt: {{stages.later}}: unknown stage "later"',
     );
     expect(await engine.service.listRuns({})).toHaveLength(0);
+  });
+});
+
+describe('the built-in templates on the embedded mock-scripted model', () => {
+  const engines = useTempEngines('panoptes-builtin-');
+
+  it.each(['repo_audit', 'design_doc', 'redteam', 'panel_debate'])('%s runs offline to the end, its judge loop passing on the first round', async (name) => {
+    const engine = engines.open();
+    const manifestPath = writeManifest(engines.dir, 2);
+    const run = await engine.service.createRun({ manifestPath, models: ['mock-scripted'], epochs: 1, template: name });
+    expect((await engine.runToEnd(run.id)).status).toBe('done');
+    const rows = engine.store.db
+      .prepare(`SELECT s.stage, s.round FROM stage_answers s JOIN jobs j ON j.id = s.job_id WHERE j.run_id = ? AND s.vignette_idx = 0 ORDER BY s.call_idx`)
+      .all(run.id) as { stage: string; round: number }[];
+    // A fan-out template: its list stage, three items, its last stage; the debate: three stages.
+    expect(rows).toHaveLength(name === 'panel_debate' ? 3 : 5);
+    expect(rows.every((r) => r.round === 1)).toBe(true);
   });
 });

@@ -3,6 +3,7 @@
  * print per-model calls, tokens and estimated cost (or one JSON object with --json).
  * Runs on: Node (core).
  */
+import { existsSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { PanoptesError } from '../../domain.js';
 import type { WorkerListener } from '../../remote/listener.js';
@@ -38,6 +39,7 @@ interface RunCliOptions extends CallingOptions {
   local: boolean;
   waitForWorkers?: number;
   scorers?: string;
+  template?: string;
 }
 
 export function registerRunCommand(program: Command): void {
@@ -61,6 +63,7 @@ export function registerRunCommand(program: Command): void {
       .option('--reasoning-effort <level>', 'low | medium | high: sent to OpenAI-compatible hosts as reasoning_effort')
       .option('--thinking-budget <tokens>', 'tokens an Anthropic model may think (>= 1024): sent as thinking.budget_tokens', parsePositiveInt('--thinking-budget'))
       .option('--scorers <file>', 'a scoring file (JSON or YAML): score each record as it lands')
+      .option('--template <file-or-name>', 'a staged template (YAML) or a built-in\'s name (repo_audit, panel_debate, design_doc, redteam): pose each vignette through its stages')
       .option('--json', 'print one JSON summary object instead of a table')
       .option('--no-progress', 'no live progress')
       .option('--listen <port>', 'accept `panoptes worker` connections on this port (0: any free port)', (v: string) => parsePort(v, '--listen'))
@@ -109,6 +112,10 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
       thinkingBudget: opts.thinkingBudget,
     };
     const scorers = opts.scorers === undefined ? undefined : await readScoringFile(opts.scorers);
+    // A file's text is sent as the template (its errors then name lines of it); anything else is a built-in's name.
+    const template = opts.template === undefined ? undefined : existsSync(opts.template) ? readFileSync(opts.template, 'utf8') : opts.template;
+    // Checked here first so that an error names the file's line; the engine checks it again.
+    if (template !== undefined) (await import('../../templates/template-file.js')).templateFrom(template, opts.template!);
     const run = await engine.service.createRun({
       manifestPath: opts.manifest,
       models: opts.models.split(',').map((m) => m.trim()).filter(Boolean),
@@ -121,6 +128,7 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
       ...(opts.probe ? { probe: true } : {}),
       ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
       ...(scorers ? { scorers } : {}),
+      ...(template === undefined ? {} : { template }),
     });
     if (!opts.json) process.stderr.write(`run ${run.id}: ${run.jobCount} jobs, ${run.vignetteCount * run.jobCount} calls\n`);
     const final = await driveRun(engine, run.id, opts.progress && !opts.json);
