@@ -63,7 +63,7 @@ describe('the CLI speaks plainly', () => {
     expect(b).not.toHaveProperty('target');
     const csv = join(tmp.dir, 'export.csv');
     await runCli(['export', run.run_id, '--out', csv, '--format', 'csv', ...common]);
-    expect(readFileSync(csv, 'utf8').split('\n')[1]).toMatch(/,"\{""topic"":""math"",""level"":2\}"$/);
+    expect(readFileSync(csv, 'utf8').split('\n')[1]).toMatch(/,"\{""topic"":""math"",""level"":2\}",$/);
   });
 
   it('runs: a header, and why a run failed', async () => {
