@@ -173,7 +173,7 @@ type RawPair = Omit<PairComparison, 'p_holm' | 'distinguishable' | 'verdict'>;
 
 /**
  * The paired comparison of `a` against `b` on the vignettes both have (diff = a − b), before Holm.
- * With `mcnemar` (K = 1, pass/fail) and no clustering: exact McNemar with Newcombe's interval.
+ * With `mcnemar` (K = 1, pass/fail) and no clustering: exact McNemar with Tango's interval.
  */
 async function comparePair(
   a: string,

@@ -3,7 +3,7 @@
  * interval (and the clustered one, CR2 from cluster-robust.ts), epoch reducers, pass@k and pass^k,
  * flip rate, the paired comparison of two models (paired t, exact McNemar, Holm) with its minimum
  * detectable difference (power.ts), the epoch noise share and Krippendorff's alpha. Pass-rate
- * intervals (Wilson, Newcombe) are in proportion-intervals.ts. Each is checked against scipy/statsmodels to 1e-9
+ * intervals (Wilson, Tango) are in proportion-intervals.ts. Each is checked against scipy/statsmodels to 1e-9
  * (scripts/stats-reference.py makes the fixtures). Every function here is one O(n) pass or a sort,
  * so the report can call it on 100,000 vignettes without holding the event loop; the report does
  * the streaming and the yielding. docs/reference/statistics.md says what each figure means.
