@@ -320,6 +320,8 @@ export async function buildScoreReport(options: ReportOptions, cells: ScoreCells
       const a = names[i]!;
       const b = names[j]!;
       raw.push(await comparePair(a, b, reduced.get(a)!.x, reduced.get(b)!.x, index, by !== null, mcnemar, turns));
+      // A pair's test is a few ms when its degrees of freedom are new (power.ts): read the clock after each.
+      if (turns.due(1024)) await turns.take();
     }
   }
   const pairs = finishPairs(raw);
