@@ -12,7 +12,7 @@ const layer = (name, path, mayNotUse) => ({
   to: { path: `^(${mayNotUse.join('|')})/` },
 });
 
-const ABOVE_STORE = ['core/models', 'core/workers', 'core/remote', 'core/scheduler', 'core/scoring', 'core/service', 'core/http', 'core/cli'];
+const ABOVE_STORE = ['core/models', 'core/ingest', 'core/templates', 'core/workers', 'core/remote', 'core/scheduler', 'core/scoring', 'core/service', 'core/http', 'core/cli'];
 
 module.exports = {
   forbidden: [
@@ -48,7 +48,7 @@ module.exports = {
       comment: 'the vocabulary (core/*.ts) and core/concurrency use no layer',
       severity: 'error',
       from: { path: '^core/([^/]+\\.ts|concurrency/)' },
-      to: { path: '^core/(store|models|workers|remote|scheduler|scoring|service|http|cli)/' },
+      to: { path: '^core/(store|models|ingest|templates|workers|remote|scheduler|scoring|service|http|cli)/' },
     },
     {
       name: 'sql-only-in-the-store',
@@ -59,7 +59,9 @@ module.exports = {
     },
     layer('store-is-below-the-engine', '^core/store/', ABOVE_STORE),
     layer('models-are-below-workers', '^core/models/', ABOVE_STORE.filter((p) => p !== 'core/models')),
-    layer('workers-are-below-scheduling', '^core/workers/', ['core/remote', 'core/scheduler', 'core/scoring', 'core/service', 'core/http', 'core/cli', 'core/store']),
+    layer('ingest-is-below-the-service', '^core/ingest/', ['core/store', 'core/workers', 'core/remote', 'core/scheduler', 'core/scoring', 'core/service', 'core/http', 'core/cli']),
+    layer('templates-are-below-the-service', '^core/templates/', ['core/store', 'core/remote', 'core/scheduler', 'core/service', 'core/http', 'core/cli']),
+    layer('workers-are-below-scheduling', '^core/workers/', ['core/ingest', 'core/templates', 'core/remote', 'core/scheduler', 'core/scoring', 'core/service', 'core/http', 'core/cli', 'core/store']),
     layer('remote-is-below-the-service', '^core/remote/', ['core/scheduler', 'core/scoring', 'core/service', 'core/http', 'core/cli', 'core/store']),
     layer('scheduler-is-below-the-service', '^core/scheduler/', ['core/remote', 'core/service', 'core/http', 'core/cli']),
     layer('scoring-is-below-the-service', '^core/scoring/', ['core/remote', 'core/service', 'core/http', 'core/cli']),

@@ -7,6 +7,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // A test that blocks its worker cannot time itself out: the watchdog names it and fails the run.
+    reporters: ['default', './test/helpers/watchdog-reporter.ts'],
+    setupFiles: ['./test/helpers/watchdog-setup.ts'],
     // Engines opened in tests log at `warn` unless a test asks for more (the telemetry tests do).
     env: { PANOPTES_LOG: 'warn' },
   },

@@ -19,6 +19,10 @@ export interface Sampling {
   maxTokens?: number | undefined;
   seed?: number | undefined;
   stop?: string[] | undefined;
+  /** How hard a reasoning model thinks: sent to OpenAI-compatible hosts as `reasoning_effort`. */
+  reasoningEffort?: 'low' | 'medium' | 'high' | undefined;
+  /** Tokens an Anthropic model may spend thinking: sent as `thinking.budget_tokens`. */
+  thinkingBudget?: number | undefined;
 }
 
 /** How the router treats hosts that train on or log prompts (the privacy router of the model-gateway design). */
@@ -43,6 +47,41 @@ export interface RunOptions {
    * default) or `done`, the failures counted and listed either way.
    */
   endWithFailures?: 'done' | 'failed';
+  /** A staged template: each vignette is posed through its stages, the last stage's answer is the record. */
+  template?: StagedTemplate;
+}
+
+/**
+ * A staged template, checked (see core/templates): stages run in order; a stage's prompt may name
+ * the vignette (`{{vignette.prompt}}`, `{{vignette.metadata.KEY}}`), an earlier stage's answer
+ * (`{{stages.NAME}}`) and, in a fan-out stage, `{{item}}`: one call per item of the JSON array an
+ * earlier stage answered. The last stage may carry a judge loop over scorer definitions.
+ */
+export interface StagedTemplate {
+  name: string;
+  stages: TemplateStage[];
+}
+
+export interface TemplateStage {
+  name: string;
+  prompt: string;
+  fanOut?: string;
+  /** The last stage only: scored with `scorers` (scoring-file definitions); a hard fail is posed again, up to `maxRounds` rounds. */
+  judge?: { scorers: unknown[]; maxRounds: number };
+}
+
+/** One call of a staged record: which stage, which fan-out item and judge round, and what it answered and cost. */
+export interface StageAnswer {
+  stage: string;
+  /** The fan-out item's index, or null for a stage without fan-out. */
+  item: number | null;
+  /** The judge round (1 for every stage without a judge loop). */
+  round: number;
+  response: string;
+  usage: Usage;
+  latencyMs: number;
+  host: string;
+  cached: boolean;
 }
 
 /** The options a job carries to its worker: the run's, less what only the scheduler reads. */
@@ -100,6 +139,17 @@ export interface Run {
   startedAt: number | null;
   finishedAt: number | null;
   error: string | null;
+  /** What the user called it (null: no name given; lists then show the id). */
+  name: string | null;
+  notes: string | null;
+  tags: string[];
+  /** When it was archived (hidden from lists unless asked for); null when it is not. */
+  archivedAt: number | null;
+  /**
+   * Times it went back to queued after starting or ending (retry, resume, takeover). Its status
+   * moves backwards then, so two snapshots of a run are ordered by this first.
+   */
+  restarts: number;
 }
 
 /** One (model, epoch) slice of a run, dispatched to one worker at a time. */
@@ -168,6 +218,8 @@ export interface ResponseRecord {
   /** The vignette's expected answer and metadata, as the manifest gave them: every record line carries them. */
   target?: string;
   metadata?: Record<string, unknown>;
+  /** A staged template's record: every call behind the answer, in order (the answer is the last). */
+  stages?: StageAnswer[];
 }
 
 /** What a worker reports when a job ends well. Records were streamed to the sink as they came. */

@@ -272,3 +272,20 @@ export async function* readManifest(path: string): AsyncGenerator<IndexedVignett
     yield { ...v, index: index++ };
   }
 }
+
+/**
+ * The line of a manifest that holds the vignette `id`, read again from the file; null when the
+ * file is gone or no longer holds it. For errors that name a stored vignette's line.
+ */
+export async function manifestLineOf(path: string, id: string): Promise<number | null> {
+  try {
+    for await (const item of lines(path)) {
+      if (!('text' in item)) continue;
+      const v = parseManifestLine(item.text, item.line);
+      if (!isIssue(v) && v.id === id) return item.line;
+    }
+  } catch {
+    // An unreadable file names no line; the caller says which vignette instead.
+  }
+  return null;
+}

@@ -32,6 +32,11 @@ export function databasePath(dataDir: string): string {
   return join(dataDir, 'panoptes.db');
 }
 
+/** A run's append-only log of its records: `<data-dir>/runs/<run-id>/responses.jsonl`. */
+export function responsesPath(dataDir: string, runId: string): string {
+  return join(dataDir, 'runs', runId, 'responses.jsonl');
+}
+
 /** The version in the package's package.json. */
 export function packageVersion(): string {
   return (JSON.parse(readFileSync(join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;

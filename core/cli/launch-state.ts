@@ -6,9 +6,10 @@
  * replaced; a saved port that another program took is given up for a free one.
  * Runs on: Node (core).
  */
-import { chmodSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
+import { writeFileAtomicSync } from '../atomic-write.js';
 import { MIN_TOKEN_LENGTH } from '../http/auth.js';
 
 const LaunchStateSchema = z
@@ -43,8 +44,5 @@ export function readLaunchState(dataDir: string): LaunchState | null {
 export function saveLaunchState(dataDir: string, state: LaunchState): void {
   const path = launchStatePath(dataDir);
   mkdirSync(dirname(path), { recursive: true });
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, JSON.stringify(LaunchStateSchema.parse(state)) + '\n', { mode: 0o600 });
-  chmodSync(tmp, 0o600);
-  renameSync(tmp, path);
+  writeFileAtomicSync(path, JSON.stringify(LaunchStateSchema.parse(state)) + '\n', 0o600);
 }

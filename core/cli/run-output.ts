@@ -5,7 +5,7 @@
  */
 import type { Run } from '../domain.js';
 import { toCacheStats, toModelStats } from '../http/stats-shapes.js';
-import { responsesPath } from '../scheduler/response-log.js';
+import { responsesPath } from '../paths.js';
 import type { ModelCost } from '../service/contract.js';
 import type { Engine } from '../service/engine.js';
 import { usageTotals } from '../service/summaries.js';

@@ -1,14 +1,14 @@
 /**
- * Bearer-token authentication for the HTTP API (and, reused, the browser bridge). The presented
- * token and the expected one are both hashed with sha256 before a constant-time compare, so the
- * compare takes the same time whatever the token's length or content (a wrong-length token is a
- * plain 401, never a 500) and the expected token is not kept in memory as it was given.
+ * Bearer-token authentication for the HTTP API (and, reused, the browser bridge): the header is
+ * read here, the compare is the one constant-time token check of `core/token-check.ts` (a
+ * wrong-length token is a plain 401, never a 500).
  * Runs on: Node (core).
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { vouchFor } from '../concurrency/guest-sockets.js';
 import { PanoptesError } from '../domain.js';
+import { tokenCheck, type TokenCheck } from '../token-check.js';
 import { sendError } from './errors.js';
 
 /** Shorter tokens are refused: the token is the only thing between a web page and the API. */
@@ -26,15 +26,10 @@ export function assertUsableToken(token: string, where: string): void {
   }
 }
 
-function sha256(text: string): Buffer {
-  return createHash('sha256').update(text, 'utf8').digest();
-}
-
 /** Returns a checker that answers whether a presented token is the expected one, in constant time. */
-export function createTokenCheck(expected: string): (presented: string | undefined) => boolean {
+export function createTokenCheck(expected: string): TokenCheck {
   assertUsableToken(expected, 'token');
-  const expectedHash = sha256(expected);
-  return (presented) => presented !== undefined && timingSafeEqual(sha256(presented), expectedHash);
+  return tokenCheck(expected);
 }
 
 /** The token of an `Authorization: Bearer <token>` header, if the request carries one. */
@@ -46,7 +41,7 @@ export function bearerToken(request: FastifyRequest): string | undefined {
 }
 
 /** An onRequest hook answering 401 unless the request carries the right bearer token. */
-export function bearerAuth(check: (presented: string | undefined) => boolean): onRequestHookHandler {
+export function bearerAuth(check: TokenCheck): onRequestHookHandler {
   return function authenticate(request: FastifyRequest, reply: FastifyReply, done: () => void) {
     if (check(bearerToken(request))) {
       vouchFor(request.raw.socket);

@@ -38,7 +38,7 @@ type FollowUpCall = <N extends ControlMethod>(method: N, input: MethodInput<N>) 
 type FieldSource = { param: string } | { body: string };
 
 export interface RestRoute<M extends ControlMethod = ControlMethod> {
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   url: string;
   /** The contract method it calls. */
   call: M;
@@ -85,6 +85,10 @@ export const REST_ROUTES: readonly RestRoute[] = [
       return run;
     },
   }),
+  // A run's name, notes, tags and archived flag (fields absent are left as they are).
+  route({ method: 'PATCH', url: '/runs/:id', call: 'describeRun', rest: 'body', fields: { runId: { param: 'id' } } }),
+  // A finished run deleted for good (409 while it is queued, running or being scored: cancel it first).
+  route({ method: 'DELETE', url: '/runs/:id', call: 'deleteRun', fields: { runId: { param: 'id' } } }),
   // The app's retry button: scope "failed" finishes the run's failed and cancelled jobs' missing records; "all" starts it anew.
   route({ method: 'POST', url: '/runs/:id/retry', call: 'retryRun', rest: 'body', fields: { runId: { param: 'id' } } }),
   route({ method: 'GET', url: '/runs/:id/responses', call: 'responses', rest: 'query', fields: { runId: { param: 'id' } } }),
@@ -121,6 +125,12 @@ export const REST_ROUTES: readonly RestRoute[] = [
     call: 'scoreDetail',
     fields: { runId: { param: 'id' }, vignetteId: { param: 'vignetteId' } },
   }),
+  // A head run against a base run, for CI: each scorer x model verdict and the decision (pass, worse, incomparable).
+  route({ method: 'POST', url: '/gate', call: 'gate', rest: 'body' }),
+  // Before a sweep: the vignettes x epochs grid for a difference at a power, with each design's cost.
+  route({ method: 'POST', url: '/plan', call: 'plan', rest: 'body' }),
+  // A run's anytime-valid decision: its vignettes in a seeded order, each pair stopped when decided.
+  route({ method: 'GET', url: '/runs/:id/decision', call: 'decide', rest: 'query', fields: { runId: { param: 'id' } } }),
   route({ method: 'GET', url: '/stats', call: 'stats', present: (report) => toStatsShape(report), responseSchema: STATS_JSON_SCHEMA }),
   route({ method: 'GET', url: '/metrics', call: 'metrics', rest: 'query' }),
   route({ method: 'GET', url: '/roster', call: 'roster' }),

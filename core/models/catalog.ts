@@ -10,7 +10,7 @@ import { PanoptesError } from '../domain.js';
 import { FALLBACK_PRICE, type Price } from './cost.js';
 import { formatZodIssues } from '../validation.js';
 
-export const ProviderKindSchema = z.enum(['openai', 'anthropic', 'generate', 'mock', 'gguf']);
+export const ProviderKindSchema = z.enum(['openai', 'anthropic', 'generate', 'mock', 'scripted', 'gguf']);
 export type ProviderKind = z.infer<typeof ProviderKindSchema>;
 
 export const DailyBudgetSchema = z
@@ -36,6 +36,8 @@ export const ProviderSchema = z
     /** Output tokens a call may produce when its run sets no max (default 4096, at most the host's window). */
     maxOutputTokens: z.number().int().positive().optional(),
     dailyBudget: DailyBudgetSchema.optional(),
+    /** false: the provider's models take no reasoning settings (effort, thinking budget); a run asking for them is refused. */
+    takesReasoning: z.boolean().optional(),
     /** Where the facts above come from (privacy terms, limits): for people, ignored by code. */
     note: z.string().optional(),
     /** Kind-specific settings (e.g. the mock's latency and fault injection). */
@@ -54,6 +56,8 @@ export const HostSchema = z
     outputPerMTok: z.number().nonnegative().optional(),
     /** Overrides the provider's posture for this host (required where the provider says "per-model"). */
     trainsOnData: z.boolean().optional(),
+    /** Overrides the provider's `takesReasoning` for this host. */
+    takesReasoning: z.boolean().optional(),
     options: z.record(z.string(), z.unknown()).optional(),
   })
   .strict();
@@ -263,6 +267,15 @@ export const DEFAULT_MAX_OUTPUT_TOKENS = 4096;
  */
 export function outputCapOf(host: ResolvedHost, maxTokens: number | undefined): number {
   return maxTokens ?? Math.min(host.providerConfig.maxOutputTokens ?? DEFAULT_MAX_OUTPUT_TOKENS, host.contextWindow);
+}
+
+/**
+ * Tokens of its window a call needs from a host: the prompt and the most it may write. A local
+ * GGUF host fits the output cap to the room the prompt leaves (the answer ends `length` at the
+ * window), so it needs the prompt and one token of answer; a remote API would refuse the call.
+ */
+export function windowNeedOf(host: ResolvedHost, promptTokens: number, maxOutput: number): number {
+  return promptTokens + (host.providerConfig.kind === 'gguf' ? 1 : maxOutput);
 }
 
 /** A host's own price, else the flat fallback. */

@@ -12,5 +12,8 @@ export const SamplingSchema = z
     maxTokens: z.number().int().positive().max(1_000_000).optional(),
     seed: z.number().int().optional(),
     stop: z.array(z.string()).max(16).optional(),
+    reasoningEffort: z.enum(['low', 'medium', 'high']).optional(),
+    /** Anthropic's floor for a thinking budget is 1,024 tokens. */
+    thinkingBudget: z.number().int().min(1024).max(1_000_000).optional(),
   })
   .strict();

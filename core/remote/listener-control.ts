@@ -9,9 +9,10 @@
  * Runs on: Node (core).
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { hostname, networkInterfaces } from 'node:os';
 import type { Logger } from 'pino';
+import { writeFileAtomicSync } from '../atomic-write.js';
 import { PanoptesError, toPanoptesError } from '../domain.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 import { startWorkerListener, type WorkerListener, type WorkerListenerOptions } from './listener.js';
@@ -70,9 +71,7 @@ export class FileTokenKeeper implements WorkerTokenKeeper {
   }
 
   save(token: string): void {
-    const tmp = `${this.file}.${randomBytes(4).toString('hex')}.tmp`;
-    writeFileSync(tmp, `${token}\n`, { mode: 0o600 });
-    renameSync(tmp, this.file);
+    writeFileAtomicSync(this.file, `${token}\n`, 0o600);
   }
 }
 

@@ -15,7 +15,7 @@ import { PanoptesError, type ErrorCode } from '../domain.js';
 import { componentLogger, logger as rootLogger } from '../telemetry.js';
 import { maxResponseBytes } from '../workers/answer-bounds.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
-import { TokenCheck } from './auth.js';
+import { tokenCheck } from '../token-check.js';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_MISSED_HEARTBEATS } from './heartbeat.js';
 import { MessageStream } from './message-stream.js';
 import {
@@ -74,7 +74,7 @@ export async function startWorkerListener(engine: { pool: WorkerPool }, opts: Wo
   }
   const pool = engine.pool;
   const logger = componentLogger(opts.logger ?? rootLogger(), 'worker-listener');
-  const tokens = new TokenCheck(opts.token);
+  const tokenMatches = tokenCheck(opts.token);
   const heartbeatMs = opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
   const missedHeartbeats = opts.missedHeartbeats ?? DEFAULT_MISSED_HEARTBEATS;
   const registerTimeoutMs = opts.registerTimeoutMs ?? 5000;
@@ -110,7 +110,7 @@ export async function startWorkerListener(engine: { pool: WorkerPool }, opts: Wo
 
     const register = (reg: RegisterMessage) => {
       clearTimeout(registerTimer);
-      if (!tokens.matches(reg.token)) return refuse('auth', 'invalid worker token');
+      if (!tokenMatches(reg.token)) return refuse('auth', 'invalid worker token');
       if (reg.protocol !== PROTOCOL_VERSION) {
         return refuse('bad_request', `protocol ${reg.protocol} is not supported (this coordinator speaks ${PROTOCOL_VERSION})`);
       }

@@ -9,7 +9,6 @@
  * Runs on: Node (core).
  */
 import type { Socket } from 'node:net';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import {
   PanoptesError,
@@ -43,6 +42,7 @@ import {
   type WireVignette,
 } from './messages.js';
 import { connectToCoordinator, type CoordinatorAddress } from './transport.js';
+import { backoffDelay, pause, type BackoffPolicy } from '../concurrency/backoff.js';
 
 export interface WorkerAgentOptions {
   coordinator: CoordinatorAddress;
@@ -58,9 +58,8 @@ export interface WorkerAgentOptions {
   logger: Logger;
 }
 
-/** First and longest pause between connection attempts (doubling, with jitter). */
-const RECONNECT_MIN_MS = 100;
-const RECONNECT_MAX_MS = 5000;
+/** Pauses between connection attempts: from 100 ms doubling to 5 s, with jitter. */
+const RECONNECT: BackoffPolicy = { baseMs: 100, maxMs: 5000, jitter: [0.75, 1.25] };
 /** Longest a record waits on the worker before its batch is sent. */
 const RECORD_FLUSH_MS = 20;
 /** How long a coordinator has to answer `register`. */
@@ -112,7 +111,7 @@ export class WorkerAgent {
    */
   async run(signal: AbortSignal): Promise<void> {
     const { logger } = this.opts;
-    let delay = RECONNECT_MIN_MS;
+    let failures = 0;
     const where = `${this.opts.coordinator.host}:${this.opts.coordinator.port}`;
     while (!signal.aborted) {
       let end: SessionEnd | undefined;
@@ -120,14 +119,13 @@ export class WorkerAgent {
         const socket = await connectToCoordinator(this.opts.coordinator, REGISTER_ANSWER_MS);
         end = await new Session(this.opts, this.executor, this.register, socket, signal).done;
       } catch (err) {
-        logger.warn({ coordinator: where, err: toPanoptesError(err).message, retry_in_ms: delay }, 'cannot reach coordinator');
+        logger.warn({ coordinator: where, err: toPanoptesError(err).message, retry_in_ms: backoffDelay(RECONNECT, failures + 1, undefined, () => 0.5) }, 'cannot reach coordinator');
       }
       if (end?.refusal) throw end.refusal;
-      if (end?.registered) delay = RECONNECT_MIN_MS;
+      failures = end?.registered ? 1 : failures + 1;
       if (end && !signal.aborted) logger.warn({ coordinator: where, reason: end.reason }, 'disconnected from coordinator');
       if (signal.aborted) break;
-      await sleep(delay * (0.75 + Math.random() / 2), undefined, { signal }).catch(() => undefined);
-      delay = Math.min(RECONNECT_MAX_MS, delay * 2);
+      await pause(backoffDelay(RECONNECT, failures), signal);
     }
   }
 

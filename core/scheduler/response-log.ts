@@ -17,10 +17,11 @@
  * Runs on: Node (core).
  */
 import { closeSync, fstatSync, ftruncateSync, mkdirSync, openSync, readSync, statSync, writeSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { RunId, StoredResponse } from '../domain.js';
 import { toJsonlLine } from '../export.js';
+import { responsesPath } from '../paths.js';
 import type { RunFence } from '../store/run-fence.js';
 import type { Store } from '../store/store.js';
 
@@ -29,10 +30,6 @@ const PAGE = 1000;
 /** Bytes read per step when the file is checked. */
 const READ_CHUNK = 1 << 20;
 const NEWLINE = 0x0a;
-
-export function responsesPath(dataDir: string, runId: RunId): string {
-  return join(dataDir, 'runs', runId, 'responses.jsonl');
-}
 
 /** What `reconcile` found and did. */
 export interface Reconciliation {

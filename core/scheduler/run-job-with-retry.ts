@@ -7,12 +7,12 @@
  * What lands and how an attempt ends is the job ledger's; this file only decides what happens next.
  * Runs on: Node (core).
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { toPanoptesError, type Job, type Run } from '../domain.js';
 import { RunLostError } from '../store/run-fence.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 import type { JobLedger } from './job-ledger.js';
+import { backoffDelay, pause } from '../concurrency/backoff.js';
 
 export interface JobContext {
   pool: WorkerPool;
@@ -82,8 +82,7 @@ async function driveJob(job: Job, ctx: JobContext): Promise<void> {
         attempt.retry(e.message);
         logger.info({ attempt: attempt.number, err: e.message, code: e.code }, 'job attempt failed; retrying');
         // A lost worker says nothing about the job: redeliver at once. Otherwise back off.
-        const wait = e.code === 'worker_lost' ? 0 : Math.min(30_000, e.retryAfterMs ?? ctx.retryBackoffMs * 2 ** (tries - 1));
-        await sleep(wait, undefined, { signal }).catch(() => undefined);
+        if (e.code !== 'worker_lost') await pause(backoffDelay({ baseMs: ctx.retryBackoffMs, maxMs: 30_000 }, tries, e.retryAfterMs), signal);
       }
     } finally {
       lease.release();

@@ -6,8 +6,8 @@
  * Runs on: Node (core).
  */
 import { setMaxListeners } from 'node:events';
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
+import { backoffDelay, pause } from '../concurrency/backoff.js';
 import { PanoptesError, TERMINAL_RUN_STATUSES, type Run, type RunId } from '../domain.js';
 import { logger as rootLogger } from '../telemetry.js';
 import { RunLostError, type RunFence } from '../store/run-fence.js';
@@ -20,6 +20,9 @@ import { planJobs } from './plan-jobs.js';
 import { RecordLander } from './record-lander.js';
 import { ResponseLog } from './response-log.js';
 import { runJobWithRetry } from './run-job-with-retry.js';
+
+/** Pauses while responses.jsonl cannot be written (the disk full): from 250 ms doubling to 10 s. */
+const LOG_RETRY = { baseMs: 250, maxMs: 10_000 };
 
 export interface SchedulerOptions {
   store: Store;
@@ -279,7 +282,7 @@ export class Scheduler {
    */
   private async reconcileLog(log: ResponseLog, logger: Logger, signal: AbortSignal): Promise<void> {
     const giveUpAt = Date.now() + this.logPatienceMs;
-    for (let pauseMs = 250; ; pauseMs = Math.min(pauseMs * 2, 10_000)) {
+    for (let failures = 1; ; failures++) {
       try {
         const { cutBytes, written } = await log.reconcile();
         if (cutBytes > 0 || written > 0) logger.warn({ path: log.path, cutBytes, written }, 'responses.jsonl differed from the database; repaired it');
@@ -287,6 +290,7 @@ export class Scheduler {
       } catch (err) {
         if (err instanceof RunLostError) throw err;
         const reason = err instanceof Error ? err.message : String(err);
+        const pauseMs = backoffDelay(LOG_RETRY, failures);
         if (Date.now() + pauseMs > giveUpAt) {
           throw new PanoptesError(
             'internal',
@@ -294,7 +298,7 @@ export class Scheduler {
           );
         }
         logger.warn({ path: log.path, err: reason, retryInMs: pauseMs }, 'cannot write responses.jsonl; waiting for the disk');
-        await sleep(pauseMs, undefined, { signal }).catch(() => undefined);
+        await pause(pauseMs, signal);
         if (signal.aborted) return;
       }
     }

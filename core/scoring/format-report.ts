@@ -101,6 +101,7 @@ export function formatScoreReport(report: ScoreReport): string[] {
     lines.push(`Judges ${report.judges.judges.join(', ')}: Krippendorff's alpha ${alpha} (${report.kind === 'pass_fail' ? 'nominal' : 'interval'}; 1 full agreement, 0 chance).`);
   }
   if (report.pending > 0) lines.push(`${report.pending} scores still pending: figures will move.`);
+  if (report.failed > 0) lines.push(`${report.failed} records could not be scored, left out of every figure: ${report.failure ?? 'no reason kept'}.`);
   if (report.attempt === 'final') lines.push("Each record's last attempt after retries on hard fails (not the sweep's own answers).");
   if (report.models.length === 0) {
     lines.push('No scores yet.');

@@ -1,108 +1,168 @@
 /**
- * The minimum detectable difference of a two-sided t test: the smallest true difference the test
- * at α = 0.05 finds with 80 % power. Power is read from the noncentral t distribution, so it is
- * right at n = 2..10 where the central shortcut (t(0.975) + t(0.80)) · SE understates it (14.08
- * against 16.33 standard errors at n = 2). The noncentral t is T' = (Z + λ)/S with S² = χ²_df/df;
- * P(T' > t) = E[Φ(λ − tS)], integrated over S's density by a composite Gauss-Legendre rule (in
- * √S, smooth at 0) over the range that holds S's mass. The noncentrality λ depends on df alone, so it is solved once per df and kept.
- * Checked against statsmodels' TTestPower.solve_power (scripts/stats-reference.py).
+ * Power and sample size of a paired comparison of two models, before the sweep is run, after
+ * Miller, "Adding Error Bars to Evals" (2024, arXiv:2411.00640): vignettes are draws from a
+ * super-population, each pair of models is compared on per-vignette differences, and K epochs only
+ * shrink the within-vignette part of their variance:
+ *   n = (z_{1−α/2m} + z_{1−β})² · [ω² + (σ_A² + σ_B²)/K] / Δ²,
+ * ω² the variance across vignettes of the true per-vignette difference, σ² a model's variance
+ * between epochs of one vignette (for pass/fail: half its flip rate), m the pairs planned
+ * (Bonferroni's α/m, the first and strictest step of Holm, so the plan holds for every pair).
+ * With one epoch of a pass/fail scorer the design is McNemar's (Connor 1987):
+ *   n = [z_{1−α/2m} √ψ + z_{1−β} √(ψ − Δ²)]² / Δ², ψ the chance the two disagree on a vignette.
+ * The variance components come from guesses (accuracies, a flip rate, a correlation) or from a
+ * pilot run's per-vignette epoch scores. docs/guide/planning.md says what each means;
+ * scripts/decision-reference.py checks these against scipy and by simulation.
  * Runs on: Node (core); pure, no I/O.
  */
-import erfc from '@stdlib/math-base-special-erfc';
-import gammaln from '@stdlib/math-base-special-gammaln';
-import tQuantile from '@stdlib/stats-base-dists-t-quantile';
+import normalQuantile from '@stdlib/stats-base-dists-normal-quantile';
+import { mean, sampleVariance } from './statistics.js';
 
-const POWER = 0.8;
-/** Panels of the composite Gauss-Legendre rule over S's range, and nodes per panel. */
-const PANELS = 24;
-const NODES = 16;
-/** Past this df the noncentral t is normal to better than 1e-9 on λ. */
-const NORMAL_DF = 1e7;
-
-const normalCdf = (x: number) => 0.5 * erfc(-x / Math.SQRT2);
-
-/** Gauss-Legendre nodes and weights on [−1, 1], by Newton's method on the Legendre polynomial. */
-function gaussLegendre(m: number): { x: Float64Array; w: Float64Array } {
-  const x = new Float64Array(m);
-  const w = new Float64Array(m);
-  for (let i = 0; i < m; i++) {
-    let z = Math.cos((Math.PI * (i + 0.75)) / (m + 0.5));
-    let dp = 1;
-    for (let it = 0; it < 100; it++) {
-      let p0 = 1;
-      let p1 = z;
-      for (let k = 2; k <= m; k++) {
-        const p2 = ((2 * k - 1) * z * p1 - (k - 1) * p0) / k;
-        p0 = p1;
-        p1 = p2;
-      }
-      dp = (m * (z * p1 - p0)) / (z * z - 1);
-      const step = p1 / dp;
-      z -= step;
-      if (Math.abs(step) < 1e-16) break;
-    }
-    x[i] = z;
-    w[i] = 2 / ((1 - z * z) * dp * dp);
-  }
-  return { x, w };
+/** What the variance of one pair's per-vignette differences is made of. */
+export interface VarianceComponents {
+  /** ω²: variance across vignettes of the true (infinitely many epochs) difference. */
+  between: number;
+  /** σ_A² + σ_B²: the two models' variance between epochs of one vignette, summed. */
+  within: number;
+  /** Pass/fail only: ψ, the chance the two models disagree on one epoch of a vignette (McNemar's design); null for graded scores. */
+  discordance: number | null;
 }
 
-const RULE = gaussLegendre(NODES);
-
-/** Two-sided power of the t test at critical value `crit` with noncentrality λ and df degrees of freedom. */
-export function tTestPower(lambda: number, df: number, crit: number): number {
-  const half = df / 2;
-  const logNorm = Math.log(2) + half * Math.log(half) - gammaln(half);
-  // S is concentrated around 1 with sd about 1/√(2df); its far tail beyond this carries < 1e-15.
-  const spread = 8.5 / Math.sqrt(df);
-  // Integrated over u = √s (s = u², ds = 2u du), which makes s^(df − 1) smooth at 0 for small df.
-  const lo = Math.sqrt(Math.max(0, 1 - spread));
-  const hi = Math.sqrt(1 + spread);
-  const width = (hi - lo) / PANELS;
-  let sum = 0;
-  for (let p = 0; p < PANELS; p++) {
-    const mid = lo + (p + 0.5) * width;
-    for (let i = 0; i < NODES; i++) {
-      const u = mid + (RULE.x[i]! * width) / 2;
-      const s = u * u;
-      // S's density: 2 (df/2)^(df/2) / Γ(df/2) · s^(df − 1) · e^(−df s²/2), times ds/du = 2u.
-      const density = 2 * u * Math.exp(logNorm + (df - 1) * Math.log(s) - (df * s * s) / 2);
-      sum += RULE.w[i]! * density * (normalCdf(lambda - crit * s) + normalCdf(-lambda - crit * s));
-    }
-  }
-  return (sum * width) / 2;
+/** The planning quantiles: z_{1−α/2m} and z_{1−β}. */
+export function planningQuantiles(alpha: number, power: number, pairs: number): { zAlpha: number; zBeta: number } {
+  if (!(alpha > 0 && alpha < 1)) throw new RangeError(`alpha must be in (0, 1), got ${alpha}`);
+  if (!(power > 0 && power < 1)) throw new RangeError(`power must be in (0, 1), got ${power}`);
+  if (!(Number.isInteger(pairs) && pairs >= 1)) throw new RangeError(`pairs must be a whole number ≥ 1, got ${pairs}`);
+  return { zAlpha: normalQuantile(1 - alpha / (2 * pairs), 0, 1), zBeta: normalQuantile(power, 0, 1) };
 }
 
-const lambdas = new Map<number, number>();
-
-/** The noncentrality at which the two-sided 5 % t test on df degrees of freedom has 80 % power. */
-export function detectableNoncentrality(df: number): number {
-  if (!(df >= 1)) throw new RangeError(`detectableNoncentrality needs df ≥ 1, got ${df}`);
-  const known = lambdas.get(df);
-  if (known !== undefined) return known;
-  const crit = tQuantile(0.975, df);
-  let lambda: number;
-  if (df >= NORMAL_DF) lambda = crit + tQuantile(POWER, df);
-  else {
-    // Power rises smoothly with λ: secant steps from the central shortcut converge in a few.
-    let x0 = crit + tQuantile(POWER, df);
-    let x1 = x0 * 1.1;
-    let f0 = tTestPower(x0, df, crit) - POWER;
-    let f1 = tTestPower(x1, df, crit) - POWER;
-    for (let i = 0; i < 50 && f1 !== f0 && Math.abs(x1 - x0) > 1e-14 * x1; i++) {
-      const x2 = x1 - (f1 * (x1 - x0)) / (f1 - f0);
-      x0 = x1;
-      f0 = f1;
-      x1 = x2;
-      f1 = tTestPower(x1, df, crit) - POWER;
-    }
-    lambda = x1;
-  }
-  lambdas.set(df, lambda);
-  return lambda;
+export interface Design {
+  delta: number;
+  alpha: number;
+  power: number;
+  pairs: number;
 }
 
-/** λ(df) · SE: the minimum detectable difference for a standard error on df degrees of freedom. */
-export function minimumDetectableDiff(stderr: number, df: number): number {
-  return detectableNoncentrality(df) * stderr;
+/** Miller's n (not rounded) for K epochs. */
+export function millerVignettes(v: VarianceComponents, epochs: number, d: Design): number {
+  const { zAlpha, zBeta } = planningQuantiles(d.alpha, d.power, d.pairs);
+  return ((zAlpha + zBeta) ** 2 * (v.between + v.within / epochs)) / (d.delta * d.delta);
+}
+
+/** McNemar's n (not rounded) for one epoch of a pass/fail scorer; needs ψ ≥ Δ (a difference is made of disagreements). */
+export function mcnemarVignettes(psi: number, d: Design): number {
+  if (!(psi >= Math.abs(d.delta))) throw new RangeError(`a difference of ${d.delta} needs the models to disagree at least that often, but the discordance is ${psi}`);
+  const { zAlpha, zBeta } = planningQuantiles(d.alpha, d.power, d.pairs);
+  return (zAlpha * Math.sqrt(psi) + zBeta * Math.sqrt(psi - d.delta * d.delta)) ** 2 / (d.delta * d.delta);
+}
+
+/** The vignettes a design needs (rounded up): McNemar's for K = 1 of a pass/fail scorer, Miller's otherwise. */
+export function vignettesNeeded(v: VarianceComponents, epochs: number, d: Design): number {
+  const n = epochs === 1 && v.discordance !== null ? mcnemarVignettes(v.discordance, d) : millerVignettes(v, epochs, d);
+  return Math.max(2, Math.ceil(n - 1e-9));
+}
+
+/**
+ * The smallest difference n vignettes at K epochs detect with the design's power: Miller's formula
+ * solved for Δ, or McNemar's by bisection (n falls as Δ grows). Null when no difference the
+ * models' disagreement allows is detectable at this n.
+ */
+export function minimumDetectable(v: VarianceComponents, epochs: number, n: number, d: Omit<Design, 'delta'>): number | null {
+  if (epochs === 1 && v.discordance !== null) {
+    const psi = v.discordance;
+    const at = (delta: number) => mcnemarVignettes(psi, { ...d, delta });
+    if (!(psi > 0) || at(psi) > n) return null;
+    let lo = 1e-9;
+    let hi = psi;
+    for (let i = 0; i < 200 && hi - lo > 1e-12; i++) {
+      const mid = (lo + hi) / 2;
+      if (at(mid) > n) lo = mid;
+      else hi = mid;
+    }
+    return hi;
+  }
+  const { zAlpha, zBeta } = planningQuantiles(d.alpha, d.power, d.pairs);
+  return (zAlpha + zBeta) * Math.sqrt((v.between + v.within / epochs) / n);
+}
+
+/** Guesses for one pair of pass/fail models: their accuracies, flip rates and the correlation of their per-vignette success chances. */
+export interface PairGuess {
+  accuracyA: number;
+  accuracyB: number;
+  /** The chance two epochs of one vignette disagree (0: each vignette always gets the same verdict). */
+  flipRateA: number;
+  flipRateB: number;
+  /** Correlation across vignettes of the two models' chances of passing (0: unrelated; > 0: they find the same vignettes hard). */
+  correlation: number;
+}
+
+/**
+ * Components from guesses. A model of accuracy p and flip rate f has per-vignette chances p_i with
+ * E[p_i] = p and E[p_i(1 − p_i)] = f/2 (its within-vignette variance), so Var(p_i) = p(1 − p) − f/2.
+ * ω² = Var(p_A,i) + Var(p_B,i) − 2ρ·sd·sd; ψ = p_A + p_B − 2(p_A p_B + ρ·sd·sd).
+ */
+export function componentsFromGuess(g: PairGuess): VarianceComponents {
+  const varOf = (p: number, f: number, which: string) => {
+    if (!(p >= 0 && p <= 1)) throw new RangeError(`accuracy of ${which} must be in [0, 1], got ${p}`);
+    const v = p * (1 - p) - f / 2;
+    if (!(f >= 0) || v < -1e-12) throw new RangeError(`a flip rate of ${f} is impossible at accuracy ${p} (at most 2p(1 − p) = ${(2 * p * (1 - p)).toFixed(3)})`);
+    return Math.max(0, v);
+  };
+  if (!(g.correlation >= -1 && g.correlation <= 1)) throw new RangeError(`correlation must be in [−1, 1], got ${g.correlation}`);
+  const va = varOf(g.accuracyA, g.flipRateA, 'A');
+  const vb = varOf(g.accuracyB, g.flipRateB, 'B');
+  const cov = g.correlation * Math.sqrt(va * vb);
+  return {
+    between: Math.max(0, va + vb - 2 * cov),
+    within: g.flipRateA / 2 + g.flipRateB / 2,
+    discordance: g.accuracyA + g.accuracyB - 2 * (g.accuracyA * g.accuracyB + cov),
+  };
+}
+
+/** One vignette of a pilot: each model's epoch scores (in [0, 1]; at least one each). */
+export interface PilotVignette {
+  a: readonly number[];
+  b: readonly number[];
+}
+
+/**
+ * Components from a pilot's per-vignette epoch scores. σ² is the mean within-vignette sample
+ * variance (vignettes with two or more epochs); ω² = Var(d̄_i) − (σ_A²/K_A + σ_B²/K_B) averaged
+ * over vignettes, floored at 0. With one epoch the within part cannot be seen: `flipRate` (pass/fail)
+ * supplies it, else it is taken as 0 — all the variance counted between vignettes, so more epochs
+ * are planned as no help (the conservative reading). ψ for pass/fail: the mean over vignettes of
+ * p̂_A + p̂_B − 2 p̂_A p̂_B with p̂ the epoch pass shares (unbiased, the two models' epochs being
+ * independent).
+ */
+export function componentsFromPilot(vignettes: readonly PilotVignette[], passFail: boolean, flipRate?: number): VarianceComponents {
+  if (vignettes.length < 2) throw new RangeError(`a pilot needs at least two vignettes both models answered, got ${vignettes.length}`);
+  const d: number[] = [];
+  let withinA = 0;
+  let withinB = 0;
+  let multi = 0;
+  let leak = 0;
+  let psi = 0;
+  for (const v of vignettes) {
+    const ma = mean(v.a);
+    const mb = mean(v.b);
+    d.push(ma - mb);
+    psi += ma + mb - 2 * ma * mb;
+    if (v.a.length >= 2 && v.b.length >= 2) {
+      const sa = sampleVariance(v.a);
+      const sb = sampleVariance(v.b);
+      withinA += sa;
+      withinB += sb;
+      leak += sa / v.a.length + sb / v.b.length;
+      multi++;
+    }
+  }
+  let within: number;
+  let leaked: number;
+  if (multi > 0) {
+    within = (withinA + withinB) / multi;
+    leaked = leak / multi;
+  } else {
+    within = passFail && flipRate !== undefined ? flipRate : 0;
+    leaked = within;
+  }
+  return { between: Math.max(0, sampleVariance(d) - leaked), within, discordance: passFail ? psi / vignettes.length : null };
 }

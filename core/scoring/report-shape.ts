@@ -118,6 +118,10 @@ export interface ScoreReport {
   slices?: { value: string; models: ModelScore[] }[];
   /** Scores still to be computed for this scorer version when the report was made. */
   pending: number;
+  /** Records this scorer version could not score (a judge call kept failing); they are left out of every figure. */
+  failed: number;
+  /** Why the last of them could not be scored (e.g. a judge's missing API key); null when none failed. */
+  failure: string | null;
   /**
    * Which attempt of each record the statistics use, when the scorer retried hard fails
    * (retryOnHardFail): `first`, the sweep's own record (the default: a model retried until it

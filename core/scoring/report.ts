@@ -41,6 +41,9 @@ export interface ReportOptions {
   models?: readonly string[];
   /** Scores still to be computed for this scorer version (shown, not used). */
   pending?: number;
+  /** Records this scorer version could not score, and the last reason why (shown, not used). */
+  failed?: number;
+  failure?: string | null;
   /** Which attempt of each record the cells are (default `first`): said in the report, not used. */
   attempt?: 'first' | 'final';
   /** A pairwise judge's baseline (a model, or a baseline file): means are win rates against it. */
@@ -320,7 +323,7 @@ export async function buildScoreReport(options: ReportOptions, cells: ScoreCells
       const a = names[i]!;
       const b = names[j]!;
       raw.push(await comparePair(a, b, reduced.get(a)!.x, reduced.get(b)!.x, index, by !== null, mcnemar, turns));
-      // A pair's test is a few ms when its degrees of freedom are new (power.ts): read the clock after each.
+      // A pair's test is a few ms when its degrees of freedom are new (detectable-difference.ts): read the clock after each.
       if (turns.due(1024)) await turns.take();
     }
   }
@@ -338,6 +341,8 @@ export async function buildScoreReport(options: ReportOptions, cells: ScoreCells
     models,
     pairs,
     pending: options.pending ?? 0,
+    failed: options.failed ?? 0,
+    failure: options.failure ?? null,
     attempt: options.attempt ?? 'first',
     warnings: [...unscored.map((m) => `${m}: not one response scored (every judge failed or gave no verdict): left out.`), ...reportWarnings(models, pairs, clustering)],
   };

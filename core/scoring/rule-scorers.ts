@@ -6,12 +6,18 @@
  */
 import { Ajv, type ValidateFunction } from 'ajv';
 import { PanoptesError } from '../domain.js';
-import type { ScoreInput, ScoreValue, Severity } from './scorer.js';
+import { extractChoice } from './answer-choice.js';
+import { parseJsonResponse } from './answer-json.js';
+import { sameNumber, showNumber, soleNumber, statedNumbers, type StatedNumber } from './answer-numbers.js';
+import { ANSWER_WINDOW, answerTail, foldText, normalizeAnswer } from './answer-text.js';
+import { linearRegex, schemaRegExp } from './linear-regex.js';
+import { UnscorableRecord, type ScoreInput, type ScoreValue, type Severity } from './scorer.js';
 import type {
   BannedDefinitionSchema,
   ChoiceDefinitionSchema,
   IncludesDefinitionSchema,
   JsonDefinitionSchema,
+  MatchDefinitionSchema,
   RegexDefinitionSchema,
   ScorerDefinition,
   SectionsDefinitionSchema,
@@ -22,13 +28,9 @@ import type { z } from 'zod';
 /** A rule's check of one response: null when it passed, else why it failed. */
 export type RuleCheck = (input: ScoreInput) => string | null;
 
-/** Trimmed and case-folded, the way `match` compares a response with its target. */
-export function fold(text: string): string {
-  return text.trim().toLowerCase();
-}
-
 function quote(text: string, max = 80): string {
-  const t = text.trim().replace(/\s+/g, ' ');
+  // Only the start is shown, so only the start is read: an explanation of a megabyte costs nothing.
+  const t = text.trim().slice(0, max * 4).replace(/\s+/g, ' ');
   return JSON.stringify(t.length > max ? `${t.slice(0, max)}…` : t);
 }
 
@@ -38,18 +40,76 @@ function escapeRegex(text: string): string {
 
 const NO_TARGET = 'the vignette has no target to compare with';
 
-function matchRule(): RuleCheck {
+/**
+ * The vignette's target, or null without one. An empty one (or, for `match`, one of nothing but
+ * punctuation) would be found in every answer: the record is refused rather than passed.
+ */
+function targetOf(vignette: ScoreInput['vignette'], rule: string, normalized?: (t: string) => string): string | null {
+  if (vignette.target === undefined) return null;
+  if ((normalized ?? ((t: string) => t.trim()))(vignette.target) === '') {
+    throw new UnscorableRecord(`vignette "${vignette.id}" has an empty target (${quote(vignette.target)}), which the ${rule} rule would find in every answer: give the vignette its answer, or leave the target out`);
+  }
+  return vignette.target;
+}
+
+/**
+ * Ends with `want` as a whole word (or at a non-word edge): "the capital is paris", not "sparis";
+ * a number's sign or decimal point joins it ("-5" and "3.5" do not end with the word "5").
+ */
+function endsWithWord(got: string, want: string): boolean {
+  if (!got.endsWith(want)) return false;
+  const before = got.slice(0, got.length - want.length);
+  if (before === '' || !/^[\p{L}\p{N}]/u.test(want)) return true;
+  return !(/^\p{N}/u.test(want) ? /[\p{L}\p{N}\p{M}\-+\u2212.]$/u : /[\p{L}\p{N}\p{M}]$/u).test(before);
+}
+
+function numericCheck(response: string, expected: StatedNumber, exact: boolean): string | null {
+  const shown = showNumber(expected);
+  if (exact) {
+    const sole = soleNumber(foldText(response));
+    return sole !== null && sameNumber(sole, expected) ? null : `answered ${quote(response)}, expected the number ${shown} and nothing else`;
+  }
+  const last = statedNumbers(foldText(answerTail(response))).at(-1);
+  if (last === undefined) return `states no number, expected ${shown}`;
+  return sameNumber(last, expected) ? null : `the last number stated is ${showNumber(last)}, expected ${shown}`;
+}
+
+/** Targets as `match` compares them, kept while a scorer runs: a run has a few per vignette, read again every epoch and model. */
+function normalizedTargets(): (target: string) => string {
+  const known = new Map<string, string>();
+  return (target) => {
+    let n = known.get(target);
+    if (n === undefined) {
+      if (known.size >= 10_000) known.clear();
+      n = normalizeAnswer(target);
+      known.set(target, n);
+    }
+    return n;
+  };
+}
+
+function matchRule(def: z.infer<typeof MatchDefinitionSchema>): RuleCheck {
+  const exact = def.exact === true;
+  const normalizedTarget = normalizedTargets();
   return ({ response, vignette }) => {
-    if (vignette.target === undefined) return NO_TARGET;
-    return fold(response) === fold(vignette.target) ? null : `answered ${quote(response)}, expected ${quote(vignette.target)}`;
+    const target = targetOf(vignette, 'match', exact ? (t) => foldText(t).trim() : normalizedTarget);
+    if (target === null) return NO_TARGET;
+    if (response.trim() === '') return `the answer is empty, expected ${quote(target)}`;
+    if (exact && response.trim().length > ANSWER_WINDOW) return `the answer runs past ${ANSWER_WINDOW} characters, which exact matching compares`;
+    const expected = def.numeric === true ? soleNumber(foldText(target)) : null;
+    // A target that is not a number is matched as text, numeric or not.
+    if (expected !== null) return numericCheck(response, expected, exact);
+    if (exact) return foldText(response).trim() === foldText(target).trim() ? null : `answered ${quote(response)}, expected ${quote(target)}`;
+    return endsWithWord(normalizeAnswer(answerTail(response)), normalizedTarget(target)) ? null : `answered ${quote(response)}, expected it to end with ${quote(target)}`;
   };
 }
 
 function includesRule(def: z.infer<typeof IncludesDefinitionSchema>): RuleCheck {
-  const norm = def.caseSensitive ? (t: string) => t : (t: string) => t.toLowerCase();
+  const norm = def.caseSensitive ? (t: string) => t : foldText;
   const fixed = def.values?.map(norm);
   return ({ response, vignette }) => {
-    const values = fixed ?? (vignette.target === undefined ? undefined : [norm(vignette.target)]);
+    const target = fixed ? null : targetOf(vignette, 'includes');
+    const values = fixed ?? (target === null ? undefined : [norm(target)]);
     if (values === undefined) return NO_TARGET;
     const text = norm(response);
     const missing = values.filter((v) => !text.includes(v));
@@ -59,36 +119,18 @@ function includesRule(def: z.infer<typeof IncludesDefinitionSchema>): RuleCheck 
 }
 
 function regexRule(def: z.infer<typeof RegexDefinitionSchema>): RuleCheck {
-  const re = new RegExp(def.pattern, def.flags ?? '');
+  const re = linearRegex(def.pattern, def.flags ?? '');
   return ({ response }) => (re.test(response) ? null : `does not match /${def.pattern}/${def.flags ?? ''}`);
 }
 
 const LETTERS = ['A', 'B', 'C', 'D', 'E'];
 
-/**
- * The option a response chose: after "answer"/"option"/"choice" (with "is" or a colon), else a
- * parenthesised option, else an option opening the response, else an option standing alone.
- */
-export function extractChoice(response: string, choices: readonly string[]): string | null {
-  const alt = choices.map(escapeRegex).join('|');
-  const patterns = [
-    new RegExp(`\\b(?:answer|option|choice)\\s*(?:is\\s*|:\\s*)?\\(?(${alt})\\)?(?![\\w])`, 'i'),
-    new RegExp(`\\((${alt})\\)`, 'i'),
-    new RegExp(`^\\s*\\**(${alt})\\**(?:[).:\\s]|$)`, 'i'),
-    new RegExp(`(?:^|[^\\w])(${alt})(?![\\w])`, 'i'),
-  ];
-  for (const re of patterns) {
-    const m = re.exec(response);
-    if (m) return choices.find((c) => c.toLowerCase() === m[1]!.toLowerCase()) ?? null;
-  }
-  return null;
-}
-
 function choiceRule(def: z.infer<typeof ChoiceDefinitionSchema>): RuleCheck {
   const choices = def.choices ?? LETTERS;
   return ({ response, vignette }) => {
-    if (vignette.target === undefined) return NO_TARGET;
-    const expected = extractChoice(vignette.target, choices) ?? vignette.target.trim();
+    const target = targetOf(vignette, 'choice');
+    if (target === null) return NO_TARGET;
+    const expected = extractChoice(target, choices) ?? target.trim();
     const chosen = extractChoice(response, choices);
     if (chosen === null) return `no choice among ${choices.join(', ')} found in ${quote(response)}`;
     return chosen.toLowerCase() === expected.toLowerCase() ? null : `chose ${chosen}, expected ${expected}`;
@@ -129,7 +171,7 @@ function sectionsRule(def: z.infer<typeof SectionsDefinitionSchema>): RuleCheck 
 }
 
 function bannedRule(def: z.infer<typeof BannedDefinitionSchema>): RuleCheck {
-  const norm = def.caseSensitive ? (t: string) => t : (t: string) => t.toLowerCase();
+  const norm = def.caseSensitive ? (t: string) => t : foldText;
   const phrases = def.phrases.map(norm);
   return ({ response }) => {
     const text = norm(response);
@@ -138,22 +180,11 @@ function bannedRule(def: z.infer<typeof BannedDefinitionSchema>): RuleCheck {
   };
 }
 
-/** The JSON a response holds: the whole trimmed text, or the one fenced ```json block in it. */
-export function parseJsonResponse(response: string): { ok: true; value: unknown } | { ok: false; error: string } {
-  const text = response.trim();
-  const fenced = /^```(?:json)?[ \t]*\n([\s\S]*?)\n```$/i.exec(text);
-  try {
-    return { ok: true, value: JSON.parse(fenced ? fenced[1]! : text) as unknown };
-  } catch (err) {
-    return { ok: false, error: (err as Error).message };
-  }
-}
-
 function jsonRule(def: z.infer<typeof JsonDefinitionSchema>, where: string): RuleCheck {
   let validate: ValidateFunction | undefined;
   if (def.schema !== undefined) {
     try {
-      validate = new Ajv({ allErrors: false, strict: false }).compile(def.schema);
+      validate = new Ajv({ allErrors: false, strict: false, code: { regExp: schemaRegExp } }).compile(def.schema);
     } catch (err) {
       throw new PanoptesError('invalid_input', `${where}.schema: not a usable JSON Schema: ${(err as Error).message}`, { where: `${where}.schema` });
     }
@@ -173,7 +204,7 @@ function jsonRule(def: z.infer<typeof JsonDefinitionSchema>, where: string): Rul
 export function ruleCheck(def: ScorerDefinition, where: string): RuleCheck {
   switch (def.type) {
     case 'match':
-      return matchRule();
+      return matchRule(def);
     case 'includes':
       return includesRule(def);
     case 'regex':

@@ -21,9 +21,10 @@ import type { NewScore, RecordToScore, RunScorer, ScoreStore } from '../store/sc
 import { processOwnerId } from '../store/owner-liveness.js';
 import type { Store } from '../store/store.js';
 import { HardFailRetrier, isHardFail, type RetryRun } from './hard-fail-retry.js';
-import { UnscorableRecord, type RunCallPolicy, type Scorer, type ScoreInput, type ScoreValue } from './scorer.js';
+import { ScorerStopped, UnscorableRecord, type RunCallPolicy, type Scorer, type ScoreInput, type ScoreValue } from './scorer.js';
 import type { ScorerRegistry } from './scorer-registry.js';
 import { ScorerDefinitionSchema } from './scoring-config.js';
+import { backoffDelay, pause } from '../concurrency/backoff.js';
 
 export interface ScoreWorkerOptions {
   store: Store;
@@ -124,7 +125,8 @@ export class ScoreWorker {
       const last = this.opts.scores.lastSeq(runId);
       const ended = !run || TERMINAL_RUN_STATUSES.includes(run.status);
       // A scorer this process cannot build (url_health without --allow-network) is left to one that can.
-      if (ended && this.opts.scores.runScorers(runId).every((s) => s.scoredSeq >= last || this.built.get(s.scorerId) === null)) return;
+      // A stopped scorer version scores nothing more.
+      if (ended && this.opts.scores.runScorers(runId).every((s) => s.scoredSeq >= last || s.stopped !== null || this.built.get(s.scorerId) === null)) return;
       await sleep(Math.min(this.tickMs, 100));
     }
   }
@@ -150,16 +152,46 @@ export class ScoreWorker {
       const scorer = this.scorerOf(rs);
       if (!scorer) continue;
       if (!this.opts.scores.claim(rs.runId, rs.scorerId, this.owner, this.leaseMs)) continue;
+      const lease = this.holdLease(rs);
       try {
-        await this.catchUp(rs, scorer);
+        await this.catchUp(rs, scorer, lease.signal);
+      } catch (err) {
+        if (!(err instanceof ScorerStopped)) throw err;
+        // The page is not committed: its records stay pending, with the reason beside the scorer.
+        this.opts.scores.stopScorer(rs.scorerId, err.message);
+        this.opts.logger.error({ run_id: rs.runId, scorer: rs.name, version: rs.version, reason: err.message }, 'scorer stopped');
       } finally {
+        lease.stop();
         this.opts.scores.release(rs.runId, rs.scorerId, this.owner);
       }
     }
   }
 
+  /**
+   * Keeps the lease on a (run, scorer) while its pages are scored: renewed every third of its
+   * length, so a page that takes longer than the lease (a slow judge) is not taken over half-way
+   * and scored twice. The signal aborts when the worker stops or the lease was lost all the same
+   * (a process stalled past it): the page's calls stop, since its scores could not be stored.
+   */
+  private holdLease(rs: RunScorer): { signal: AbortSignal; stop: () => void } {
+    const lost = new AbortController();
+    const timer = setInterval(() => {
+      let held = false;
+      try {
+        held = this.opts.scores.renew(rs.runId, rs.scorerId, this.owner, this.leaseMs);
+      } catch (err) {
+        this.opts.logger.warn({ err, run_id: rs.runId, scorer: rs.name }, 'scoring lease could not be renewed');
+      }
+      if (!held) lost.abort();
+    }, Math.max(20, Math.floor(this.leaseMs / 3)));
+    timer.unref();
+    const signal = AbortSignal.any([this.abort.signal, lost.signal]);
+    setMaxListeners(0, signal);
+    return { signal, stop: () => clearInterval(timer) };
+  }
+
   /** Scores the run's records past the cursor, page by page, up to the last one landed now. */
-  private async catchUp(rs: RunScorer, scorer: Scorer): Promise<void> {
+  private async catchUp(rs: RunScorer, scorer: Scorer, signal: AbortSignal): Promise<void> {
     const current = this.opts.scores.runScorer(rs.runId, rs.scorerId);
     if (!current) return;
     const run = this.opts.store.queries.getRun(rs.runId);
@@ -171,7 +203,7 @@ export class ScoreWorker {
     // A record may bring up to N retries into the page's commit: fewer records a page keep that
     // commit (scores and attempts, one transaction) no larger than a page without retries.
     const pageSize = Math.max(1, Math.floor(this.pageSize / (1 + (this.retryLimits.get(rs.scorerId) ?? 0))));
-    while (cursor < through && !this.abort.signal.aborted) {
+    while (cursor < through && !signal.aborted) {
       const read = this.opts.scores.recordsToScore(rs.runId, cursor, through, pageSize);
       if (read.length === 0) break;
       // Reading, scoring and committing a page each take milliseconds: other work runs between them.
@@ -181,14 +213,15 @@ export class ScoreWorker {
       if (records.length === 0) return;
       const last = records[records.length - 1]!.seq;
       const scored = this.opts.scores.scoredIn(rs.scorerId, cursor, last);
-      const page = await this.scorePage(rs, scorer, calls, retryRun, scored.size === 0 ? records : records.filter((r) => !scored.has(r.seq)));
-      if (this.abort.signal.aborted) return;
+      const page = await this.scorePage(rs, scorer, calls, retryRun, scored.size === 0 ? records : records.filter((r) => !scored.has(r.seq)), signal);
+      if (signal.aborted) return;
       await yieldToLoop();
       const committed = this.opts.scores.commitScores(rs.runId, rs.scorerId, this.owner, {
         scores: page.scores,
         throughSeq: last,
         done: page.done,
         failed: page.failed,
+        ...(page.lastError === undefined ? {} : { lastError: page.lastError }),
         leaseMs: this.leaseMs,
         ...(page.attempts.length === 0 ? {} : { alongside: () => this.storeAttempts(rs, page.attempts) }),
       });
@@ -218,24 +251,28 @@ export class ScoreWorker {
     return paired;
   }
 
-  private async scorePage(rs: RunScorer, scorer: Scorer, calls: RunCallPolicy, retryRun: RetryRun, records: readonly PairedRecord[]) {
+  private async scorePage(rs: RunScorer, scorer: Scorer, calls: RunCallPolicy, retryRun: RetryRun, records: readonly PairedRecord[], signal: AbortSignal) {
     const results: NewScore[][] = new Array<NewScore[]>(records.length);
     const attempts: NewAttempt[] = [];
     let failed = 0;
+    let lastError: string | undefined;
     let next = 0;
     const lane = async () => {
-      while (next < records.length && !this.abort.signal.aborted) {
+      while (next < records.length && !signal.aborted) {
         const i = next++;
         const r = records[i]!;
-        const outcome = await this.scoreOne(rs, scorer, calls, r);
-        if (outcome.failed) failed += 1;
+        const outcome = await this.scoreOne(rs, scorer, calls, r, signal);
+        if (outcome.failed) {
+          failed += 1;
+          lastError = outcome.error;
+        }
         const limit = this.retryLimits.get(rs.scorerId) ?? 0;
         if (outcome.values && limit > 0 && isHardFail(outcome.values)) {
           const input = this.inputOf(rs, calls, r);
           const retried = await this.retrier.retry(
             retryRun,
-            { rs, record: r, input, first: outcome.scores, limit, score: (i) => this.scoreTried(scorer, i), toScore: (v) => toNewScore(r.seq, scorer, v) },
-            this.abort.signal,
+            { rs, record: r, input, first: outcome.scores, limit, score: (i) => this.scoreTried(scorer, i, signal), toScore: (v) => toNewScore(r.seq, scorer, v) },
+            signal,
           );
           attempts.push(...retried.attempts);
         }
@@ -243,7 +280,7 @@ export class ScoreWorker {
       }
     };
     await Promise.all(Array.from({ length: Math.min(this.concurrency, records.length) }, lane));
-    return { scores: results.flat(), done: records.length - failed, failed, attempts };
+    return { scores: results.flat(), done: records.length - failed, failed, attempts, ...(lastError === undefined ? {} : { lastError }) };
   }
 
   private inputOf(rs: RunScorer, calls: RunCallPolicy, r: PairedRecord): ScoreInput {
@@ -257,27 +294,30 @@ export class ScoreWorker {
     scorer: Scorer,
     calls: RunCallPolicy,
     r: PairedRecord,
-  ): Promise<{ scores: NewScore[]; failed: boolean; values?: ScoreValue[] }> {
+    signal: AbortSignal,
+  ): Promise<{ scores: NewScore[]; failed: boolean; values?: ScoreValue[]; error?: string }> {
     // A baseline that will never answer makes the record unscorable without asking the scorer.
-    const scored = r.baseline?.state === 'missing' ? { error: r.baseline.why } : await this.scoreTried(scorer, this.inputOf(rs, calls, r));
+    const scored = r.baseline?.state === 'missing' ? { error: r.baseline.why } : await this.scoreTried(scorer, this.inputOf(rs, calls, r), signal);
     if (Array.isArray(scored)) return { scores: scored.map((v) => toNewScore(r.seq, scorer, v)), failed: false, values: scored };
     this.opts.logger.warn({ run_id: rs.runId, scorer: rs.name, seq: r.seq, err: scored.error }, 'record could not be scored');
     return {
       scores: [{ seq: r.seq, judge: 0, value: 0, passed: null, severity: 'none', explanation: `could not score: ${scored.error}`, failed: true }],
       failed: true,
+      error: scored.error,
     };
   }
 
   /** Scores one answer, trying again after a failure worth retrying: its verdicts, or the last error. */
-  private async scoreTried(scorer: Scorer, input: ScoreInput): Promise<ScoreValue[] | { error: string }> {
+  private async scoreTried(scorer: Scorer, input: ScoreInput, signal: AbortSignal): Promise<ScoreValue[] | { error: string }> {
     let lastError = '';
     for (let t = 1; t <= this.tries; t++) {
       try {
-        return await scorer.score(input, this.abort.signal);
+        return await scorer.score(input, signal);
       } catch (err) {
+        if (err instanceof ScorerStopped) throw err;
         lastError = err instanceof UnscorableRecord ? err.message : toPanoptesError(err).message;
-        if (err instanceof UnscorableRecord || this.abort.signal.aborted || t === this.tries) break;
-        await sleep(this.backoffMs * 2 ** (t - 1), undefined, { signal: this.abort.signal }).catch(() => undefined);
+        if (err instanceof UnscorableRecord || signal.aborted || t === this.tries) break;
+        await pause(backoffDelay({ baseMs: this.backoffMs, maxMs: 30_000 }, t), signal);
       }
     }
     return { error: lastError };

@@ -25,7 +25,8 @@ export type ScorerBuilder = (definition: ScorerDefinition, version: string, wher
 /** What building cannot show of a definition, checked before a scoring file is accepted; rejects naming the field. */
 export type ScorerCheck = (definition: ScorerDefinition, where: string) => Promise<void>;
 
-class RuleScorer implements Scorer {
+/** A rule as a scorer: pass/fail, one verdict a record. The `json_parses` built-in is one too. */
+export class RuleScorer implements Scorer {
   readonly kind = 'pass_fail';
   readonly judges: readonly string[] = [];
   constructor(
@@ -35,8 +36,9 @@ class RuleScorer implements Scorer {
     private readonly severity: 'hard' | 'soft',
   ) {}
 
-  score(input: ScoreInput): Promise<ScoreValue[]> {
-    return Promise.resolve([ruleValue(this.check(input), this.severity)]);
+  // Async so a record the rule refuses (an empty target) rejects, as the seam says, rather than throws.
+  async score(input: ScoreInput): Promise<ScoreValue[]> {
+    return [ruleValue(this.check(input), this.severity)];
   }
 }
 

@@ -98,3 +98,11 @@ export interface Scorer {
 export class UnscorableRecord extends Error {
   override readonly name = 'UnscorableRecord';
 }
+
+/**
+ * The scorer cannot go on at all (a plugin whose thread kept crashing): the score worker stores
+ * the reason with the scorer version and scores nothing more with it, in this process or after a restart.
+ */
+export class ScorerStopped extends Error {
+  override readonly name = 'ScorerStopped';
+}

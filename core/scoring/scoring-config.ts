@@ -8,11 +8,21 @@
 import { z } from 'zod';
 import { commonDefinitionFields as common } from './definition-fields.js';
 import { JudgeDefinitionSchema } from './judge/judge-definition.js';
+import { linearRegexProblem, schemaSizeProblem } from './linear-regex.js';
 import { CodeDefinitionSchema } from './plugin/code-definition.js';
 
 const Phrases = z.array(z.string().min(1).max(10_000)).min(1).max(1000);
 
-export const MatchDefinitionSchema = z.object({ ...common, type: z.literal('match') }).strict();
+export const MatchDefinitionSchema = z
+  .object({
+    ...common,
+    type: z.literal('match'),
+    /** The whole answer must be the target (after trim, case folding and NFKC); default: the answer ends with it, punctuation aside. */
+    exact: z.boolean().optional(),
+    /** A target that is a number is compared as a number (`1,000`, `$1,000`, `1e3`, `42.0`). */
+    numeric: z.boolean().optional(),
+  })
+  .strict();
 
 export const IncludesDefinitionSchema = z
   .object({
@@ -34,7 +44,10 @@ export const RegexDefinitionSchema = z
       .string()
       .min(1)
       .max(10_000)
-      .refine((p) => compiles(p), 'not a valid regular expression'),
+      .superRefine((p, ctx) => {
+        const problem = linearRegexProblem(p);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }),
     flags: z
       .string()
       .regex(/^[imsu]*$/, 'only the flags i, m, s, u')
@@ -46,7 +59,7 @@ export const ChoiceDefinitionSchema = z
   .object({
     ...common,
     type: z.literal('choice'),
-    /** The options a response may choose from (default A-E). */
+    /** The options a response may choose from (default A-E); the last one it states is its choice. */
     choices: z.array(z.string().min(1).max(20)).min(2).max(26).optional(),
   })
   .strict();
@@ -75,7 +88,14 @@ export const JsonDefinitionSchema = z
     ...common,
     type: z.literal('json'),
     /** A JSON Schema the parsed response must satisfy. */
-    schema: z.record(z.string(), z.unknown()).optional(),
+    schema: z
+      .record(z.string(), z.unknown())
+      .superRefine((schema, ctx) => {
+        // Before anything walks it: a schema 3,000 levels deep would overflow the stack of what does.
+        const problem = schemaSizeProblem(schema);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .optional(),
   })
   .strict();
 
@@ -107,12 +127,3 @@ export const ScoringConfigSchema = z
     });
   });
 export type ScoringConfig = z.infer<typeof ScoringConfigSchema>;
-
-function compiles(pattern: string): boolean {
-  try {
-    new RegExp(pattern);
-    return true;
-  } catch {
-    return false;
-  }
-}

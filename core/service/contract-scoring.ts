@@ -84,6 +84,10 @@ export interface ScorerStatus {
   pending: number;
   /** Records the scorer could not score (a judge call kept failing); scoring again retries them. */
   failed: number;
+  /** Why the scorer version was stopped for good (a plugin whose thread kept crashing): its pending records are never scored. */
+  stopped: string | null;
+  /** Why the last of them could not be scored; null when none failed. */
+  lastError: string | null;
 }
 
 export interface ScoringStatus {

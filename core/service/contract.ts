@@ -62,6 +62,20 @@ import {
   type ScorerStatus,
   type ScoringStatus,
 } from './contract-scoring.js';
+import {
+  DecideInputSchema,
+  GateInputSchema,
+  PlanInputSchema,
+  type DecideInput,
+  type DecisionReport,
+  type GateInput,
+  type GateLine,
+  type GateResult,
+  type PairDecision,
+  type Plan,
+  type PlanDesign,
+  type PlanInput,
+} from './contract-decide.js';
 
 export type { HostWait, Job, VignetteFailure, JobStatus, ModelUsage, PrivacyMode, Run, RunStatus, SerializedError, StoredResponse, Vignette, WorkerInfo };
 export type { ManifestIssue };
@@ -73,6 +87,8 @@ export type { ProbeOutcome, ProbeReport, ProbeResult, ProfileAggregate, RosterHo
 export type { WorkerListenerStatus };
 export type { ModelCost, PricedResponse, StatsReport };
 export { CompareRunsInputSchema, ReportInputSchema, ScoreDetailInputSchema, ScoreMatrixInputSchema, ScoreRunInputSchema };
+export { DecideInputSchema, GateInputSchema, PlanInputSchema };
+export type { DecideInput, DecisionReport, GateInput, GateLine, GateResult, PairDecision, Plan, PlanDesign, PlanInput };
 export type { CompareRunsInput, ReportInput, ScoreDetail, ScoreDetailInput, ScoreMatrixInput, ScoreRunInput, ScorerStatus, ScoringStatus };
 
 // ---- Inputs ----------------------------------------------------------------------------------
@@ -98,6 +114,13 @@ export const CreateRunInputSchema = z
     probe: z.boolean().optional(),
     /** Scorers that score each record as it lands. */
     scorers: ScoringConfigSchema.optional(),
+    /** What to call the run in lists and headers (its id otherwise); editable later. */
+    name: z.string().trim().max(200).optional(),
+    /**
+     * A staged template: its YAML (or JSON) text, or a built-in's name (repo_audit, panel_debate,
+     * design_doc, redteam). Each vignette is posed through its stages; the record is the last stage's answer.
+     */
+    template: z.string().min(1).max(1_000_000).optional(),
   })
   .strict();
 export type CreateRunInput = z.infer<typeof CreateRunInputSchema>;
@@ -118,9 +141,30 @@ export const ListRunsInputSchema = z
   .object({
     limit: z.number().int().min(1).max(1000).optional(),
     status: z.enum(['queued', 'running', 'done', 'failed', 'cancelled']).optional(),
+    /** Archived runs are hidden unless asked for: `include` lists them with the others, `only` alone. */
+    archived: z.enum(['hide', 'include', 'only']).optional(),
+    /** Words each found in the run's id, name, notes, tags or manifest path (any case). */
+    search: z.string().max(200).optional(),
   })
   .strict();
 export type ListRunsInput = z.infer<typeof ListRunsInputSchema>;
+
+export const DescribeRunInputSchema = z
+  .object({
+    runId: z.string().min(1).max(100),
+    /** Empty clears it. */
+    name: z.string().trim().max(200).optional(),
+    notes: z.string().max(10_000).optional(),
+    tags: z
+      .array(z.string().trim().min(1, 'a tag is not empty').max(50).regex(/^[^,]+$/, 'a tag has no comma'))
+      .max(20)
+      .refine((t) => new Set(t).size === t.length, 'each tag at most once')
+      .optional(),
+    /** Archived runs are hidden from lists (and pruned by a retention, if one is set). */
+    archived: z.boolean().optional(),
+  })
+  .strict();
+export type DescribeRunInput = z.infer<typeof DescribeRunInputSchema>;
 
 export const ResponsesInputSchema = z
   .object({
@@ -298,6 +342,10 @@ export interface ControlApi {
   listRuns(input?: ListRunsInput): Promise<RunSummary[]>;
   getRun(input: RunIdInput): Promise<RunDetail>;
   cancelRun(input: RunIdInput): Promise<Run>;
+  /** Names a run, sets its notes and tags, archives it or brings it back. */
+  describeRun(input: DescribeRunInput): Promise<Run>;
+  /** Deletes a finished run for good: rows, scores and its folder (a queued or running one is refused: cancel it first). */
+  deleteRun(input: RunIdInput): Promise<Run>;
   /** Retries a finished run: its failed and cancelled jobs (the same run, queued again), or all of it (a new run). */
   retryRun(input: RetryRunInput): Promise<Run>;
   responses(input: ResponsesInput): Promise<ResponsesPage>;
@@ -333,6 +381,12 @@ export interface ControlApi {
   scoreMatrix(input: ScoreMatrixInput): Promise<ScoreMatrixPage>;
   /** One vignette's responses, every model and epoch, each with every score it got and the judges' rationale. */
   scoreDetail(input: ScoreDetailInput): Promise<ScoreDetail>;
+  /** A head run against a base run of the same manifest, for CI: each scorer x model verdict and the decision (pass, worse, incomparable). */
+  gate(input: GateInput): Promise<GateResult>;
+  /** Before a sweep: the vignettes x epochs grid that detects a difference with the asked power, each design's cost and wall time. */
+  plan(input: PlanInput): Promise<Plan>;
+  /** A run's vignettes in a seeded order, every pair's anytime-valid confidence sequence: where each pair is decided, and what stopping there saves. */
+  decide(input: DecideInput): Promise<DecisionReport>;
 }
 
 export type ControlMethod = keyof ControlApi;
@@ -344,6 +398,8 @@ export const CONTRACT_INPUTS = {
   getRun: RunIdInputSchema,
   cancelRun: RunIdInputSchema,
   retryRun: RetryRunInputSchema,
+  describeRun: DescribeRunInputSchema,
+  deleteRun: RunIdInputSchema,
   responses: ResponsesInputSchema,
   stats: StatsInputSchema.optional(),
   exportRun: ExportInputSchema,
@@ -364,6 +420,9 @@ export const CONTRACT_INPUTS = {
   compareRuns: CompareRunsInputSchema,
   scoreMatrix: ScoreMatrixInputSchema,
   scoreDetail: ScoreDetailInputSchema,
+  gate: GateInputSchema,
+  plan: PlanInputSchema,
+  decide: DecideInputSchema,
 } as const satisfies Record<ControlMethod, z.ZodType>;
 
 export const CONTRACT_METHODS = Object.keys(CONTRACT_INPUTS) as ControlMethod[];

@@ -6,15 +6,20 @@
  * Runs on: Node (core).
  */
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
+import { rm } from 'node:fs/promises';
+import { dirname, resolve } from 'node:path';
 import { PanoptesError, type IndexedVignette, type PrivacyMode, type Run, type RunId, type RunOptions } from '../domain.js';
 import { ISSUES_LISTED, checkManifest, manifestError, readManifest } from '../manifest.js';
+import { isEmptyTarget, refuseEmptyTarget } from './empty-targets.js';
 import type { Catalog } from '../models/catalog.js';
 import { nearestIds } from '../models/nearest-ids.js';
+import { hostRefusingReasoning } from '../models/reasoning.js';
+import { ScoringConfigSchema } from '../scoring/scoring-config.js';
+import { templateFrom } from '../templates/template-file.js';
 import { effectivePrivacy } from '../models/router/privacy.js';
 import type { Router } from '../models/router/router.js';
 import type { WorkerListenerControl } from '../remote/listener-control.js';
-import { responsesPath } from '../scheduler/response-log.js';
+import { responsesPath } from '../paths.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import type { Store } from '../store/store.js';
 import { pinBaselineFiles } from '../scoring/judge/baseline-file.js';
@@ -36,6 +41,9 @@ import {
   type ResponsesPage,
   type RunDetail,
   type RunSummary,
+  type DecisionReport,
+  type GateResult,
+  type Plan,
   type RunComparison,
   type ScoreReport,
   type ScoreDetail,
@@ -49,6 +57,9 @@ import { ManifestUploads } from './manifest-uploads.js';
 import type { RunExports } from './run-export.js';
 import { modelCosts, priceResponses, pricesForRun, statsReport, summarizeRun } from './summaries.js';
 import { RunScoring } from './run-scoring.js';
+import { gateRuns } from './run-gate.js';
+import { planSweep } from './run-plan.js';
+import { decideRun } from './run-decide.js';
 import type { ServiceScoring } from './scoring-status.js';
 
 export interface ControlServiceOptions {
@@ -132,11 +143,19 @@ export class ControlService implements ControlApi {
         );
       }
     });
+    input.models.forEach((model, i) => {
+      const host = hostRefusingReasoning(this.catalogData, model, input.sampling);
+      if (host !== undefined) {
+        throw new PanoptesError('invalid_input', `models[${i}]: host ${host} of "${model}" takes no reasoning settings (its catalog entry says takesReasoning: false); drop reasoningEffort and thinkingBudget for it`, {
+          where: 'sampling',
+        });
+      }
+    });
     // Scorers are built (so a bad one is refused) before anything is stored.
     if (input.scorers) {
       input.scorers = await pinBaselineFiles(input.scorers);
       refuseBaselinesOutsideRun(input.scorers, input.models, 'the run');
-      this.runScoring.refuseUnsafeJudges(input.privacy ?? DEFAULT_RUN_OPTIONS.privacy, this.scoring.registry.buildAll(input.scorers), 'the run');
+      this.runScoring.refuseUncallableJudges(input.privacy ?? DEFAULT_RUN_OPTIONS.privacy, this.scoring.registry.buildAll(input.scorers), 'the run');
       await this.scoring.registry.check(input.scorers);
     }
     const privacy = effectivePrivacy(input.privacy ?? DEFAULT_RUN_OPTIONS.privacy, this.router.privacyLock);
@@ -152,6 +171,14 @@ export class ControlService implements ControlApi {
         }
       });
     }
+    // A template is checked (with its line) before the manifest is read, and its judge loop's scorers built.
+    const template = input.template === undefined ? undefined : templateFrom(input.template, 'template');
+    const judged = template?.stages.at(-1)?.judge;
+    if (judged) {
+      const config = ScoringConfigSchema.parse({ scorers: judged.scorers });
+      this.scoring.registry.buildAll(config);
+      await this.scoring.registry.check(config);
+    }
     const manifestPath = resolve(input.manifestPath);
     const check = await checkManifest(manifestPath, { previewCount: 0, maxIssues: ISSUES_LISTED });
     if (check.issues.length > 0) throw manifestError(check);
@@ -164,13 +191,16 @@ export class ControlService implements ControlApi {
       skipPromptCache: input.skipPromptCache ?? false,
       shareCacheAcrossEpochs: input.shareCacheAcrossEpochs ?? false,
       ...(input.endWithFailures === undefined ? {} : { endWithFailures: input.endWithFailures }),
+      ...(template ? { template } : {}),
     };
     const runId = newRunId();
     this.store.runs.beginStaging(runId);
     let count = 0;
+    let emptyTarget: { idx: number; id: string } | null = null;
     try {
       let batch: IndexedVignette[] = [];
       for await (const v of readManifest(manifestPath)) {
+        if (emptyTarget === null && isEmptyTarget(v.target)) emptyTarget = { idx: v.index, id: v.id };
         batch.push(v);
         if (batch.length >= this.stageBatch) {
           this.store.runs.stageVignettes(runId, batch);
@@ -187,6 +217,7 @@ export class ControlService implements ControlApi {
           where: manifestPath,
         });
       }
+      if (input.scorers) await refuseEmptyTarget(input.scorers, emptyTarget, manifestPath);
     } catch (err) {
       this.store.runs.discardStaging(runId);
       throw err;
@@ -199,6 +230,7 @@ export class ControlService implements ControlApi {
       vignetteCount: count,
       options,
       prices: pricesForRun(this.catalogData, input.models),
+      name: input.name,
     });
     if (input.scorers) this.runScoring.attach(run, input.scorers);
     this.events.runChanged(run.id);
@@ -224,6 +256,20 @@ export class ControlService implements ControlApi {
   async cancelRun({ runId }: ValidInput<'cancelRun'>): Promise<Run> {
     this.requireRun(runId);
     return this.scheduler.cancel(runId);
+  }
+
+  async describeRun({ runId, ...change }: ValidInput<'describeRun'>): Promise<Run> {
+    this.requireRun(runId);
+    const run = this.store.runs.describeRun(runId, change);
+    this.events.runChanged(runId);
+    return run;
+  }
+
+  /** Deletes a finished run's rows (fenced in the store), then its folder (responses.jsonl). */
+  async deleteRun({ runId }: ValidInput<'deleteRun'>): Promise<Run> {
+    const run = this.store.removal.deleteRun(runId);
+    await rm(dirname(responsesPath(this.dataDir, runId)), { recursive: true, force: true });
+    return run;
   }
 
   async retryRun({ runId, scope }: ValidInput<'retryRun'>): Promise<Run> {
@@ -299,6 +345,18 @@ export class ControlService implements ControlApi {
 
   async scoreDetail(input: ValidInput<'scoreDetail'>): Promise<ScoreDetail> {
     return this.runScoring.scoreDetail(this.requireRun(input.runId), input);
+  }
+
+  async gate(input: ValidInput<'gate'>): Promise<GateResult> {
+    return gateRuns(this, input);
+  }
+
+  async plan(input: ValidInput<'plan'>): Promise<Plan> {
+    return planSweep(this, this.catalogData, input);
+  }
+
+  async decide(input: ValidInput<'decide'>): Promise<DecisionReport> {
+    return decideRun(this, input);
   }
 
   // ---- Catalog, manifests, workers ---------------------------------------------------------------

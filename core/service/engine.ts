@@ -35,6 +35,7 @@ import { EventHub, type EventListener } from './event-hub.js';
 import { RunExports, type ExportKind } from './run-export.js';
 import { ForeignWriteWatcher } from './foreign-writes.js';
 import { loadCatalog } from './load-catalog.js';
+import { stageJudgeOf } from './stage-judge.js';
 import { modelCosts, priceUsage, retryCosts, summarizeRun } from './summaries.js';
 import { scoringStatus, type ServiceScoring } from './scoring-status.js';
 
@@ -156,16 +157,16 @@ export function openEngine(opts: EngineOptions): Engine {
   // Read-only, the router keeps its advisory rows (metrics, cache, budget) in memory: it prunes the store's on start.
   const router = new Router({ catalog, ...(readonly ? {} : { store: store.router }), logger, ...opts.router });
   const modelClient = opts.modelClient ?? router;
-  if (local) {
-    pool.add(
-      new LocalWorker({ client: modelClient, callConcurrency: opts.callConcurrency }),
-    );
-  }
-  const scores = new ScoreStore(store);
   const registry = new ScorerRegistry();
   registry.register('judge', judgeScorerBuilder({ client: modelClient, catalog }));
   const grants = { network: opts.allowPluginNetwork ?? false };
   registry.register('code', codeScorerBuilder(grants), checkCodeDefinition(grants));
+  if (local) {
+    pool.add(
+      new LocalWorker({ client: modelClient, callConcurrency: opts.callConcurrency, stageJudge: stageJudgeOf(registry) }),
+    );
+  }
+  const scores = new ScoreStore(store);
   // Pages committed by the worker become `scoring` events through the hub (built next).
   const attempts = new AttemptStore(store);
   // Retries of hard fails are the candidate's own calls: through the same client as the sweep's.
@@ -176,6 +177,8 @@ export function openEngine(opts: EngineOptions): Engine {
     logger,
     retries: { client: modelClient, attempts },
     onProgress: (id) => events.scoringChanged(id),
+    // The same lease as runs' (PANOPTES_LEASE_MS): how long a stalled scorer's claim outlives it.
+    ...(opts.leaseMs === undefined ? {} : { leaseMs: opts.leaseMs }),
   });
   const scoring: ServiceScoring = {
     registry,

@@ -53,7 +53,7 @@ export class ForeignWriteWatcher {
     if (version === this.version) return;
     this.version = version;
     for (const run of this.store.queries.runProgress(WATCHED_RUNS)) {
-      const print = `${run.status}|${run.doneCount}|${run.failedCount}|${run.calls}`;
+      const print = progressPrint(run);
       if (this.runs.get(run.id) === print) continue;
       this.runs.set(run.id, print);
       this.events.runChanged(run.id);
@@ -73,7 +73,12 @@ export class ForeignWriteWatcher {
   /** What the runs look like now, so only later changes are reported. */
   private remember(): void {
     for (const run of this.store.queries.runProgress(WATCHED_RUNS)) {
-      this.runs.set(run.id, `${run.status}|${run.doneCount}|${run.failedCount}|${run.calls}`);
+      this.runs.set(run.id, progressPrint(run));
     }
   }
+}
+
+/** What tells a run's progress apart: a restart (retry, resume, takeover) changes it even when the counts do not. */
+function progressPrint(run: { restarts: number; status: string; doneCount: number; failedCount: number; calls: number }): string {
+  return `${run.restarts}|${run.status}|${run.doneCount}|${run.failedCount}|${run.calls}`;
 }

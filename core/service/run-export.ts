@@ -1,14 +1,14 @@
 /**
  * A run's export: its records (JSONL or CSV) or its scores (JSONL), read from the store line by
- * line, and written to a file atomically (a temporary file renamed into place, removed on
- * failure). The contract's `exportRun` writes through it; the HTTP API and the browser bridge
+ * line, and written to a file atomically and durably (`core/atomic-write.ts`: a temporary file
+ * fsynced and renamed into place, removed on failure). The contract's `exportRun` writes through it; the HTTP API and the browser bridge
  * stream its lines to the client instead.
  * Runs on: Node (core).
  */
-import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
+import { replaceAtomically, temporaryPathFor } from '../atomic-write.js';
 import type { RunId } from '../domain.js';
 import { csvHeader, toCsvLine, toJsonlLine } from '../export.js';
 import { toScoreJsonlLine } from '../scoring/score-export.js';
@@ -38,12 +38,12 @@ export class RunExports {
   async write(runId: RunId, kind: ExportKind, outPath: string): Promise<ExportResult> {
     const path = resolve(outPath);
     await mkdir(dirname(path), { recursive: true });
-    const tmp = `${path}.${randomBytes(4).toString('hex')}.tmp`;
+    const tmp = temporaryPathFor(path);
     const lines = await this.writeTo(runId, kind, tmp).catch(async (err: unknown) => {
       await rm(tmp, { force: true });
       throw err;
     });
-    await rename(tmp, path);
+    await replaceAtomically(tmp, path);
     return { path, lines };
   }
 

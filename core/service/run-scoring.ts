@@ -21,14 +21,15 @@ import type { Store } from '../store/store.js';
 import type { RunComparison, ScoreDetail, ScoreMatrixPage, ScoreReport, ScoringStatus } from './contract.js';
 import type { ValidInput } from './contract-dispatcher.js';
 import type { EventHub } from './event-hub.js';
+import { refuseEmptyTarget } from './empty-targets.js';
 import { scoringStatus, type ServiceScoring } from './scoring-status.js';
 
 export interface RunScoringOptions {
   store: Store;
   catalog: Catalog;
   events: EventHub;
-  /** Whose privacy lock a strict run's judges obey. */
-  router: Pick<Router, 'privacyLock'>;
+  /** Whose privacy lock a strict run's judges obey, and whose hosts' posture says whether a judge can be called at all. */
+  router: Pick<Router, 'privacyLock' | 'posture'>;
   scoring: ServiceScoring;
 }
 
@@ -44,7 +45,7 @@ export class RunScoring {
   private readonly store: Store;
   private readonly catalogData: Catalog;
   private readonly events: EventHub;
-  private readonly router: Pick<Router, 'privacyLock'>;
+  private readonly router: Pick<Router, 'privacyLock' | 'posture'>;
   private readonly scoring: ServiceScoring;
 
   constructor(opts: RunScoringOptions) {
@@ -59,6 +60,7 @@ export class RunScoring {
   async scoreRun(run: Run, input: ValidInput<'scoreRun'>): Promise<ScoringStatus> {
     const scorers = await pinBaselineFiles(input.scorers);
     this.scoring.registry.buildAll(scorers);
+    await refuseEmptyTarget(scorers, this.scoring.scores.firstEmptyTarget(run.id), run.manifestPath);
     refuseBaselinesOutsideRun(scorers, run.models, `run ${run.id}`);
     await this.scoring.registry.check(scorers);
     this.attach(run, scorers);
@@ -67,7 +69,7 @@ export class RunScoring {
 
   async report(run: Run, input: ValidInput<'report'>): Promise<ScoreReport> {
     const rs = this.scorerOf(run.id, input.scorer);
-    const pending = this.status(run.id).scorers.find((s) => s.version === rs.version)?.pending ?? 0;
+    const status = this.status(run.id).scorers.find((s) => s.version === rs.version);
     return buildScoreReport(
       {
         runId: run.id,
@@ -76,7 +78,9 @@ export class RunScoring {
         kind: rs.kind,
         epochs: run.epochs,
         models: run.models,
-        pending,
+        pending: status?.pending ?? 0,
+        failed: status?.failed ?? 0,
+        failure: status?.lastError ?? null,
         by: input.by ?? null,
         attempt: input.attempt ?? 'first',
         ...(input.reducer ? { reducer: input.reducer } : {}),
@@ -203,7 +207,7 @@ export class RunScoring {
   /** Builds each scorer (refusing a bad one, naming it), attaches its version to the run, and starts scoring. */
   attach(run: Run, config: ScoringConfig): void {
     const built = this.scoring.registry.buildAll(config);
-    this.refuseUnsafeJudges(run.options.privacy, built, `run ${run.id}`);
+    this.refuseUncallableJudges(run.options.privacy, built, `run ${run.id}`);
     const runId = run.id;
     this.scoring.scores.attach(
       runId,
@@ -222,20 +226,29 @@ export class RunScoring {
 
   /**
    * A judge's calls run under its run's privacy mode, like the run's own calls: in a strict run a
-   * judge with no privacy-safe host could never answer, so it is refused here, naming it, rather
-   * than attached to fail every record.
+   * judge with no privacy-safe host could never answer, and a judge none of whose hosts has its API
+   * key could never be called at all. Either is refused here, naming it and why, rather than
+   * attached to fail every record.
    */
-  refuseUnsafeJudges(privacy: PrivacyMode, built: readonly BuiltScorer[], whose: string): void {
-    if (effectivePrivacy(privacy, this.router.privacyLock) !== 'strict') return;
+  refuseUncallableJudges(privacy: PrivacyMode, built: readonly BuiltScorer[], whose: string): void {
+    const strict = effectivePrivacy(privacy, this.router.privacyLock) === 'strict';
+    const posture = built.some((b) => b.scorer.judges.length > 0) ? new Map(this.router.posture().models.map((m) => [m.model, m])) : null;
     built.forEach(({ scorer }, i) =>
       scorer.judges.forEach((judge, j) => {
-        if (this.catalogData.hosts(judge).some((h) => h.privacySafe)) return;
         const where = `scorers.${i}.judges.${j}`;
-        throw new PanoptesError(
-          'invalid_input',
-          `${where}: judge "${judge}" has no privacy-safe host, and ${whose} is strict (its judges obey its privacy mode)${this.router.privacyLock === 'strict' ? ' (this instance is locked to strict)' : ''}`,
-          { where },
-        );
+        if (strict && !this.catalogData.hosts(judge).some((h) => h.privacySafe)) {
+          throw new PanoptesError(
+            'invalid_input',
+            `${where}: judge "${judge}" has no privacy-safe host, and ${whose} is strict (its judges obey its privacy mode)${this.router.privacyLock === 'strict' ? ' (this instance is locked to strict)' : ''}`,
+            { where },
+          );
+        }
+        const hosts = (posture?.get(judge)?.hosts ?? []).filter((h) => !strict || h.privacySafe);
+        // Only a missing key is for good; a host cooling down or over budget comes back.
+        if (hosts.length > 0 && hosts.every((h) => h.state === 'no_key')) {
+          const why = [...new Set(hosts.map((h) => h.reason ?? 'its API key is not set'))].join('; ');
+          throw new PanoptesError('invalid_input', `${where}: judge "${judge}" has no host it can call: ${why}`, { where });
+        }
       }),
     );
   }

@@ -37,6 +37,8 @@ export function scoringStatus(store: Store, scoring: ServiceScoring, runId: RunI
       done: s.done,
       pending: Math.max(0, landed - s.done - s.failed),
       failed: s.failed,
+      stopped: s.stopped,
+      lastError: s.failed > 0 ? s.lastError : null,
     })),
     judgeUsage: scoring.judgeUsage?.(runId) ?? [],
     retryUsage: scoring.retryUsage?.(runId) ?? [],

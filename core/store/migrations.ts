@@ -13,8 +13,11 @@ import { migration as m006 } from './migrations/006-scoring.js';
 import { migration as m007 } from './migrations/007-judge-usage.js';
 import { migration as m008 } from './migrations/008-run-prices-host-waits-vignette-failures.js';
 import { migration as m009 } from './migrations/009-retry-attempts.js';
+import { migration as m010 } from './migrations/010-run-names-restarts-scorer-errors.js';
+import { migration as m011 } from './migrations/011-stage-answers.js';
+import { migration as m012 } from './migrations/012-stopped-scorers.js';
 import type { Migration } from './migrations/migration.js';
 
 export type { Migration } from './migrations/migration.js';
 
-export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009];
+export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012];

@@ -52,6 +52,11 @@ export class RecordWrites {
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (job_id, vignette_idx) DO NOTHING`,
       ),
+      insertStage: db.prepare(
+        `INSERT INTO stage_answers (job_id, vignette_idx, call_idx, stage, item, round, response, input_tokens,
+           output_tokens, cached_tokens, reasoning_tokens, latency_ms, host, cached)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
       addJobProgress: db.prepare(
         `UPDATE jobs SET vignettes_done = vignettes_done + ?, input_tokens = input_tokens + ?,
            output_tokens = output_tokens + ?, cached_calls = cached_calls + ?, cached_input_tokens = cached_input_tokens + ?,
@@ -121,6 +126,10 @@ export class RecordWrites {
       );
       if (res.changes === 1) {
         landed.push({ ...r, seq: Number(res.lastInsertRowid) });
+        r.stages?.forEach((st, i) =>
+          this.stmt.insertStage.run(jobId, r.vignetteIndex, i, st.stage, st.item, st.round, st.response, st.usage.inputTokens,
+            st.usage.outputTokens, st.usage.cachedTokens ?? null, st.usage.reasoningTokens ?? null, Math.round(st.latencyMs), st.host, st.cached ? 1 : 0),
+        );
         // A record answered from the prompt cache is a call, but no provider billed its tokens.
         if (r.cached) {
           cachedCalls += 1;

@@ -18,8 +18,18 @@ export interface NewRun {
   epochs: number;
   vignetteCount: number;
   options: RunOptions;
+  /** What the user called it, if anything. */
+  name?: string | undefined;
   /** The prices the run is costed at, for good (later catalogs do not change a run's cost). */
   prices?: RunPrices;
+}
+
+/** What the user says of a run; an absent field is left as it is, an empty one cleared. */
+export interface RunDescription {
+  name?: string | undefined;
+  notes?: string | undefined;
+  tags?: string[] | undefined;
+  archived?: boolean | undefined;
 }
 
 /** What a run's last job leaves behind: the run's final status and the reason when it failed. */
@@ -42,8 +52,8 @@ export class RunLifecycle {
          VALUES (?, ?, ?, ?, ?, ?, ?)`,
       ),
       insertRun: db.prepare(
-        `INSERT INTO runs (id, manifest_path, models, epochs, vignette_count, status, job_count, options, created_at)
-         VALUES (@id, @manifestPath, @models, @epochs, @vignetteCount, 'queued', @jobCount, @options, @createdAt)`,
+        `INSERT INTO runs (id, manifest_path, models, epochs, vignette_count, status, job_count, options, created_at, name)
+         VALUES (@id, @manifestPath, @models, @epochs, @vignetteCount, 'queued', @jobCount, @options, @createdAt, @name)`,
       ),
       setRunPrices: db.prepare(`UPDATE runs SET prices = ? WHERE id = ?`),
       claimNext: db.prepare<[string, number, number], RunRow>(
@@ -63,7 +73,7 @@ export class RunLifecycle {
         `SELECT id, owner, lease_until FROM runs WHERE status = 'running'`,
       ),
       requeueRun: db.prepare(
-        `UPDATE runs SET status = 'queued', owner = NULL, lease_until = NULL
+        `UPDATE runs SET status = 'queued', owner = NULL, lease_until = NULL, restarts = restarts + 1
          WHERE id = ? AND status = 'running' AND (owner IS ? OR owner = ?)`,
       ),
       requeueJobs: db.prepare(`UPDATE jobs SET status = 'pending' WHERE run_id = ? AND status = 'running'`),
@@ -145,6 +155,7 @@ export class RunLifecycle {
           jobCount: input.models.length * input.epochs,
           options: JSON.stringify(input.options),
           createdAt,
+          name: input.name === undefined || input.name === '' ? null : input.name,
         });
         if (input.prices) this.stmt.setRunPrices.run(JSON.stringify(input.prices), input.id);
         this.stmt.unstage.run(input.id);
@@ -313,13 +324,27 @@ export class RunLifecycle {
         }
         this.db
           .prepare(
-            `UPDATE runs SET status = 'queued', finished_at = NULL, error = NULL, owner = NULL, lease_until = NULL,
+            `UPDATE runs SET status = 'queued', finished_at = NULL, error = NULL, owner = NULL, lease_until = NULL, restarts = restarts + 1,
                failed_count = (SELECT COUNT(*) FROM jobs WHERE run_id = runs.id AND status = 'failed') WHERE id = ?`,
           )
           .run(runId);
         return this.queries.getRun(runId)!;
       })
       .immediate();
+  }
+
+  /** Sets what the user says of a run (its name, notes, tags, archived or not); answers with the run. */
+  describeRun(runId: RunId, change: RunDescription): Run {
+    const sets: string[] = [];
+    const values: Record<string, string | number | null> = { runId };
+    if (change.name !== undefined) (sets.push('name = @name'), (values.name = change.name === '' ? null : change.name));
+    if (change.notes !== undefined) (sets.push('notes = @notes'), (values.notes = change.notes === '' ? null : change.notes));
+    if (change.tags !== undefined) (sets.push('tags = @tags'), (values.tags = change.tags.length === 0 ? null : JSON.stringify(change.tags)));
+    if (change.archived !== undefined) (sets.push('archived_at = @archivedAt'), (values.archivedAt = change.archived ? Date.now() : null));
+    if (sets.length > 0) this.db.prepare(`UPDATE runs SET ${sets.join(', ')} WHERE id = @runId`).run(values);
+    const run = this.queries.getRun(runId);
+    if (!run) throw new PanoptesError('not_found', `no run "${runId}"`, { where: 'runId' });
+    return run;
   }
 
   /** Fails a run outright (e.g. a model no worker serves), cancelling its unsettled jobs. */

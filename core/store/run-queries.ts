@@ -28,6 +28,10 @@ export interface StoredResponsesPage {
 export interface RunListOptions {
   limit?: number | undefined;
   status?: RunStatus | undefined;
+  /** Archived runs are left out unless asked for (`include`: with the others; `only`: just them). */
+  archived?: 'hide' | 'include' | 'only' | undefined;
+  /** Words each found in the run's id, name, notes, tags or manifest path (any case). */
+  search?: string | undefined;
 }
 
 const JOB_COLUMNS = `j.id, j.run_id, j.model, j.epoch, j.status, j.attempt, j.worker_id, j.vignettes_done,
@@ -128,24 +132,40 @@ export class RunQueries {
 
   listRuns(opts: RunListOptions = {}): Run[] {
     const limit = Math.min(Math.max(opts.limit ?? 100, 1), 1000);
-    const rows = opts.status
-      ? this.db
-          .prepare<[string, number], RunRow>(`SELECT * FROM runs WHERE status = ? ORDER BY created_at DESC, rowid DESC LIMIT ?`)
-          .all(opts.status, limit)
-      : this.db.prepare<[number], RunRow>(`SELECT * FROM runs ORDER BY created_at DESC, rowid DESC LIMIT ?`).all(limit);
-    return rows.map(toRun);
+    const where: string[] = [];
+    const values: Record<string, string | number> = { limit };
+    if (opts.status) (where.push('status = @status'), (values.status = opts.status));
+    const archived = opts.archived ?? 'hide';
+    if (archived === 'hide') where.push('archived_at IS NULL');
+    if (archived === 'only') where.push('archived_at IS NOT NULL');
+    (opts.search ?? '')
+      .split(/\s+/)
+      .filter(Boolean)
+      .slice(0, 8)
+      .forEach((word, i) => {
+        // LIKE's own wildcards in a word are literal.
+        values[`w${i}`] = `%${word.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+        where.push(
+          `(id LIKE @w${i} ESCAPE '\\' OR name LIKE @w${i} ESCAPE '\\' OR notes LIKE @w${i} ESCAPE '\\' OR tags LIKE @w${i} ESCAPE '\\' OR manifest_path LIKE @w${i} ESCAPE '\\')`,
+        );
+      });
+    const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+    return this.db
+      .prepare<[Record<string, string | number>], RunRow>(`SELECT * FROM runs ${filter} ORDER BY created_at DESC, rowid DESC LIMIT @limit`)
+      .all(values)
+      .map(toRun);
   }
 
   /** The newest runs with what shows their progress, to tell which another process changed. */
-  runProgress(limit: number): Array<{ id: RunId; status: RunStatus; doneCount: number; failedCount: number; calls: number }> {
+  runProgress(limit: number): Array<{ id: RunId; status: RunStatus; restarts: number; doneCount: number; failedCount: number; calls: number }> {
     return this.db
-      .prepare<[number], { id: string; status: RunStatus; done_count: number; failed_count: number; calls: number }>(
-        `SELECT r.id, r.status, r.done_count, r.failed_count,
+      .prepare<[number], { id: string; status: RunStatus; restarts: number; done_count: number; failed_count: number; calls: number }>(
+        `SELECT r.id, r.status, r.restarts, r.done_count, r.failed_count,
            (SELECT COALESCE(SUM(j.vignettes_done), 0) FROM jobs j WHERE j.run_id = r.id) AS calls
          FROM runs r ORDER BY r.created_at DESC, r.rowid DESC LIMIT ?`,
       )
       .all(limit)
-      .map((r) => ({ id: r.id, status: r.status, doneCount: r.done_count, failedCount: r.failed_count, calls: r.calls }));
+      .map((r) => ({ id: r.id, status: r.status, restarts: r.restarts, doneCount: r.done_count, failedCount: r.failed_count, calls: r.calls }));
   }
 
   /** Each job of a run with what shows its progress (status, attempt, records landed). */

@@ -23,6 +23,11 @@ export interface RunRow {
   error: string | null;
   owner: string | null;
   lease_until: number | null;
+  name: string | null;
+  notes: string | null;
+  tags: string | null;
+  archived_at: number | null;
+  restarts: number;
 }
 
 export interface JobRow {
@@ -104,6 +109,11 @@ export function toRun(row: RunRow): Run {
     startedAt: row.started_at,
     finishedAt: row.finished_at,
     error: row.error,
+    name: row.name,
+    notes: row.notes,
+    tags: row.tags === null ? [] : (JSON.parse(row.tags) as string[]),
+    archivedAt: row.archived_at,
+    restarts: row.restarts,
   };
 }
 

@@ -36,6 +36,8 @@ export interface RunScorerRow {
   failed_count: number;
   owner: string | null;
   lease_until: number | null;
+  stopped_reason: string | null;
+  last_error: string | null;
 }
 
 export interface CellRow {
@@ -63,7 +65,7 @@ export interface LineRow extends Omit<CellRow, 'failed'> {
 }
 
 const RUN_SCORER_COLUMNS = `rs.run_id, rs.scorer_id, sc.version, sc.name, sc.kind, sc.layer, sc.judges, sc.definition,
-  rs.position, rs.scored_seq, rs.done_count, rs.failed_count, rs.owner, rs.lease_until`;
+  rs.position, rs.scored_seq, rs.done_count, rs.failed_count, rs.owner, rs.lease_until, sc.stopped_reason, rs.last_error`;
 
 /** Which attempt of each record a report reads: the sweep's own record, or the last retry on a hard fail. */
 export type ReportAttempt = 'first' | 'final';
@@ -113,10 +115,10 @@ export function prepareScoreStatements(db: Database.Database) {
       `SELECT ${RUN_SCORER_COLUMNS} FROM run_scorers rs JOIN scorers sc ON sc.id = rs.scorer_id
        WHERE rs.run_id = ? AND rs.scorer_id = ?`,
     ),
-    // Behind: the run has records past the cursor.
+    // Behind: the run has records past the cursor (a stopped scorer version is never behind).
     behind: db.prepare<[], RunScorerRow>(
       `SELECT ${RUN_SCORER_COLUMNS} FROM run_scorers rs JOIN scorers sc ON sc.id = rs.scorer_id
-       WHERE rs.scored_seq < (SELECT COALESCE(MAX(last_seq), 0) FROM jobs WHERE run_id = rs.run_id)
+       WHERE sc.stopped_reason IS NULL AND rs.scored_seq < (SELECT COALESCE(MAX(last_seq), 0) FROM jobs WHERE run_id = rs.run_id)
        ORDER BY rs.run_id, rs.position`,
     ),
     lastSeq: db.prepare<[string], { hi: number | null }>(`SELECT MAX(last_seq) AS hi FROM jobs WHERE run_id = ?`),
@@ -125,6 +127,8 @@ export function prepareScoreStatements(db: Database.Database) {
        WHERE run_id = @runId AND scorer_id = @scorerId
          AND (owner IS NULL OR owner = @owner OR lease_until < @now OR owner = @dead)`,
     ),
+    renew: db.prepare(`UPDATE run_scorers SET lease_until = @until WHERE run_id = @runId AND scorer_id = @scorerId AND owner = @owner`),
+    stopScorer: db.prepare(`UPDATE scorers SET stopped_reason = ? WHERE id = ? AND stopped_reason IS NULL`),
     release: db.prepare(`UPDATE run_scorers SET owner = NULL, lease_until = NULL WHERE run_id = ? AND scorer_id = ? AND owner = ?`),
     guard: db.prepare<[string, number], { owner: string | null }>(`SELECT owner FROM run_scorers WHERE run_id = ? AND scorer_id = ?`),
     // Each record with its vignette, in one query: a page reads no other table row by row.
@@ -155,7 +159,7 @@ export function prepareScoreStatements(db: Database.Database) {
     ),
     advance: db.prepare(
       `UPDATE run_scorers SET scored_seq = MAX(scored_seq, @through), done_count = done_count + @done,
-         failed_count = failed_count + @failed, lease_until = @until
+         failed_count = failed_count + @failed, lease_until = @until, last_error = COALESCE(@lastError, last_error)
        WHERE run_id = @runId AND scorer_id = @scorerId`,
     ),
     firstFailed: db.prepare<[number, string, number, number], { seq: number | null }>(
@@ -167,7 +171,7 @@ export function prepareScoreStatements(db: Database.Database) {
          AND seq IN (SELECT s.seq FROM responses s JOIN jobs j ON j.id = s.job_id WHERE j.run_id = ?)`,
     ),
     rewind: db.prepare(
-      `UPDATE run_scorers SET scored_seq = ?, failed_count = 0 WHERE run_id = ? AND scorer_id = ?`,
+      `UPDATE run_scorers SET scored_seq = ?, failed_count = 0, last_error = NULL WHERE run_id = ? AND scorer_id = ?`,
     ),
     scoredIn: db.prepare<[number, number, number], number>(`SELECT DISTINCT seq FROM scores WHERE scorer_id = ? AND seq > ? AND seq <= ?`).pluck(),
     runSeqRange: db.prepare<[string], { lo: number | null; hi: number | null }>(
@@ -208,6 +212,10 @@ export function prepareScoreStatements(db: Database.Database) {
     ),
     vignetteHeads: db.prepare<[string, number, number], { idx: number; vignette_id: string; metadata: string | null }>(
       `SELECT idx, vignette_id, metadata FROM vignettes WHERE run_id = ? AND idx BETWEEN ? AND ? ORDER BY idx`,
+    ),
+    // A target of nothing but whitespace: what `includes`, `match` and `choice` would find in every answer.
+    firstEmptyTarget: db.prepare<[string], { idx: number; vignette_id: string }>(
+      `SELECT idx, vignette_id FROM vignettes WHERE run_id = ? AND target IS NOT NULL AND trim(target, ' ' || char(9, 10, 11, 12, 13)) = '' ORDER BY idx LIMIT 1`,
     ),
     vignetteById: db.prepare<[string, string], { vignette_id: string; prompt: string; system: string | null; target: string | null; metadata: string | null }>(
       `SELECT vignette_id, prompt, system, target, metadata FROM vignettes WHERE run_id = ? AND vignette_id = ?`,

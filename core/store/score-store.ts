@@ -45,6 +45,10 @@ export interface RunScorer {
   failed: number;
   owner: string | null;
   leaseUntil: number | null;
+  /** Why the scorer version was stopped for good (a plugin whose thread kept crashing), or null. */
+  stopped: string | null;
+  /** Why the last record it could not score was not (null when every record scored). */
+  lastError: string | null;
 }
 
 /** What a scorer needs of one record, without the vignette (read once per vignette, not per record). */
@@ -176,6 +180,8 @@ function toRunScorer(r: RunScorerRow): RunScorer {
     failed: r.failed_count,
     owner: r.owner,
     leaseUntil: r.lease_until,
+    stopped: r.stopped_reason,
+    lastError: r.last_error,
   };
 }
 
@@ -287,6 +293,16 @@ export class ScoreStore {
     );
   }
 
+  /** Extends `owner`'s lease on a (run, scorer) from now; false when it is not `owner`'s any more. */
+  renew(runId: RunId, scorerId: number, owner: string, leaseMs: number): boolean {
+    return this.stmt.renew.run({ until: Date.now() + leaseMs, runId, scorerId, owner }).changes === 1;
+  }
+
+  /** Stops a scorer version for good, in every run it is attached to: it is never behind again. */
+  stopScorer(scorerId: number, reason: string): void {
+    this.stmt.stopScorer.run(reason, scorerId);
+  }
+
   release(runId: RunId, scorerId: number, owner: string): void {
     this.stmt.release.run(runId, scorerId, owner);
   }
@@ -330,6 +346,8 @@ export class ScoreStore {
       throughSeq: number;
       done: number;
       failed: number;
+      /** Why the page's last record that could not be scored was not. */
+      lastError?: string;
       leaseMs: number;
       /** Other writes that must land with this page or not at all (a retry's attempts), run after the lease check. */
       alongside?: () => void;
@@ -356,7 +374,8 @@ export class ScoreStore {
           }
           for (const u of usage.values()) this.stmt.addJudgeUsage.run({ runId, scorerId, ...u });
           page.alongside?.();
-          this.stmt.advance.run({ through: page.throughSeq, done: page.done, failed: page.failed, until: Date.now() + page.leaseMs, runId, scorerId });
+          const lastError = page.lastError ?? null;
+          this.stmt.advance.run({ through: page.throughSeq, done: page.done, failed: page.failed, until: Date.now() + page.leaseMs, lastError, runId, scorerId });
           return true;
         })
         .immediate(),
@@ -421,6 +440,12 @@ export class ScoreStore {
       id: r.vignette_id,
       ...(r.metadata === null ? {} : { metadata: JSON.parse(r.metadata) as Record<string, unknown> }),
     }));
+  }
+
+  /** The run's first vignette (in manifest order) whose target is empty or only whitespace, if any. */
+  firstEmptyTarget(runId: RunId): { idx: number; id: string } | null {
+    const r = this.stmt.firstEmptyTarget.get(runId);
+    return r ? { idx: r.idx, id: r.vignette_id } : null;
   }
 
   /** A vignette of the run, by id, as scorers see it; null when the run has no such vignette. */

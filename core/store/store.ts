@@ -6,6 +6,7 @@
  * - `runs` (run-lifecycle.ts): staging, queueing, claiming, leasing, fencing and settling runs.
  * - `jobs` (job-lifecycle.ts): jobs, their attempts and the vignettes they gave up on.
  * - `records` (record-writes.ts): landing a job's records, the job ledger's and the lander's way in.
+ * - `removal` (run-removal.ts): deleting a finished run and all it holds; archived runs past a retention.
  * - `queries` (run-queries.ts): the reads of the app, the HTTP API and the engine.
  * - `router` (router-store.ts): the model router's cache, metrics and budget windows.
  * - the face itself (connection.ts): durability (`withoutSync`, `syncWal`), schema and closing.
@@ -18,6 +19,7 @@ import { RecordWrites } from './record-writes.js';
 import { RouterStore } from './router-store.js';
 import { RunLifecycle } from './run-lifecycle.js';
 import { RunQueries } from './run-queries.js';
+import { RunRemoval } from './run-removal.js';
 
 export type StoreOptions = ConnectionOptions;
 
@@ -27,6 +29,7 @@ export class Store {
   readonly jobs: JobLifecycle;
   readonly records: RecordWrites;
   readonly queries: RunQueries;
+  readonly removal: RunRemoval;
   private readonly connection: Connection;
   /** Prepared on first use: a read-only store of an older schema can still show its runs. */
   private routerRoom: RouterStore | undefined;
@@ -38,6 +41,7 @@ export class Store {
       const db = this.connection.db;
       this.queries = new RunQueries(db);
       this.runs = new RunLifecycle(db, this.queries);
+      this.removal = new RunRemoval(db, this.queries);
       const hold = this.runs.hold.bind(this.runs);
       this.jobs = new JobLifecycle(db, hold, this.queries);
       this.records = new RecordWrites({ db, hold, withoutSync: (commit) => this.connection.withoutSync(commit) });

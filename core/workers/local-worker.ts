@@ -6,6 +6,7 @@
 import type { EvalJob, JobOutcome } from '../domain.js';
 import type { ModelClient, Unavailable } from '../models/model-client.js';
 import { runEval } from './run-eval.js';
+import type { StageJudge } from './staged-eval.js';
 import { Semaphore } from '../concurrency/semaphore.js';
 import type { JobSink, WorkerHandle, WorkerInfo } from './worker-handle.js';
 
@@ -18,6 +19,8 @@ export interface LocalWorkerOptions {
   capacity?: number | undefined;
   callAttempts?: number | undefined;
   backoffMs?: number | undefined;
+  /** Scores a staged template's final answer for its judge loop. */
+  stageJudge?: StageJudge | undefined;
 }
 
 export class LocalWorker implements WorkerHandle {
@@ -74,6 +77,7 @@ export class LocalWorker implements WorkerHandle {
         signal,
         callAttempts: this.opts.callAttempts,
         backoffMs: this.opts.backoffMs,
+        stageJudge: this.opts.stageJudge,
       });
     } finally {
       this.inFlight -= 1;

@@ -23,7 +23,9 @@ import {
 import type { ChatMessage, ModelClient, ModelResponse } from '../models/model-client.js';
 import { assertAnswerBounds, maxResponseBytes } from './answer-bounds.js';
 import { responseRecord } from './response-record.js';
+import { backoffDelay } from '../concurrency/backoff.js';
 import type { Semaphore } from '../concurrency/semaphore.js';
+import { runStagedTemplate, type StageJudge } from './staged-eval.js';
 import type { JobSink } from './worker-handle.js';
 
 export interface RunEvalContext {
@@ -42,6 +44,8 @@ export interface RunEvalContext {
   maxBackoffMs?: number | undefined;
   /** Response text a record may hold, in bytes (default: PANOPTES_MAX_RESPONSE_BYTES, else 4 MiB). */
   maxResponseBytes?: number | undefined;
+  /** Scores a staged template's final answer for its judge loop. */
+  stageJudge?: StageJudge | undefined;
 }
 
 /**
@@ -76,7 +80,7 @@ export async function runEval(job: EvalJob, ctx: RunEvalContext): Promise<JobOut
     ctx.sink.waiting?.(next);
   };
 
-  const call = async (v: IndexedVignette, tries: { n: number }): Promise<ModelResponse> => {
+  const call = async (v: IndexedVignette, tries: { n: number }, messages: ChatMessage[] = messagesOf(v)): Promise<ModelResponse> => {
     const id = Symbol(v.id);
     const onHostWait = (w: HostWait | null) => {
       if (w) waits.set(id, w);
@@ -88,7 +92,7 @@ export async function runEval(job: EvalJob, ctx: RunEvalContext): Promise<JobOut
       try {
         return await ctx.client.generate({
           model: job.model,
-          messages: messagesOf(v),
+          messages,
           sampling: job.options.sampling,
           privacy: job.options.privacy,
           skipPromptCache: job.options.skipPromptCache,
@@ -102,8 +106,7 @@ export async function runEval(job: EvalJob, ctx: RunEvalContext): Promise<JobOut
       } catch (err) {
         const e = toPanoptesError(err);
         if (!e.retryable || i >= callAttempts || ctx.signal.aborted) throw e;
-        const backoff = backoffMs * 2 ** (i - 1) * (0.5 + Math.random());
-        const wait = Math.min(maxBackoffMs, Math.max(backoff, e.retryAfterMs ?? 0));
+        const wait = backoffDelay({ baseMs: backoffMs, maxMs: maxBackoffMs, jitter: [0.5, 1.5] }, i, e.retryAfterMs);
         // The permit is released while waiting so other vignettes keep the calls busy.
         ctx.calls.release();
         try {
@@ -118,11 +121,15 @@ export async function runEval(job: EvalJob, ctx: RunEvalContext): Promise<JobOut
   const pose = async (v: IndexedVignette): Promise<void> => {
     const tries = { n: 0 };
     try {
-      const res = await call(v, tries);
-      const answer = { response: res.text, usage: res.usage, latencyMs: res.latencyMs, host: res.host, cached: res.cached, finishedAt: Date.now() };
+      const template = job.options.template;
+      const staged = template ? await runStagedTemplate(template, v, (messages) => call(v, tries, messages), ctx.stageJudge) : undefined;
+      const res = staged ?? (await call(v, tries));
+      const text = 'response' in res ? res.response : res.text;
+      const answer = { response: text, usage: res.usage, latencyMs: res.latencyMs, host: res.host, cached: res.cached, finishedAt: Date.now() };
       // An answer out of bounds fails its call (not retried: the host would say the same again).
       assertAnswerBounds(answer, { startedAt, now: answer.finishedAt, maxResponseBytes: responseLimit }, res.host);
       const record = responseRecord(job, v, answer);
+      if (staged) record.stages = staged.stages;
       addUsage(usage, res.usage);
       done += 1;
       ctx.sink.record(record);

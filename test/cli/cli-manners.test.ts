@@ -11,7 +11,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { responsesPath } from '../../core/scheduler/response-log.js';
+import { responsesPath } from '../../core/paths.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { tempDir, writeMockCatalog } from '../helpers/temp.js';
 

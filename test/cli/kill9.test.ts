@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Store } from '../../core/store/store.js';
 import { runCli, startCli, waitForStderr } from '../helpers/cli.js';
 import { tempDir, writeManifest, writeMockCatalog } from '../helpers/temp.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 import { expectExactlyOnce } from '../helpers/verify.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -14,6 +15,7 @@ afterAll(() => tmp.cleanup());
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 it('kill -9 of `panoptes run` and `resume` at random points, then `resume`: every record exactly once', async () => {
+  const random = seededRandom('kill9 run and resume');
   const dataDir = join(tmp.dir, 'data');
   const catalog = writeMockCatalog(tmp.dir, { k1: { latencyMs: 25, jitterMs: 15 }, k2: { latencyMs: 35, jitterMs: 15 } });
   const manifest = writeManifest(tmp.dir, 60);
@@ -21,19 +23,19 @@ it('kill -9 of `panoptes run` and `resume` at random points, then `resume`: ever
   // 2 models x 3 epochs x 60 vignettes = 360 calls, ~3 s with 4 calls in flight.
   const first = startCli(['run', '--manifest', manifest, '--models', 'k1,k2', '--epochs', '3', '--call-concurrency', '4', '--no-progress', ...common]);
   const [, runId] = await waitForStderr(first, /run (r\w+): 6 jobs/);
-  await sleep(200 + Math.random() * 1200);
+  await sleep(random.between(200, 1400));
   first.child.kill('SIGKILL');
   expect((await first.done).signal).toBe('SIGKILL');
 
   let killedMidway = 0;
   for (let round = 0; round < 4; round++) {
     const resume = startCli(['resume', ...common]);
-    await sleep(300 + Math.random() * 900);
+    await sleep(random.between(300, 1200));
     const killed = resume.child.kill('SIGKILL');
     const res = await resume.done;
     if (killed && res.signal === 'SIGKILL') killedMidway += 1;
   }
-  expect(killedMidway).toBeGreaterThan(0);
+  expect(killedMidway, `kill points of seed ${random.seed}`).toBeGreaterThan(0);
 
   const final = await runCli(['resume', '--json', ...common]);
   expect(final.code).toBe(0);
@@ -41,7 +43,7 @@ it('kill -9 of `panoptes run` and `resume` at random points, then `resume`: ever
   const store = new Store(join(dataDir, 'panoptes.db'));
   try {
     const run = store.queries.getRun(runId!)!;
-    expect(run.status).toBe('done');
+    expect(run.status, `seed ${random.seed}`).toBe('done');
     expect(run.doneCount).toBe(run.jobCount);
     expect(run.failedCount).toBe(0);
     expectExactlyOnce(store, dataDir, runId!);

@@ -11,7 +11,7 @@ import type { RunSummary } from '../../core/service/contract.js';
 function summary(over: Partial<RunSummary>): RunSummary {
   return {
     id: 'r1', status: 'running', manifestPath: 'm.jsonl', models: ['m'], epochs: 1, vignetteCount: 10, jobCount: 1, doneCount: 0,
-    failedCount: 0, createdAt: 0, startedAt: 0, finishedAt: null, error: null,
+    failedCount: 0, createdAt: 0, startedAt: 0, finishedAt: null, error: null, name: null, notes: null, tags: [], archivedAt: null, restarts: 0,
     options: { concurrency: 4, privacy: 'strict', skipPromptCache: false, shareCacheAcrossEpochs: false, sampling: {} },
     failedVignettes: 0, waitingForHost: null, inputTokens: 0, outputTokens: 0, calls: 0, estCostUsd: 0,
     cachedCalls: 0, cachedInputTokens: 0, cachedOutputTokens: 0, savedCostUsd: 0,

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Store } from '../../core/store/store.js';
 import { startCli, waitForStderr } from '../helpers/cli.js';
 import { tempDir, writeManifest, writeMockCatalog } from '../helpers/temp.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 import { expectExactlyOnce } from '../helpers/verify.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -37,6 +38,7 @@ it(`SIGSTOP of a run's owner past its lease, then takeover by resume: exactly on
   const catalog = writeMockCatalog(tmp.dir, { s1: { latencyMs: 20, jitterMs: 10 }, s2: { latencyMs: 30, jitterMs: 10 } });
   const manifest = writeManifest(tmp.dir, 40);
   const env = { PANOPTES_LEASE_MS: String(LEASE_MS) };
+  const random = seededRandom('takeover after SIGSTOP');
   let takeovers = 0;
   for (let round = 0; round < ROUNDS; round++) {
     const dataDir = join(tmp.dir, `data-${round}`);
@@ -45,7 +47,7 @@ it(`SIGSTOP of a run's owner past its lease, then takeover by resume: exactly on
     // 2 models x 2 epochs x 40 vignettes = 160 calls, ~1.5 s with 4 calls in flight.
     const first = startCli(['run', '--manifest', manifest, '--models', 's1,s2', '--epochs', '2', '--call-concurrency', '4', '--no-progress', ...common], env);
     const [, runId] = await waitForStderr(first, /run (r\w+): 4 jobs/);
-    await sleep(100 + Math.random() * 500);
+    await sleep(random.between(100, 600));
     first.child.kill('SIGSTOP');
     try {
       // Past the lease: the stopped owner renewed it at most LEASE_MS ago.
@@ -71,7 +73,7 @@ it(`SIGSTOP of a run's owner past its lease, then takeover by resume: exactly on
     const store = new Store(dbPath, { readonly: true });
     try {
       const run = store.queries.getRun(runId!)!;
-      expect(run.status).toBe('done');
+      expect(run.status, `round ${round}, seed ${random.seed}`).toBe('done');
       expect(run.error).toBeNull();
       expect(run.doneCount).toBe(run.jobCount);
       expectExactlyOnce(store, dataDir, runId!);
@@ -80,5 +82,5 @@ it(`SIGSTOP of a run's owner past its lease, then takeover by resume: exactly on
     }
   }
   // Most stops land between transactions: the takeover itself is what this test is about.
-  expect(takeovers).toBeGreaterThanOrEqual(ROUNDS / 2);
+  expect(takeovers, `stop points of seed ${random.seed}`).toBeGreaterThanOrEqual(ROUNDS / 2);
 }, 600_000);

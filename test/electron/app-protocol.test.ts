@@ -114,7 +114,7 @@ const VIOLATION_PROBE = `
   document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.effectiveDirective + ' ' + e.blockedURI));
 `;
 
-describe.skipIf(!existsSync(CHROMIUM))(`the CSP in Chromium (${CHROMIUM})`, () => {
+describe.skipIf(!existsSync(CHROMIUM))(`the CSP in Chromium (${CHROMIUM}${existsSync(CHROMIUM) ? '' : ': skipped, not installed (apt-get install chromium)'})`, () => {
   let browser: Browser;
   const tmp = tempDir();
   beforeAll(async () => {
@@ -178,7 +178,7 @@ describe.skipIf(!existsSync(CHROMIUM))(`the CSP in Chromium (${CHROMIUM})`, () =
   });
 
   it.skipIf(!existsSync(join(BUILT_RENDERER, 'index.html')))(
-    `loads the built renderer (${BUILT_RENDERER}) with no CSP violation`,
+    `loads the built renderer (${BUILT_RENDERER}${existsSync(join(BUILT_RENDERER, 'index.html')) ? '' : ': skipped, not built (npm run build)'}) with no CSP violation`,
     async () => {
       const { server, url } = await serveOverHttp(BUILT_RENDERER);
       const page = await browser.newPage();

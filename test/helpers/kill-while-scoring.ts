@@ -4,15 +4,19 @@
  * scores, but not all, have landed.
  * Runs on: Node (tests).
  */
+import { existsSync } from 'node:fs';
 import { Store } from '../../core/store/store.js';
 import type { startCli } from './cli.js';
 
 export function scoreCount(dbPath: string): number {
+  if (!existsSync(dbPath)) return 0; // the child has not made its database yet
   const store = new Store(dbPath, { readonly: true });
   try {
     return (store.db.prepare(`SELECT COUNT(*) AS n FROM scores`).get() as { n: number }).n;
-  } catch {
-    return 0; // the schema is not there yet
+  } catch (err) {
+    // The child has not made the scoring tables yet: nothing is stored. Anything else is a real failure.
+    if (err instanceof Error && /no such table: scores/.test(err.message)) return 0;
+    throw err;
   } finally {
     store.close();
   }

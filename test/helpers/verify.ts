@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { expect } from 'vitest';
-import { responsesPath } from '../../core/scheduler/response-log.js';
+import { responsesPath } from '../../core/paths.js';
 import type { Store } from '../../core/store/store.js';
 
 export function expectExactlyOnce(store: Store, dataDir: string, runId: string): void {

@@ -80,7 +80,8 @@ beforeAll(() => {
 });
 afterAll(() => tmp.cleanup());
 
-describe.skipIf(openFileLimit() < 4 * FLOOD)('a flood of idle and dribbling connections', () => {
+const tooFewFiles = openFileLimit() < 4 * FLOOD;
+describe.skipIf(tooFewFiles)(`a flood of idle and dribbling connections${tooFewFiles ? ` (skipped: the open-file limit ${openFileLimit()} is below ${4 * FLOOD}; raise it with ulimit -n)` : ''}`, () => {
   let floods: Array<{ stop: () => void }> = [];
   let api: ApiHarness | undefined;
   afterEach(async () => {

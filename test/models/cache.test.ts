@@ -1,6 +1,8 @@
 /**
- * The prompt cache: a hit only for exactly the same request (every key field changes the key),
- * never across privacy modes, epochs independent unless shared, only successes stored, a TTL,
+ * The prompt cache: a hit only for exactly the same request (every key field changes the key) on
+ * the same instrument (a model moved to another host model, endpoint, provider kind or answer-shaping
+ * option misses; an edit of limits, prices or host order hits), never across privacy modes,
+ * epochs independent unless shared, only successes stored, a TTL,
  * `skipPromptCache` neither reading nor writing, and entries that survive the process (SQLite), or
  * live in memory for a router given no store.
  */
@@ -84,7 +86,8 @@ describe('prompt cache', () => {
     const res = await r.generate({ ...base, ...change });
     expect(res.cached).toBe(false);
     expect(fake.count()).toBe(before + 1);
-    expect(promptCacheKey({ ...base, ...change }, change.privacy ?? 'strict')).not.toBe(promptCacheKey(base, 'strict'));
+    const h = cat().hosts('m')[0]!;
+    expect(promptCacheKey({ ...base, ...change }, change.privacy ?? 'strict', h)).not.toBe(promptCacheKey(base, 'strict', h));
     await r.close();
   });
 
@@ -193,5 +196,97 @@ describe('prompt cache', () => {
     expect((await r.generate(sample('run-c', 'q1-copy', 1, true))).cached).toBe(false);
     expect(fake.count('model-m')).toBe(4);
     await r.close();
+  });
+});
+
+describe('the prompt cache answers only for the same instrument', () => {
+  /** A catalog whose model `m` is hosted as given, on providers p and p2 (p2 another fake server unless given). */
+  function hosted(hosts: Array<Record<string, unknown>>, providers: Record<string, Record<string, unknown>> = {}) {
+    return catalog({ providers: { p: openaiProvider(fake.url), ...providers }, models: { m: { hosts } } });
+  }
+
+  /** Answers `base` with one catalog, then again, from the same SQLite file, with another: was it cached? */
+  async function servedAfter(before: ReturnType<typeof hosted>, after: ReturnType<typeof hosted>) {
+    const r1 = router({ catalog: before, store: ts.store.router });
+    const first = await r1.generate(base);
+    await r1.close();
+    const r2 = router({ catalog: after, store: ts.store.router });
+    const second = await r2.generate(base);
+    await r2.close();
+    return { first, second };
+  }
+
+  it('misses when the logical model moves to another host model', async () => {
+    fake.always('model-m', { kind: 'ok', text: 'old host says yes' }).always('model-m2', { kind: 'ok', text: 'new host says no' });
+    const { first, second } = await servedAfter(hosted([host('p', 'model-m')]), hosted([host('p', 'model-m2')]));
+    expect(first.text).toBe('old host says yes');
+    expect(second).toMatchObject({ cached: false, text: 'new host says no', host: 'p/model-m2' });
+    expect(fake.count('model-m2')).toBe(1);
+  });
+
+  it('misses when the same model id moves to another endpoint or provider kind', async () => {
+    const other = await new FakeProvider().start();
+    try {
+      const moved = await servedAfter(hosted([host('p', 'model-m')]), hosted([host('p2', 'model-m')], { p2: openaiProvider(other.url) }));
+      expect(moved.second).toMatchObject({ cached: false, host: 'p2/model-m' });
+      expect(other.count('model-m')).toBe(1);
+      // The same endpoint spoken to as another kind (the plain generate protocol) is another instrument too.
+      const kind = await servedAfter(hosted([host('p', 'model-m')]), hosted([host('g', 'model-m')], { g: { kind: 'generate', baseUrl: fake.url, trainsOnData: false } }));
+      expect(kind.second.cached).toBe(false);
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it('misses when an option that changes answers changes: provider options, or the output cap a run without max tokens gets', async () => {
+    const options = await servedAfter(hosted([host('p', 'model-m')]), hosted([host('p', 'model-m')], { p: openaiProvider(fake.url, { options: { maxTokensField: 'max_completion_tokens' } }) }));
+    expect(options.second.cached).toBe(false);
+    const uncapped = { ...base, sampling: { temperature: 0 } };
+    const r1 = router({ catalog: hosted([host('p', 'model-m')]), store: ts.store.router });
+    await r1.generate(uncapped);
+    await r1.close();
+    const r2 = router({ catalog: hosted([host('p', 'model-m')], { p: openaiProvider(fake.url, { maxOutputTokens: 256 }) }), store: ts.store.router });
+    expect((await r2.generate(uncapped)).cached).toBe(false);
+    expect(fake.arrivals.at(-1)!.body.max_tokens).toBe(256);
+    await r2.close();
+  });
+
+  it('hits when nothing that shapes answers changed: limits, timeouts, prices, a note, a new failover host, the host order', async () => {
+    const other = await new FakeProvider().start();
+    try {
+      const p2 = { p2: openaiProvider(other.url) };
+      const edited = hosted([host('p', 'model-m', { inputPerMTok: 9, contextWindow: 64000 }), host('p2', 'model-x')], {
+        p: openaiProvider(fake.url, { rpm: 7, maxConcurrency: 2, timeoutMs: 9000, note: 'checked today', dailyBudget: { calls: 99 } }),
+        ...p2,
+      });
+      const { first, second } = await servedAfter(hosted([host('p', 'model-m')]), edited);
+      expect(second).toMatchObject({ cached: true, text: first.text, host: 'p/model-m' });
+      // The failover host now listed first: the first host's answer is still an answer of model m.
+      const reordered = router({ catalog: hosted([host('p2', 'model-x'), host('p', 'model-m')], p2), store: ts.store.router });
+      expect(await reordered.generate(base)).toMatchObject({ cached: true, host: 'p/model-m' });
+      await reordered.close();
+      // Without the host that answered, nothing of it is served.
+      const without = router({ catalog: hosted([host('p2', 'model-x')], p2), store: ts.store.router });
+      expect(await without.generate(base)).toMatchObject({ cached: false, host: 'p2/model-x' });
+      await without.close();
+      expect(fake.count('model-m')).toBe(1);
+      expect(other.count('model-x')).toBe(1);
+    } finally {
+      await other.stop();
+    }
+  });
+
+  it('serves no strict call from a host since marked as one that trains on prompts', async () => {
+    const other = await new FakeProvider().start();
+    try {
+      const { second } = await servedAfter(
+        hosted([host('p', 'model-m')]),
+        hosted([host('p', 'model-m', { trainsOnData: true }), host('p2', 'model-m')], { p2: openaiProvider(other.url) }),
+      );
+      expect(second).toMatchObject({ cached: false, host: 'p2/model-m' });
+      expect(other.count('model-m')).toBe(1);
+    } finally {
+      await other.stop();
+    }
   });
 });

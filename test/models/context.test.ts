@@ -1,6 +1,7 @@
 /**
  * Context windows: a host whose window cannot hold the prompt plus the most it may write is
  * skipped (it never sees the call), and when no host can hold it the error says so.
+ * Runs on: Node (tests).
  */
 import { describe, expect, it } from 'vitest';
 import { PanoptesError } from '../../core/domain.js';
@@ -49,13 +50,18 @@ describe('context window', () => {
     await r.close();
   });
 
-  it('says so when no host can hold the prompt', async () => {
+  it("says so when no host can hold the prompt: the call's own failure, not the job's", async () => {
     const r = router({ catalog: cat(), store: ts.store.router, cache: { enabled: false } });
+    const need = await estimatePromptTokens([{ role: 'user', content: longPrompt }]);
     const err = await r.generate(request('tiny', longPrompt)).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PanoptesError);
-    expect((err as PanoptesError).code).toBe('no_host');
+    // Not `no_host`: that fails the whole job; this vignette alone is too long.
+    expect((err as PanoptesError).code).toBe('bad_request');
     expect((err as PanoptesError).retryable).toBe(false);
-    expect((err as PanoptesError).message).toMatch(/context window 200 < ~\d+ tokens needed/);
+    expect((err as PanoptesError).message).toBe(`fits no host of tiny: needs ~${need.toLocaleString('en-US')} tokens, the largest window is 200`);
+    // With two hosts, the largest window is named.
+    const both = await r.generate(request('m', longPrompt.repeat(20))).catch((e: unknown) => e);
+    expect((both as PanoptesError).message).toMatch(/^fits no host of m: needs ~[\d,]+ tokens, the largest window is 32,000$/);
     expect(fake.count('tiny-ctx')).toBe(0);
     await r.close();
   });

@@ -23,7 +23,7 @@ const cat = catalog({
   },
 });
 const [x, y, z] = cat.hosts('m') as [ReturnType<typeof cat.hosts>[0], ReturnType<typeof cat.hosts>[0], ReturnType<typeof cat.hosts>[0]];
-const req: PickRequest = { profile: 'default', privacy: 'strict', needTokens: 10, estimate: { inputTokens: 1, outputTokens: 1 } };
+const req: PickRequest = { profile: 'default', privacy: 'strict', promptTokens: 0, maxOutput: 10, estimate: { inputTokens: 1, outputTokens: 1 } };
 
 const rateLimit = (ms?: number) =>
   new PanoptesError('rate_limited', '429', { retryable: true, ...(ms === undefined ? {} : { retryAfterMs: ms }) });

@@ -101,7 +101,8 @@ describe('the router in the engine', () => {
     }
     for (const id of hosted.modelIds()) {
       for (const h of hosted.hosts(id)) {
-        expect(h.contextWindow, h.id).toBeGreaterThanOrEqual(8192);
+        // GitHub Models' free tier takes 8,000 input tokens a request: the smallest window shipped.
+        expect(h.contextWindow, h.id).toBeGreaterThanOrEqual(8000);
         expect(h.inputPerMTok, h.id).toBeTypeOf('number');
         expect(h.outputPerMTok, h.id).toBeTypeOf('number');
       }

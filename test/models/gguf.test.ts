@@ -1,41 +1,67 @@
 /**
  * The gguf provider on a real model file (a tiny random-weight Llama 2, see
- * ../shared/models/README.md): it loads with node-llama-cpp on the CPU and answers through the
- * router with real token counts from llama.cpp's own tokenizer and meter; it sends exactly the
- * request's messages (no hidden system prompt), ends a call that never stops by its timeout,
- * stops generating when cancelled, and picks its threads from the machine.
+ * ../shared/models/README.md): it runs in a process of its own and answers through the router with
+ * real token counts from llama.cpp's own tokenizer and meter; it sends exactly the request's
+ * messages (no hidden system prompt); it never lets a generation outgrow its window (the cap is
+ * the window minus the prompt, finish reason `length`, and a prompt that leaves no room is refused
+ * before anything is evaluated); a call ends by its timeout or its cancellation even while the
+ * model's native code is busy (the model's process is killed), and the next call is answered; it
+ * picks its threads from the machine.
+ * The model's process is never this test's worker: nothing the model does can block vitest.
+ * Runs on: Node (tests).
  */
-import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Provider, ResolvedHost } from '../../core/models/catalog.js';
-import type { ModelRequest } from '../../core/models/model-client.js';
+import { STOP_GRACE_MS } from '../../core/models/providers/gguf-process.js';
 import { defaultGgufThreads, GgufHostClient } from '../../core/models/providers/gguf.js';
+import { GGUF_SKIP, ggufSuite, MODEL } from './gguf-model.js';
 import { catalog, request, router, tempStore } from './helpers.js';
 
-const MODEL = resolve('../shared/models/llama-2-tiny-random.gguf');
 const ts = tempStore();
 afterAll(() => ts.cleanup());
 
 type Lib = typeof import('node-llama-cpp');
-let lib: Lib;
 let llama: Awaited<ReturnType<Lib['getLlama']>>;
 let model: Awaited<ReturnType<typeof llama.loadModel>>;
 
-function ggufHost(provider: Provider): ResolvedHost {
-  return { provider: 'local', model: MODEL, contextWindow: 512, id: `local/${MODEL}`, providerConfig: provider, privacySafe: true };
+/** A prompt whose tokenizing alone keeps the model's process busy in native code for many seconds (about 20 s idle here). */
+const BUSY_PROMPT = 'word '.repeat(800_000);
+
+function ggufHost(provider: Provider, contextWindow = 512): ResolvedHost {
+  return { provider: 'local', model: MODEL, contextWindow, id: `local/${MODEL}`, providerConfig: provider, privacySafe: true };
 }
 
-function localCatalog(provider: Record<string, unknown> = {}) {
+function localCatalog(contextWindow = 512) {
   return catalog({
-    providers: { local: { kind: 'gguf', trainsOnData: false, ...provider } },
-    models: { tiny: { hosts: [{ provider: 'local', model: MODEL, contextWindow: 512, inputPerMTok: 0, outputPerMTok: 0 }] } },
+    providers: { local: { kind: 'gguf', trainsOnData: false } },
+    models: { tiny: { hosts: [{ provider: 'local', model: MODEL, contextWindow, inputPerMTok: 0, outputPerMTok: 0 }] } },
   });
 }
 
-describe.skipIf(!existsSync(MODEL))('gguf provider', () => {
+/** The model processes this test process has running now (Linux: their parent's children list). */
+function modelProcesses(): number[] {
+  const pids: number[] = [];
+  for (const task of readdirSync(`/proc/${process.pid}/task`)) {
+    for (const pid of readFileSync(`/proc/${process.pid}/task/${task}/children`, 'utf8').split(' ').filter(Boolean)) {
+      try {
+        if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('LlamaChatSession')) pids.push(Number(pid));
+      } catch {
+        // gone meanwhile
+      }
+    }
+  }
+  return pids;
+}
+
+async function loaded(client: GgufHostClient, host: ResolvedHost): Promise<void> {
+  await client.call(host, { ...request('tiny'), sampling: { maxTokens: 2, temperature: 0 } });
+}
+
+describe.skipIf(GGUF_SKIP !== undefined)(ggufSuite('gguf provider'), () => {
   beforeAll(async () => {
-    lib = await import('node-llama-cpp');
+    // Only to count tokens as the model does; every generation runs in the provider's own process.
+    const lib = await import('node-llama-cpp');
     llama = await lib.getLlama({ gpu: false, build: 'never', logLevel: lib.LlamaLogLevel.error });
     model = await llama.loadModel({ modelPath: MODEL });
   });
@@ -65,6 +91,7 @@ describe.skipIf(!existsSync(MODEL))('gguf provider', () => {
     const m = r.metrics({ model: 'tiny' });
     expect(m.hosts[0]).toMatchObject({ calls: 2, inputTokens: res.usage.inputTokens * 2 });
     await r.close();
+    expect(modelProcesses()).toEqual([]);
   }, 120_000);
 
   it('sends exactly the vignette: no hidden system prompt is added or counted', async () => {
@@ -92,35 +119,83 @@ describe.skipIf(!existsSync(MODEL))('gguf provider', () => {
     await r.close();
   }, 120_000);
 
-  it('ends a call with no output cap by its timeout, and answers the next call', async () => {
-    // Straight to the provider: the router would set an output cap; the provider alone must still stop.
-    const provider: Provider = { kind: 'gguf', trainsOnData: false, timeoutMs: 1500 };
+  it('answers a request for 4,000 tokens from a 256-token window up to the window, finish reason length', async () => {
+    const r = router({ catalog: localCatalog(256), store: ts.store.router, cache: { enabled: false } });
+    const res = await r.generate(request('tiny', 'Tell me a long story.', { sampling: { maxTokens: 4000, temperature: 0 } }));
+    expect(res.finishReason).toBe('length');
+    expect(res.usage.inputTokens + res.usage.outputTokens).toBeLessThan(256);
+    // Cut at the window, not earlier: all the room the prompt left, but the one token kept free.
+    expect(res.usage.outputTokens).toBeGreaterThan(256 - res.usage.inputTokens - 8);
+    await r.close();
+  }, 120_000);
+
+  it('refuses a prompt that leaves no room in the window before evaluating it, and answers the next call', async () => {
+    const provider: Provider = { kind: 'gguf', trainsOnData: false };
     const client = new GgufHostClient('local', provider);
-    const host = ggufHost(provider);
-    const call: ModelRequest = { ...request('tiny', 'Tell me a long story.'), sampling: { temperature: 1 } };
-    await client.call(host, { ...call, sampling: { maxTokens: 2 } }); // load the model first
-    const started = performance.now();
-    await expect(client.call(host, call)).rejects.toMatchObject({ code: 'timeout', retryable: true });
-    const took = performance.now() - started;
-    expect(took).toBeGreaterThanOrEqual(1400);
-    expect(took).toBeLessThan(15_000); // the timeout, not for ever (a loaded machine stretches the last token)
-    const next = await client.call(host, { ...call, sampling: { maxTokens: 4 } });
+    const host = ggufHost(provider, 256);
+    const long = 'word '.repeat(400);
+    await expect(client.call(host, { ...request('tiny', long), sampling: { maxTokens: 10 } })).rejects.toMatchObject({
+      code: 'bad_request',
+      status: 413,
+      retryable: false,
+      message: expect.stringMatching(/the prompt needs \d+ tokens, the context window is 256$/) as unknown,
+    });
+    const next = await client.call(host, { ...request('tiny'), sampling: { maxTokens: 3 } });
     expect(next.usage.outputTokens).toBeGreaterThan(0);
     await client.close();
   }, 120_000);
 
-  it('stops generating when the caller cancels', async () => {
+  it('ends a call by its timeout while the model is busy in native code, kills the model process, and answers the next call', async () => {
+    // Long enough for a short answer from a freshly loaded model on a loaded machine.
+    const timeoutMs = 3000;
+    const provider: Provider = { kind: 'gguf', trainsOnData: false, timeoutMs };
+    const client = new GgufHostClient('local', provider);
+    const host = ggufHost(provider, 4096);
+    await loaded(client, host);
+    const [busy] = modelProcesses();
+    expect(busy).toBeDefined();
+    const started = performance.now();
+    await expect(client.call(host, { ...request('tiny', BUSY_PROMPT), sampling: {} })).rejects.toMatchObject({ code: 'timeout', retryable: true });
+    const took = performance.now() - started;
+    expect(took).toBeGreaterThanOrEqual(timeoutMs - 100);
+    // The deadline and a second (a loaded machine adds its delay): not the native code's ~20 s.
+    expect(took).toBeLessThan(timeoutMs + 1000 + 3000);
+    await expect.poll(() => modelProcesses().includes(busy!), { timeout: STOP_GRACE_MS + 5000 }).toBe(false);
+    const next = await client.call(host, { ...request('tiny'), sampling: { maxTokens: 4 } });
+    expect(next.usage.outputTokens).toBeGreaterThan(0);
+    await client.close();
+    expect(modelProcesses()).toEqual([]);
+  }, 120_000);
+
+  it('stops generating between two tokens when the caller cancels, and its process goes on', async () => {
     const provider: Provider = { kind: 'gguf', trainsOnData: false, timeoutMs: 120_000 };
     const client = new GgufHostClient('local', provider);
-    const host = ggufHost(provider);
-    await client.call(host, { ...request('tiny'), sampling: { maxTokens: 2 } });
+    const host = ggufHost(provider, 4096);
+    await loaded(client, host);
+    const before = modelProcesses();
     const ac = new AbortController();
+    // No cap: the whole window's room, about 4,000 tokens, seconds of generating.
     const pending = client.call(host, { ...request('tiny', 'Go on for ever.'), sampling: {}, signal: ac.signal });
     setTimeout(() => ac.abort(), 300);
+    await expect(pending).rejects.toMatchObject({ code: 'cancelled' });
+    // The model's turn was released and its process kept: the next call runs on it.
+    const next = await client.call(host, { ...request('tiny'), sampling: { maxTokens: 3 } });
+    expect(next.usage.outputTokens).toBeGreaterThan(0);
+    expect(modelProcesses()).toEqual(before);
+    await client.close();
+  }, 120_000);
+
+  it('ends a cancelled call at once while the model is busy in native code', async () => {
+    const provider: Provider = { kind: 'gguf', trainsOnData: false, timeoutMs: 120_000 };
+    const client = new GgufHostClient('local', provider);
+    const host = ggufHost(provider, 4096);
+    await loaded(client, host);
+    const ac = new AbortController();
+    const pending = client.call(host, { ...request('tiny', BUSY_PROMPT), sampling: {}, signal: ac.signal });
+    setTimeout(() => ac.abort(), 500);
     const started = performance.now();
     await expect(pending).rejects.toMatchObject({ code: 'cancelled' });
-    expect(performance.now() - started).toBeLessThan(15_000);
-    // The model's turn was released: the next call runs.
+    expect(performance.now() - started).toBeLessThan(500 + 1000 + 3000);
     const next = await client.call(host, { ...request('tiny'), sampling: { maxTokens: 3 } });
     expect(next.usage.outputTokens).toBeGreaterThan(0);
     await client.close();
@@ -132,9 +207,9 @@ describe.skipIf(!existsSync(MODEL))('gguf provider', () => {
     expect(defaultGgufThreads(8)).toBe(7);
     const auto = new GgufHostClient('local', { kind: 'gguf', trainsOnData: false });
     const one = new GgufHostClient('local', { kind: 'gguf', trainsOnData: false, options: { threads: 1 } });
-    expect(await auto.threads()).toBe(defaultGgufThreads(llama.cpuMathCores));
-    expect(await one.threads()).toBe(1);
     const host = ggufHost({ kind: 'gguf', trainsOnData: false });
+    expect(await auto.threadsOf(host)).toBe(defaultGgufThreads(llama.cpuMathCores));
+    expect(await one.threadsOf(host)).toBe(1);
     const call = { ...request('tiny', 'What is the capital of France?'), sampling: { maxTokens: 16, temperature: 0 } };
     await auto.call(host, call);
     await one.call(host, call);

@@ -9,11 +9,12 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { responsesPath } from '../../core/scheduler/response-log.js';
+import { responsesPath } from '../../core/paths.js';
 import type { Store } from '../../core/store/store.js';
 import { tempDir } from '../helpers/temp.js';
 import { expectExactlyOnce } from '../helpers/verify.js';
 import { assertBuilt, spawnWorker, startCoordinator, stopWorkers, waitFor, type Coordinator, type WorkerProcess } from './harness.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 
 const workers: WorkerProcess[] = [];
 const coordinators: Coordinator[] = [];
@@ -54,6 +55,7 @@ describe('remote worker failures', () => {
       listener: { heartbeatMs: 500 },
     });
     coordinators.push(coord);
+    const random = seededRandom('kill -9 of remote workers');
     // Slow workers while killing (the run must outlast 20 kills), fast finishers afterwards.
     let spawned = 0;
     const live = new Map<string, WorkerProcess>();
@@ -76,10 +78,10 @@ describe('remote worker failures', () => {
       const busy = () => coord.engine.pool.list().filter((w) => w.inFlight > 0 && live.has(w.id));
       await waitFor(() => finished || busy().length > 0, 30_000, 'a worker with jobs in flight');
       if (finished) break;
-      await sleep(Math.random() * 250);
+      await sleep(random.between(0, 250));
       const candidates = busy();
       if (candidates.length === 0) continue;
-      const victim = live.get(candidates[Math.floor(Math.random() * candidates.length)]!.id)!;
+      const victim = live.get(random.pick(candidates).id)!;
       victim.child.kill('SIGKILL');
       live.delete(victim.id);
       kills += 1;
@@ -89,7 +91,7 @@ describe('remote worker failures', () => {
     const final = await done;
 
     expect(kills).toBe(20);
-    expect(final.status, final.error ?? '').toBe('done');
+    expect(final.status, `${final.error ?? ''} (kill points of seed ${random.seed})`).toBe('done');
     expect(final.doneCount).toBe(final.jobCount);
     expect(final.failedCount).toBe(0);
     expectExactlyOnce(coord.engine.store, coord.dataDir, run.id);

@@ -4,7 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
 import type { ResponseRecord } from '../../core/domain.js';
 import { RecordLander } from '../../core/scheduler/record-lander.js';
-import { ResponseLog, responsesPath } from '../../core/scheduler/response-log.js';
+import { ResponseLog } from '../../core/scheduler/response-log.js';
+import { responsesPath } from '../../core/paths.js';
 import { Store } from '../../core/store/store.js';
 import { tempDir } from '../helpers/temp.js';
 

@@ -2,7 +2,8 @@ import { appendFileSync, readFileSync, statSync, truncateSync, unlinkSync, write
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import type { ResponseRecord } from '../../core/domain.js';
-import { ResponseLog, responsesPath } from '../../core/scheduler/response-log.js';
+import { ResponseLog } from '../../core/scheduler/response-log.js';
+import { responsesPath } from '../../core/paths.js';
 import { Store } from '../../core/store/store.js';
 import { tempDir } from '../helpers/temp.js';
 

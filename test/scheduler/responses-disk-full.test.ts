@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { toJsonlLine } from '../../core/export.js';
-import { responsesPath } from '../../core/scheduler/response-log.js';
+import { responsesPath } from '../../core/paths.js';
 import { openEngine, type Engine } from '../../core/service/engine.js';
 import { initTelemetry } from '../../core/telemetry.js';
 import { tempDir, writeManifest, writeMockCatalog } from '../helpers/temp.js';
@@ -38,7 +38,8 @@ function canMount(): boolean {
   }
 }
 
-describe.skipIf(!canMount())('responses.jsonl on a full disk', () => {
+const mountable = canMount();
+describe.skipIf(!mountable)(`responses.jsonl on a full disk${mountable ? '' : ' (skipped: needs root on Linux with leave to mount a tmpfs)'}`, () => {
   let tmp: ReturnType<typeof tempDir>;
   let runs: string;
   let engine: Engine | undefined;

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { detectableNoncentrality, minimumDetectableDiff } from '../../core/scoring/power.js';
+import { detectableNoncentrality, minimumDetectableDiff } from '../../core/scoring/detectable-difference.js';
 import { tangoPairedInterval, wilsonInterval } from '../../core/scoring/proportion-intervals.js';
 import { buildScoreReport, type ScoreCell } from '../../core/scoring/report.js';
 

@@ -7,8 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { ScorerRegistry } from '../../core/scoring/scorer-registry.js';
 import type { ScoreInput } from '../../core/scoring/scorer.js';
 import { ScoringConfigSchema, type ScorerDefinition } from '../../core/scoring/scoring-config.js';
-import { canonicalJson, scorerVersion } from '../../core/scoring/scorer-version.js';
-import { extractChoice } from '../../core/scoring/rule-scorers.js';
+import { canonicalJson } from '../../core/canonical-json.js';
+import { scorerVersion } from '../../core/scoring/scorer-version.js';
+import { extractChoice } from '../../core/scoring/answer-choice.js';
 
 const registry = new ScorerRegistry();
 

@@ -53,7 +53,7 @@ describe('Store', () => {
     expect(level()).toBe(2);
   });
 
-  it.skipIf(process.platform !== 'linux')('syncWal syncs the write-ahead log through a handle of its own, closed with the store', () => {
+  it.skipIf(process.platform !== 'linux')(`syncWal syncs the write-ahead log through a handle of its own, closed with the store${process.platform === 'linux' ? '' : ' (skipped: reads /proc/self/fd, Linux only)'}`, () => {
     const walHandles = () =>
       readdirSync('/proc/self/fd').filter((fd) => {
         try {

@@ -9,6 +9,7 @@ import type { WorkerListener } from '../../remote/listener.js';
 // Light (node:fs only): `--listen` is parsed while the command is defined.
 import { loadServerTls, parsePort } from '../../remote/transport-options.js';
 import type { Engine } from '../../service/engine.js';
+import { unscoredLines } from './score.js';
 import { EXIT, addCallingOptions, handedOverLine, parsePositiveInt, reportError, type CallingOptions, addScoringOptions } from '../common.js';
 
 interface RunCliOptions extends CallingOptions {
@@ -25,6 +26,8 @@ interface RunCliOptions extends CallingOptions {
   temperature?: number;
   maxTokens?: number;
   seed?: number;
+  reasoningEffort?: 'low' | 'medium' | 'high';
+  thinkingBudget?: number;
   json?: boolean;
   progress: boolean;
   listen?: number;
@@ -55,6 +58,8 @@ export function registerRunCommand(program: Command): void {
       .option('--temperature <t>', 'sampling temperature', Number)
       .option('--max-tokens <n>', 'maximum output tokens per call', parsePositiveInt('--max-tokens'))
       .option('--seed <n>', 'sampling seed', Number)
+      .option('--reasoning-effort <level>', 'low | medium | high: sent to OpenAI-compatible hosts as reasoning_effort')
+      .option('--thinking-budget <tokens>', 'tokens an Anthropic model may think (>= 1024): sent as thinking.budget_tokens', parsePositiveInt('--thinking-budget'))
       .option('--scorers <file>', 'a scoring file (JSON or YAML): score each record as it lands')
       .option('--json', 'print one JSON summary object instead of a table')
       .option('--no-progress', 'no live progress')
@@ -100,6 +105,8 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
       temperature: opts.temperature,
       maxTokens: opts.maxTokens,
       seed: opts.seed,
+      reasoningEffort: opts.reasoningEffort,
+      thinkingBudget: opts.thinkingBudget,
     };
     const scorers = opts.scorers === undefined ? undefined : await readScoringFile(opts.scorers);
     const run = await engine.service.createRun({
@@ -129,7 +136,10 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
         process.stdout.write('\n' + formatScoreReport(await engine.service.report({ runId: run.id, scorer: scorer.name })).join('\n') + '\n');
       }
     }
-    return final.status === 'done' ? EXIT.ok : EXIT.failed;
+    // A scorer that could not score (a judge without its key) fails the command, named, whatever the sweep did.
+    const unscored = scorers ? unscoredLines(await engine.service.scoringStatus({ runId: run.id })) : [];
+    for (const line of unscored) process.stderr.write(line);
+    return final.status === 'done' && unscored.length === 0 ? EXIT.ok : EXIT.failed;
   } catch (err) {
     return reportError(err);
   } finally {

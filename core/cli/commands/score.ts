@@ -13,9 +13,21 @@ export function printScoringStatus(status: ScoringStatus, out: NodeJS.WritableSt
   for (const s of status.scorers) {
     out.write(
       `${s.name} (${s.layer}, version ${s.version}): ${formatInt(s.done)} scored` +
-        `${s.pending > 0 ? `, ${formatInt(s.pending)} pending` : ''}${s.failed > 0 ? `, ${formatInt(s.failed)} could not be scored` : ''}\n`,
+        `${s.pending > 0 ? `, ${formatInt(s.pending)} pending` : ''}${s.failed > 0 ? `, ${formatInt(s.failed)} could not be scored` : ''}` +
+        `${s.stopped === null ? '' : `; stopped: ${s.stopped}`}\n`,
     );
   }
+}
+
+/**
+ * A line per scorer that could not score some records (naming it and the last reason: a judge's
+ * missing key, say) or was stopped for good: what makes `run --scorers` and `score` exit non-zero.
+ */
+export function unscoredLines(status: ScoringStatus): string[] {
+  return status.scorers.flatMap((s) => [
+    ...(s.failed > 0 ? [`scorer ${s.name} could not score ${formatInt(s.failed)} record${s.failed === 1 ? '' : 's'}: ${s.lastError ?? 'no reason kept'}\n`] : []),
+    ...(s.stopped !== null ? [`scorer ${s.name} was stopped: ${s.stopped}\n`] : []),
+  ]);
 }
 
 export function registerScoreCommand(program: Command): void {
@@ -38,7 +50,9 @@ export function registerScoreCommand(program: Command): void {
       const status = await engine.service.scoringStatus({ runId });
       if (opts.json) process.stdout.write(JSON.stringify(status) + '\n');
       else printScoringStatus(status);
-      cmd.setOptionValue('exit', status.scorers.some((s) => s.failed > 0) ? EXIT.failed : EXIT.ok);
+      const unscored = unscoredLines(status);
+      for (const line of unscored) process.stderr.write(line);
+      cmd.setOptionValue('exit', unscored.length > 0 ? EXIT.failed : EXIT.ok);
     } catch (err) {
       cmd.setOptionValue('exit', reportError(err));
     } finally {

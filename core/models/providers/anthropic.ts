@@ -2,7 +2,8 @@
  * The `anthropic` provider: the Messages API on @anthropic-ai/sdk, with the SDK's retries off and an
  * explicit timeout (the router is the only retry loop), sending through `nodeFetch`. System
  * messages become the `system` field; `max_tokens` is required by the API: the router always sets
- * one (the run's, else the provider's `maxOutputTokens`). Input tokens are normalised to include prompt-cache reads and writes
+ * one (the run's, else the provider's `maxOutputTokens`), plus the thinking budget when the run sets
+ * one (`thinking.budget_tokens`: thinking counts against `max_tokens`). Input tokens are normalised to include prompt-cache reads and writes
  * (Anthropic reports them apart).
  * Runs on: Node (core).
  */
@@ -60,7 +61,8 @@ export class AnthropicHostClient implements HostClient {
       .join('\n\n');
     const body: Anthropic.MessageCreateParamsNonStreaming = {
       model: host.model,
-      max_tokens: s.maxTokens ?? DEFAULT_MAX_OUTPUT_TOKENS,
+      // Thinking counts against max_tokens, which must exceed the budget: the answer's cap comes on top of it.
+      max_tokens: (s.maxTokens ?? DEFAULT_MAX_OUTPUT_TOKENS) + (s.thinkingBudget ?? 0),
       messages: request.messages
         .filter((m) => m.role !== 'system')
         .map((m) => ({ role: m.role as 'user' | 'assistant', content: m.content })),
@@ -68,6 +70,7 @@ export class AnthropicHostClient implements HostClient {
       ...(s.temperature === undefined ? {} : { temperature: s.temperature }),
       ...(s.topP === undefined ? {} : { top_p: s.topP }),
       ...(s.stop === undefined || s.stop.length === 0 ? {} : { stop_sequences: s.stop }),
+      ...(s.thinkingBudget === undefined ? {} : { thinking: { type: 'enabled', budget_tokens: s.thinkingBudget } }),
     };
     const { SDK, client } = await this.loadSdk();
     const started = performance.now();

@@ -10,6 +10,7 @@ import { GgufHostClient } from './gguf.js';
 import type { HostClient } from './host-client.js';
 import { MockHostClient } from './mock.js';
 import { OpenAIHostClient } from './openai.js';
+import { ScriptedHostClient } from './scripted.js';
 
 export function createHostClient(name: string, provider: Provider, apiKey?: string): HostClient {
   switch (provider.kind) {
@@ -23,5 +24,7 @@ export function createHostClient(name: string, provider: Provider, apiKey?: stri
       return new GgufHostClient(name, provider);
     case 'mock':
       return new MockHostClient();
+    case 'scripted':
+      return new ScriptedHostClient();
   }
 }

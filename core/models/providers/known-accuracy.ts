@@ -53,7 +53,7 @@ export function answersTarget(model: string, vignetteId: string, epoch: number, 
   return uniform(model, vignetteId, epoch, 0, attempt) < accuracy;
 }
 
-/** How the `match` scorer compares texts: trimmed and case-folded. */
+/** Trimmed and lower-cased: a wrong text answer differs from the target so and does not contain it, so neither `match` (which reads the answer's end) nor `includes` takes it for the target. */
 function fold(text: string): string {
   return text.trim().toLowerCase();
 }

@@ -76,6 +76,7 @@ export class OpenAIHostClient implements HostClient {
       ...(s.maxTokens === undefined ? {} : { [this.maxTokensField]: s.maxTokens }),
       ...(s.seed === undefined ? {} : { seed: s.seed }),
       ...(s.stop === undefined || s.stop.length === 0 ? {} : { stop: s.stop }),
+      ...(s.reasoningEffort === undefined ? {} : { reasoning_effort: s.reasoningEffort }),
     };
     const { SDK, client } = await this.loadSdk();
     const started = performance.now();

@@ -1,8 +1,8 @@
 /**
  * The router's failures as a caller sees them: which failures bounce a call to another host, and
  * the typed errors for a call that was cancelled, that waited for a down host past its patience,
- * that found no eligible host (why, host by host, and when the soonest returns), or that spent its
- * attempts. Pure: the router passes in the clock, the hosts and their verdicts.
+ * that found no eligible host (why, host by host, and when the soonest returns; a prompt no window
+ * holds is the call's own `bad_request`), or that spent its attempts. Pure: the router passes in the clock, the hosts and their verdicts.
  * Runs on: Node (core).
  */
 import { PanoptesError, type PrivacyMode } from '../../domain.js';
@@ -69,6 +69,7 @@ export function nothingEligible(
       `every host of "${model}" may train on or log prompts; privacy mode "${privacy}" refuses them`,
     );
   }
+  if (others.length > 0 && others.every((v) => v.state === 'context')) return fitsNoHost(model, others);
   if (retryAfterMs !== undefined && others.some((v) => v.state === 'cooling')) {
     return new PanoptesError('no_host', `no host of "${model}" can take a call now: ${why}`, { retryable: true, retryAfterMs });
   }
@@ -82,6 +83,20 @@ export function nothingEligible(
     retryable: false,
     retryAfterMs,
   });
+}
+
+/**
+ * A prompt too long for every window of its model: the vignette's failure, not the job's (the
+ * job's other vignettes may fit), and not retryable (it will not fit the next time either).
+ */
+function fitsNoHost(model: string, verdicts: readonly HostVerdict[]): PanoptesError {
+  const largest = verdicts.reduce((a, b) => (b.host.contextWindow > a.host.contextWindow ? b : a));
+  const n = (x: number) => x.toLocaleString('en-US');
+  return new PanoptesError(
+    'bad_request',
+    `fits no host of ${model}: needs ~${n(largest.needTokens ?? 0)} tokens, the largest window is ${n(largest.host.contextWindow)}`,
+    { retryable: false },
+  );
 }
 
 /** The last failure of a call that used its attempt budget, with when a host of the model returns. */

@@ -12,6 +12,7 @@
 import type { PanoptesError } from '../../domain.js';
 import type { ResolvedHost } from '../catalog.js';
 import { ProviderFailure } from '../providers/failures.js';
+import { backoffDelay } from '../../concurrency/backoff.js';
 
 export interface CooldownPolicy {
   /** A 429 without Retry-After (default 10 s). */
@@ -78,15 +79,15 @@ export function penaltyFor(
     case 'connection': {
       // A host that refuses connections rests even when it is the model's only one: every call
       // would otherwise hit it in a hot loop. The router waits for it, within its patience.
-      const backoff = Math.min(policy.downProbeMaxMs, policy.errorBaseMs * 2 ** Math.max(0, consecutiveFailures - 1));
-      return { scope: 'host', ms: Math.max(backoff, err.retryAfterMs ?? 0) };
+      const rest = { baseMs: policy.errorBaseMs, maxMs: policy.downProbeMaxMs, honourLongRetryAfter: true };
+      return { scope: 'host', ms: backoffDelay(rest, consecutiveFailures, err.retryAfterMs) };
     }
     case 'server_error':
     case 'timeout':
     case 'empty_output': {
       if (alone) return err.retryAfterMs ? { scope: 'host', ms: err.retryAfterMs } : null;
-      const backoff = Math.min(policy.errorMaxMs, policy.errorBaseMs * 2 ** Math.max(0, consecutiveFailures - 1));
-      return { scope: 'host', ms: Math.max(backoff, err.retryAfterMs ?? 0) };
+      const rest = { baseMs: policy.errorBaseMs, maxMs: policy.errorMaxMs, honourLongRetryAfter: true };
+      return { scope: 'host', ms: backoffDelay(rest, consecutiveFailures, err.retryAfterMs) };
     }
     case 'auth':
       return { scope: status === 403 ? 'host' : 'provider', ms: Infinity };

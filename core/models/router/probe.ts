@@ -39,7 +39,8 @@ export function probeCall(model: string, profile: string, signal: AbortSignal | 
   const pick: PickRequest = {
     profile,
     privacy: 'off',
-    needTokens: PROBE_MAX_TOKENS,
+    promptTokens: 0,
+    maxOutput: PROBE_MAX_TOKENS,
     estimate: { inputTokens: roughTokens(request), outputTokens: PROBE_MAX_TOKENS },
   };
   return { request, pick };

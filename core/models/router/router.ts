@@ -21,6 +21,7 @@ import { outputCapOf, priceOfHost, type Catalog, type DailyBudget, type Resolved
 import type { ModelClient, ModelRequest, ModelResponse, Unavailable } from '../model-client.js';
 import { emptyOutput } from '../providers/failures.js';
 import type { HostClient } from '../providers/host-client.js';
+import { withBaseUrlFromEnv } from '../providers/base-url.js';
 import { createHostClient } from '../providers/index.js';
 import { readApiKey } from '../providers/secrets.js';
 import { BudgetGuard, BUDGET_WINDOW_MS, type Reservation } from './budget-guard.js';
@@ -32,7 +33,7 @@ import { ProviderPacer } from './pacer.js';
 import { postureReport, rosterReport, type PostureSource } from './posture-report.js';
 import { effectivePrivacy, privacyLockFromEnv } from './privacy.js';
 import { probeCall, probeTargets } from './probe.js';
-import { mayServe, PromptCache, promptCacheKey, sampleOf } from './prompt-cache.js';
+import { PromptCache, promptCacheKeys, sampleOf } from './prompt-cache.js';
 import type {
   HostState,
   MetricsQuery,
@@ -134,7 +135,7 @@ export class Router implements ModelClient {
       gate: (host, request) => this.gate(host, request),
     });
     this.hostClientFor =
-      opts.hostClientFor ?? ((name, key) => createHostClient(name, this.catalog.data.providers[name]!, key));
+      opts.hostClientFor ?? ((name, key) => createHostClient(name, withBaseUrlFromEnv(name, this.catalog.data.providers[name]!, this.env), key));
     const now = this.now();
     try {
       this.routerStore.prune(now, now - (opts.metricsRetentionMs ?? 7 * DAY_MS), Math.floor((now - BUDGET_WINDOW_MS) / 60_000));
@@ -167,10 +168,10 @@ export class Router implements ModelClient {
     }
     const profile = request.profile ?? this.profile;
     const privacy = effectivePrivacy(request.privacy, this.privacyLock);
-    const cacheKey = request.skipPromptCache || !this.cache ? undefined : promptCacheKey(request, privacy);
-    if (cacheKey !== undefined) {
-      const hit = this.cache!.get(cacheKey);
-      if (hit && mayServe(hit.origin, request)) {
+    const cacheKeys = request.skipPromptCache || !this.cache ? undefined : promptCacheKeys(request, privacy, hosts);
+    if (cacheKeys !== undefined) {
+      const hit = this.cache!.lookup(cacheKeys, request);
+      if (hit) {
         // A turn of the event loop, as a real call's I/O would give: a sweep answered from the
         // cache must not starve timers, sockets and the UI the engine shares its loop with.
         await setImmediate();
@@ -179,11 +180,12 @@ export class Router implements ModelClient {
     }
     const maxOutput = request.sampling.maxTokens ?? 0;
     // The free bound settles almost every call; the tokenizer runs only for prompts near a window's size.
-    const bound = promptTokenBound(request.messages) + maxOutput;
+    const bound = promptTokenBound(request.messages);
     const pickRequest: PickRequest = {
       profile,
       privacy,
-      needTokens: bound <= this.smallestWindowOf(request.model, hosts) ? bound : (await estimatePromptTokens(request.messages)) + maxOutput,
+      promptTokens: bound + maxOutput <= this.smallestWindowOf(request.model, hosts) ? bound : await estimatePromptTokens(request.messages),
+      maxOutput,
       estimate: { inputTokens: roughTokens(request), outputTokens: request.sampling.maxTokens ?? this.budgetOutputTokens },
     };
     const budget = Math.min(this.maxAttempts, hosts.length);
@@ -218,7 +220,7 @@ export class Router implements ModelClient {
         if (pick.kind !== 'host') throw nothingEligible(request.model, privacy, pick, last, this.now());
         tried.add(pick.host.id);
         try {
-          return await this.attempt(pick.host, request, pickRequest, cacheKey);
+          return await this.attempt(pick.host, request, pickRequest, cacheKeys?.get(pick.host.id));
         } catch (err) {
           last = toPanoptesError(err);
           if (!failsOver(last)) throw last;

@@ -1,7 +1,8 @@
 /**
  * SlotScheduler: picks the best eligible host of a logical model for one attempt.
  * Eligible = not blacklisted, not cooling down, not excluded (already tried by this call), allowed
- * by the privacy mode, a context window that holds the prompt plus the most it may write, a key
+ * by the privacy mode, a context window that holds the prompt plus the most it may write (a GGUF
+ * host fits its output to the window: the prompt alone must fit, see `windowNeedOf`), a key
  * present, and room in the provider's budget. Ranked by least-recently-attempted provider (so load
  * rotates and a flaky provider drifts to the back), then health (fewest recent failures), then
  * freshness (most recent success), then catalog order. In fallback privacy an unsafe host is
@@ -10,7 +11,7 @@
  * Runs on: Node (core).
  */
 import type { PrivacyMode, Usage } from '../../domain.js';
-import type { Catalog, ResolvedHost } from '../catalog.js';
+import { windowNeedOf, type Catalog, type ResolvedHost } from '../catalog.js';
 import type { HostState } from './router-report.js';
 import type { HostHealth } from './host-health.js';
 import { privacyTiers } from './privacy.js';
@@ -19,8 +20,10 @@ export interface PickRequest {
   /** The profile whose keys and budgets the call runs under. */
   profile: string;
   privacy: PrivacyMode;
-  /** Prompt plus maximum output, in tokens (an upper bound or an estimate with margin). */
-  needTokens: number;
+  /** The prompt's tokens (an upper bound or an estimate with margin). */
+  promptTokens: number;
+  /** The most the call may write (0: the host's own cap). */
+  maxOutput: number;
   /** Expected usage, for budget checks. */
   estimate: Usage;
 }
@@ -32,6 +35,8 @@ export interface HostVerdict {
   /** When it may be picked again; null for never (or not by waiting). */
   until: number | null;
   reason: string;
+  /** For `context`: the tokens of its window the call needs from this host. */
+  needTokens?: number;
 }
 
 /** A provider-wide condition outside health: no key, no budget room. */
@@ -67,13 +72,9 @@ export class SlotScheduler {
     if (request && request.privacy === 'strict' && !host.privacySafe) {
       return { host, state: 'privacy', until: null, reason: 'may train on or log prompts' };
     }
-    if (request && request.needTokens > host.contextWindow) {
-      return {
-        host,
-        state: 'context',
-        until: null,
-        reason: `context window ${host.contextWindow} < ~${request.needTokens} tokens needed`,
-      };
+    const needTokens = request ? windowNeedOf(host, request.promptTokens, request.maxOutput) : 0;
+    if (needTokens > host.contextWindow) {
+      return { host, state: 'context', until: null, reason: `context window ${host.contextWindow} < ~${needTokens} tokens needed`, needTokens };
     }
     const gated = this.opts.gate(host, request);
     if (gated) return { host, ...gated };

@@ -118,23 +118,32 @@ function samplePieces(text: string): string[] {
   return out;
 }
 
-/** The prompt's tokens counted with gpt-tokenizer (sampled past 16,384 characters a message), plus the margin. */
-export async function estimatePromptTokens(messages: readonly ChatMessage[]): Promise<number> {
-  const samples = messages.map((m) => samplePieces(m.content));
+/** Each text's tokens counted with gpt-tokenizer (sampled past 16,384 characters), without any margin. */
+export async function estimateTextTokens(texts: readonly string[]): Promise<number[]> {
+  const samples = texts.map(samplePieces);
   const counts = await countPieces(samples.flat());
-  let n = 0;
   let at = 0;
-  for (const [i, m] of messages.entries()) {
-    const pieces = samples[i]!;
+  return texts.map((text, i) => {
     let tokens = 0;
     let chars = 0;
-    for (const p of pieces) {
+    for (const p of samples[i]!) {
       tokens += counts[at++]!;
       chars += p.length;
     }
-    n += (chars >= m.content.length ? tokens : Math.ceil((tokens * m.content.length) / chars)) + PER_MESSAGE_TOKENS;
-  }
+    return chars >= text.length ? tokens : Math.ceil((tokens * text.length) / chars);
+  });
+}
+
+/** The prompt's tokens plus the margin, from its messages' token counts (as `estimateTextTokens` gives them). */
+export function withPromptMargin(messageTokens: readonly number[]): number {
+  let n = 0;
+  for (const t of messageTokens) n += t + PER_MESSAGE_TOKENS;
   return Math.ceil(n * CONTEXT_MARGIN.ratio) + CONTEXT_MARGIN.tokens;
+}
+
+/** The prompt's tokens counted with gpt-tokenizer (sampled past 16,384 characters a message), plus the margin. */
+export async function estimatePromptTokens(messages: readonly ChatMessage[]): Promise<number> {
+  return withPromptMargin(await estimateTextTokens(messages.map((m) => m.content)));
 }
 
 /** A cheap prompt size for budget reservations (settled with real counts afterwards): ~3 characters a token. */

@@ -1,29 +1,12 @@
 /**
  * The built-in code plugins. They are JavaScript run in the same sandbox as a user's plugin, with
  * the same caps, so they are what any plugin can be; their source is hashed into their version, so
- * a change to one here makes a new version where it is used.
+ * a change to one here makes a new version where it is used. Two built-ins run in Panoptes itself:
+ * `url_health`, which needs the network, and `json_parses`, which is the `json` rule without a
+ * schema (answer-json.ts), so that the two never disagree on what counts as an answer's JSON.
  * Runs on: Node (core).
  */
 import type { BuiltinPlugin } from './code-definition.js';
-
-/** 1 when the response parses as JSON: the whole trimmed text, or a fenced ```json block in it. */
-const JSON_PARSES = String.raw`
-function score(input) {
-  const text = String(input.response).trim();
-  const fenced = /^\x60\x60\x60(?:json)?[ \t]*\n([\s\S]*?)\n\x60\x60\x60$/i.exec(text) || /\x60\x60\x60json[ \t]*\n([\s\S]*?)\n\x60\x60\x60/i.exec(text);
-  const candidates = fenced ? [fenced[1], text] : [text];
-  let error = '';
-  for (const c of candidates) {
-    try {
-      JSON.parse(c);
-      return { value: 1, passed: true };
-    } catch (e) {
-      error = error || String(e && e.message);
-    }
-  }
-  return { value: 0, passed: false, explanation: 'not JSON: ' + error };
-}
-`;
 
 /**
  * Every citation marker ([1], [2, 3], [4-6]) in the text has an entry in the response's list of
@@ -65,6 +48,5 @@ function score(input) {
 
 /** The built-ins that run in the sandbox as they are, and whether each passes or fails or grades. */
 export const BUILTIN_SOURCES: Partial<Record<BuiltinPlugin, { source: string; kind: 'pass_fail' | 'graded' }>> = {
-  json_parses: { source: JSON_PARSES, kind: 'pass_fail' },
   citation_integrity: { source: CITATION_INTEGRITY, kind: 'graded' },
 };

@@ -8,11 +8,13 @@
  */
 import { z } from 'zod';
 import { PanoptesError } from '../../domain.js';
-import { UnscorableRecord, type Scorer, type ScoreInput, type ScoreValue } from '../scorer.js';
-import type { ScorerBuilder, ScorerCheck } from '../scorer-registry.js';
+import { ScorerStopped, UnscorableRecord, type Scorer, type ScoreInput, type ScoreValue } from '../scorer.js';
+import { ruleCheck } from '../rule-scorers.js';
+import { RuleScorer, type ScorerBuilder, type ScorerCheck } from '../scorer-registry.js';
 import { scorerVersion } from '../scorer-version.js';
 import { BUILTIN_SOURCES } from './builtin-plugins.js';
 import type { CodeDefinition } from './code-definition.js';
+import { MAX_EXPLANATION } from './plugin-sandbox.js';
 import { PluginThread } from './plugin-thread.js';
 import { UrlHealthScorer } from './url-health.js';
 
@@ -28,12 +30,13 @@ interface PluginInput {
 }
 
 // A number JSON cannot hold (NaN, Infinity) comes back as its name; a value of another type as that type.
-const Field = z.union([z.number(), z.string(), z.boolean(), z.null(), z.object({ type: z.string() }).strict()]).optional();
+const Field = z.union([z.number(), z.string().max(MAX_EXPLANATION), z.boolean(), z.null(), z.object({ type: z.string().max(20) }).strict()]).optional();
 const PluginResultSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('number'), value: z.union([z.number(), z.string()]) }).strict(),
   z.object({ kind: z.literal('boolean'), value: z.boolean() }).strict(),
   z.object({ kind: z.literal('object'), value: Field, passed: Field, explanation: Field }).strict(),
-  z.object({ kind: z.literal('other'), type: z.string() }).strict(),
+  z.object({ kind: z.literal('other'), type: z.string().max(20) }).strict(),
+  z.object({ kind: z.literal('threw'), message: z.string().max(MAX_EXPLANATION) }).strict(),
 ]);
 type Field = z.infer<typeof Field>;
 
@@ -61,6 +64,8 @@ function pluginValue(returned: string, severity: 'hard' | 'soft'): ScoreValue {
       return { value: r.value ? 1 : 0, passed: r.value, severity: failed(r.value), explanation: '', judge: null };
     case 'number':
       return { value: unitValue(r.value), passed: null, severity: 'none', explanation: '', judge: null };
+    case 'threw':
+      throw new UnscorableRecord(r.message);
     case 'other':
       throw new UnscorableRecord(r.type === 'promise' ? 'returned a promise: score must be synchronous' : `returned a${/^[aeiou]/.test(r.type) ? 'n' : ''} ${r.type}: ${EXPECTED}`);
     case 'object': {
@@ -107,6 +112,7 @@ class CodeScorer implements Scorer {
     };
     this.thread ??= new PluginThread(this.source, this.filename);
     const outcome = await this.thread.call(JSON.stringify(payload));
+    if ('stopped' in outcome) throw new ScorerStopped(outcome.stopped);
     if ('error' in outcome) throw new UnscorableRecord(outcome.error);
     return [pluginValue(outcome.ok, this.severity)];
   }
@@ -172,7 +178,7 @@ function sourceField(def: CodeDefinition): 'builtin' | 'file' | 'code' {
  */
 export function checkCodeDefinition(grants: PluginGrants): ScorerCheck {
   return async (definition, where) => {
-    if (definition.type !== 'code' || usesNetwork(definition, where, grants)) return;
+    if (definition.type !== 'code' || definition.builtin === 'json_parses' || usesNetwork(definition, where, grants)) return;
     const { source, filename } = pluginSource(definition, where);
     const thread = new PluginThread(source, filename);
     try {
@@ -191,6 +197,10 @@ export function codeScorerBuilder(grants: PluginGrants): ScorerBuilder {
     if (definition.type !== 'code') throw new PanoptesError('invalid_input', `${where}: not a code definition`, { where });
     const severity = definition.severity ?? 'hard';
     if (usesNetwork(definition, where, grants)) return { scorer: new UrlHealthScorer(definition.name, version, severity), layer: 'plugin', definition };
+    if (definition.builtin === 'json_parses') {
+      // The json rule without a schema, run here: one definition of what counts as an answer's JSON.
+      return { scorer: new RuleScorer(definition.name, version, ruleCheck({ name: definition.name, type: 'json' }, where), severity), layer: 'plugin', definition };
+    }
     const { source, filename, kind } = pluginSource(definition, where);
     // A built-in's source is part of what it is: a change to it in Panoptes makes a new version.
     const v = definition.builtin !== undefined ? scorerVersion({ ...definition, code: source }) : version;

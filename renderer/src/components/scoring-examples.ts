@@ -15,7 +15,7 @@ const pretty = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
 export const SCORING_EXAMPLES: readonly ScoringExample[] = [
   {
     id: 'match',
-    label: 'Exact match with the target',
+    label: 'The answer ends with the target (normalized, as inspect_ai matches)',
     text: pretty({ scorers: [{ name: 'exact', type: 'match' }] }),
   },
   {
@@ -30,7 +30,7 @@ export const SCORING_EXAMPLES: readonly ScoringExample[] = [
   },
   {
     id: 'match-and-length',
-    label: 'Exact match, and a soft flag on long answers',
+    label: 'Match the target, and a soft flag on long answers',
     text: pretty({
       scorers: [
         { name: 'exact', type: 'match' },

@@ -1,6 +1,7 @@
 /**
  * The scorers attached to a run and how far each got: layer, kind, version, judges, records
- * scored / still to score / failed, with a progress bar; judge calls' tokens and cost, and the
+ * scored / still to score / failed, with a progress bar, and for a scorer that could not score
+ * some records, why (a judge without its API key, say) as an alert above them; judge calls' tokens and cost, and the
  * calls that retried hard fails, each apart from the sweep's own.
  * Runs on: renderer.
  */
@@ -13,6 +14,14 @@ import { ScrollRegion } from './scroll-region.js';
 export function ScoringStatusTable({ status }: { status: ScoringStatus }) {
   return (
     <>
+      {status.scorers
+        .filter((s) => s.failed > 0)
+        .map((s) => (
+          <div key={s.version} className="notice notice-error" role="alert" data-testid="scorer-failure" data-scorer={s.name}>
+            Scorer <strong>{s.name}</strong> could not score {formatInt(s.failed)} record{s.failed === 1 ? '' : 's'}, left out of every figure:{' '}
+            {s.lastError ?? 'no reason was kept'}. Fix the cause and score the run again: only those records are scored again.
+          </div>
+        ))}
       <ScrollRegion label="Scorers">
         <table className="table compact" data-testid="scoring-status">
           <caption className="visually-hidden">Scorers of this run and their progress</caption>

@@ -143,6 +143,13 @@ export function ingest(events: readonly ControlEvent[]): void {
     }
     const { run } = event;
     const current = (runs ?? state.runs)[run.id];
+    if (open && open.runId === run.id && open.table && current && run.restarts > current.restarts) {
+      // Retried, resumed or taken over: its jobs start again from pending, older-looking than the
+      // ended states the table holds. The view fetches them again; until then, updates wait.
+      open.table = null;
+      open.early = [];
+      tableChanged = true;
+    }
     if (!current || runIsNotOlder(run, current)) {
       runs ??= { ...state.runs };
       runs[run.id] = run;

@@ -1,7 +1,8 @@
 /**
  * Which of two snapshots of a run or a job is newer. A fetched snapshot and a pushed event travel
  * on different channels (HTTP and WebSocket), so an older one may arrive last; progress only moves
- * forward (attempts, then status, then records landed), so that order decides.
+ * forward (attempts, then status, then records landed), so that order decides. A run's status moves
+ * back to queued when it is retried, resumed or taken over: its restart count comes first.
  * Runs on: renderer.
  */
 import type { Job, JobStatus, RunStatus, RunSummary } from '../api/types.js';
@@ -30,8 +31,8 @@ export function jobIsNotOlder(next: Job, current: Job): boolean {
 export function runIsNotOlder(next: RunSummary, current: RunSummary): boolean {
   return (
     compareTuples(
-      [RUN_STAGE[next.status], next.doneCount + next.failedCount, next.calls],
-      [RUN_STAGE[current.status], current.doneCount + current.failedCount, current.calls],
+      [next.restarts, RUN_STAGE[next.status], next.doneCount + next.failedCount, next.calls],
+      [current.restarts, RUN_STAGE[current.status], current.doneCount + current.failedCount, current.calls],
     ) >= 0
   );
 }

@@ -270,6 +270,9 @@ export function RunView({ runId }: { runId: string }) {
   const [error, setError] = useState<Error | null>(null);
   const [selected, setSelected] = useState<number | null>(null);
   const now = useNow(run?.status === 'running');
+  // A retry, resume or takeover sends the run's jobs back to pending: fetched again, since a job's
+  // own snapshots would seem older than the ended ones the table holds.
+  const restarts = run?.restarts ?? 0;
 
   useEffect(() => {
     openRun(runId);
@@ -281,7 +284,7 @@ export function RunView({ runId }: { runId: string }) {
       },
       (err: unknown) => setError(err as Error),
     );
-  }, [client, runId, resync]);
+  }, [client, runId, resync, restarts]);
   useEffect(() => () => closeRun(runId), [runId]);
 
   if (error && !run) {

@@ -10,7 +10,7 @@ import { readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readScoringFile } from '../../../core/cli/scoring-file.js';
-import { responsesPath } from '../../../core/scheduler/response-log.js';
+import { responsesPath } from '../../../core/paths.js';
 import { MAX_BASELINE_FILE_BYTES, readBaselineFile } from '../../../core/scoring/judge/baseline-file.js';
 import { writeTargetManifest } from '../../helpers/temp.js';
 import { useTempEngines } from '../../helpers/temp-engine.js';

@@ -1,0 +1,31 @@
+/**
+ * The anytime-valid decision over a run as people read it: per pair the decision, at which n, its
+ * interval; per model the vignettes it would have been posed and the calls and dollars saved.
+ * Runs on: Node (core); pure.
+ */
+import { alignColumns } from '../text-table.js';
+import type { DecisionReport } from './adaptive-decision.js';
+
+function signed(x: number): string {
+  return (x > 0 ? '+' : x < 0 ? '' : '±') + x.toFixed(3);
+}
+
+export function formatDecision(r: DecisionReport): string[] {
+  const lines = [
+    `run ${r.run_id}, scorer ${r.scorer}: ${r.vignettes} vignettes in the order of seed ${r.seed}, looked at every ${r.batch}; ` +
+      `alpha ${r.alpha} over ${r.pairs.length} pair${r.pairs.length === 1 ? '' : 's'} (${r.alpha_per_pair.toPrecision(3)} each)${r.margin > 0 ? `, margin ±${r.margin}` : ''}`,
+    '',
+  ];
+  const rows = [['a', 'b', 'decision', 'at n', 'anytime-valid interval of a − b']];
+  for (const p of r.pairs) {
+    const what = p.status === 'decided' ? `${p.winner} better` : p.status;
+    rows.push([p.a, p.b, what, String(p.n), `[${signed(p.interval[0])}, ${signed(p.interval[1])}]`]);
+  }
+  lines.push(...alignColumns(rows), '');
+  const models = [['model', 'vignettes', 'calls', 'calls saved', 'saved']];
+  for (const m of r.models) models.push([m.model, String(m.vignettes), String(m.calls), String(m.calls_saved), `$${m.usd_saved.toFixed(m.usd_saved > 0 && m.usd_saved < 0.01 ? 4 : 2)}`]);
+  lines.push(...alignColumns(models));
+  const share = r.calls_full > 0 ? (100 * r.calls) / r.calls_full : 100;
+  lines.push('', `stopping there takes ${r.calls} of the full sweep's ${r.calls_full} calls (${share.toFixed(0)} %)`);
+  return lines;
+}

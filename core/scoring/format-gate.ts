@@ -1,0 +1,98 @@
+/**
+ * The gate's result as people read it: plain text lines for the terminal, and Markdown for a
+ * pull-request comment (a table per model — base, head, difference with its 95 % interval,
+ * verdict — and the vignettes that went from pass to fail).
+ * Runs on: Node (core); pure.
+ */
+import { alignColumns } from '../text-table.js';
+import type { GateLine, GateResult } from './gate.js';
+
+const VERDICT_TEXT: Record<GateLine['verdict'], string> = {
+  worse: 'worse',
+  better: 'better',
+  unchanged: 'no significant change',
+  too_few: 'too few vignettes',
+};
+
+function num(x: number | null): string {
+  return x === null || Number.isNaN(x) ? 'n/a' : x.toFixed(3);
+}
+
+function signed(x: number): string {
+  return (x > 0 ? '+' : x < 0 ? '' : '±') + x.toFixed(3);
+}
+
+function difference(l: GateLine): string {
+  return `${signed(l.diff)} ${l.ci95 === null ? '(no interval)' : `[${signed(l.ci95[0])}, ${signed(l.ci95[1])}]`}`;
+}
+
+function headline(r: GateResult): string {
+  const margin = r.margin > 0 ? ` by more than ${r.margin}` : '';
+  if (r.decision === 'incomparable') return `cannot compare ${r.base} (base) with ${r.head} (head)`;
+  const worse = r.lines.filter((l) => l.verdict === 'worse').length;
+  if (r.decision === 'worse') return `head is worse${margin}: ${worse} of ${r.lines.length} scorer × model lines are significantly worse`;
+  return `head is not significantly worse${margin} than base (${r.lines.length} scorer × model lines)`;
+}
+
+function notes(r: GateResult): string[] {
+  const out: string[] = [];
+  if (r.models_only_base.length > 0) out.push(`only in base, not compared: ${r.models_only_base.join(', ')}`);
+  if (r.models_only_head.length > 0) out.push(`only in head, not compared: ${r.models_only_head.join(', ')}`);
+  const changed = [...new Set(r.lines.filter((l) => l.scorer_changed).map((l) => l.scorer))];
+  if (changed.length > 0) out.push(`scorer definition changed between the runs: ${changed.join(', ')}`);
+  return out;
+}
+
+function dropList(l: GateLine): string {
+  const more = l.pass_to_fail_count > l.pass_to_fail.length ? `, … (${l.pass_to_fail_count} in all)` : '';
+  return l.pass_to_fail.join(', ') + more;
+}
+
+/** Plain text for the terminal. */
+export function formatGate(r: GateResult): string[] {
+  const lines = [`gate: ${headline(r)}`];
+  for (const reason of r.reasons) lines.push(`  ${reason}`);
+  if (r.decision === 'incomparable') return lines;
+  lines.push(`base ${r.base}, head ${r.head}: ${r.vignettes} vignettes, diff = head − base`, '');
+  const rows = [['model', 'scorer', 'n', 'base', 'head', 'difference [95 % CI]', 'verdict', 'pass → fail']];
+  for (const l of r.lines) {
+    rows.push([l.model, l.scorer, String(l.n), num(l.base_mean), num(l.head_mean), difference(l), VERDICT_TEXT[l.verdict], l.kind === 'pass_fail' ? String(l.pass_to_fail_count) : '']);
+  }
+  lines.push(...alignColumns(rows));
+  for (const n of notes(r)) lines.push(n);
+  return lines;
+}
+
+/** Markdown cells may not hold a bare `|` or a line break. */
+function cell(text: string): string {
+  return text.replace(/\|/g, '\\|').replace(/\r?\n/g, ' ');
+}
+
+/** Markdown for a pull-request comment. */
+export function formatGateMarkdown(r: GateResult): string {
+  const icon = r.decision === 'pass' ? '✅' : r.decision === 'worse' ? '❌' : '⚠️';
+  const out = [`## ${icon} Panoptes gate: ${headline(r)}`, ''];
+  if (r.decision === 'incomparable') {
+    for (const reason of r.reasons) out.push(`- ${cell(reason)}`);
+    return out.join('\n') + '\n';
+  }
+  out.push(`Base run \`${r.base}\`, head run \`${r.head}\`, ${r.vignettes} vignettes paired by id. Difference = head − base, with its 95 % interval; “worse” means the whole interval lies below −${r.margin}.`, '');
+  for (const model of r.models) {
+    const mine = r.lines.filter((l) => l.model === model);
+    if (mine.length === 0) continue;
+    out.push(`### ${cell(model)}`, '', '| scorer | base | head | difference [95 % CI] | verdict |', '|---|---:|---:|---|---|');
+    for (const l of mine) {
+      const verdict = l.verdict === 'worse' ? '**worse**' : VERDICT_TEXT[l.verdict];
+      out.push(`| ${cell(l.scorer)} | ${num(l.base_mean)} | ${num(l.head_mean)} | ${difference(l)} | ${verdict} |`);
+    }
+    out.push('');
+    const dropped = mine.filter((l) => l.pass_to_fail_count > 0);
+    if (dropped.length > 0) {
+      out.push('Went from pass to fail:', '');
+      for (const l of dropped) out.push(`- ${cell(l.scorer)} (${l.pass_to_fail_count}): ${cell(dropList(l))}`);
+      out.push('');
+    }
+  }
+  for (const n of notes(r)) out.push(`> ${cell(n)}`);
+  return out.join('\n').trimEnd() + '\n';
+}

@@ -1,0 +1,81 @@
+/**
+ * The anytime-valid decision over a stored run: its vignettes taken in a seeded random order (fixed
+ * by the seed, not by the answers), a batch at a time, every pair of models' betting confidence
+ * sequence updated after each batch, and each pair stopped when decided, equivalent or out of
+ * vignettes (core/scoring/adaptive-decision.ts). It is a deterministic function of the stored scores
+ * and the seed: asked twice, or after a crash, it answers the same. It says, per pair, the decision,
+ * at which n, and the calls and dollars a run stopping there would have saved against the full sweep.
+ * Runs on: Node (core).
+ */
+import { AdaptiveDecision, seededOrder, type DecisionReport, type OrderRow } from '../scoring/adaptive-decision.js';
+import { Turns } from '../scoring/report-cells.js';
+import type { ControlApi } from './contract.js';
+import type { ValidInput } from './contract-dispatcher.js';
+
+type DecideReads = Pick<ControlApi, 'getRun' | 'scoreMatrix' | 'stats'>;
+
+/** Each vignette's epoch-reduced score per model, in manifest order (the score matrix, a page at a time). */
+async function reducedRows(api: DecideReads, runId: string, scorer: string | undefined): Promise<{ scorer: string; rows: Map<string, number>[] }> {
+  const rows: Map<string, number>[] = [];
+  let name = scorer ?? '';
+  for (let cursor: number | null = 0; cursor !== null; ) {
+    const page = await api.scoreMatrix({ runId, ...(scorer ? { scorer } : {}), sort: 'vignette', limit: 1000, cursor });
+    name = page.scorer;
+    for (const row of page.rows) {
+      const values = new Map<string, number>();
+      // Only complete vignettes (every epoch scored) enter a sequence: a partial one would weigh its epochs differently.
+      for (const c of row.cells) if (c.reduced !== null && c.scored === page.epochs) values.set(c.model, c.reduced);
+      rows.push(values);
+    }
+    cursor = page.nextCursor;
+  }
+  return { scorer: name, rows };
+}
+
+export async function decideRun(api: DecideReads, input: ValidInput<'decide'>): Promise<DecisionReport> {
+  const run = (await api.getRun({ runId: input.runId })).run;
+  const { scorer, rows } = await reducedRows(api, run.id, input.scorer);
+  const seed = input.seed ?? 1;
+  const batch = input.batch ?? 10;
+  const alpha = input.alpha ?? 0.05;
+  const margin = input.margin ?? 0;
+  const order = seededOrder(rows.length, seed);
+  const decision = new AdaptiveDecision({ models: run.models, population: rows.length, alpha, margin });
+  const posed = new Map(run.models.map((m) => [m, 0]));
+  // A push costs up to one grid pass per open pair: the loop hands the event loop back every ~10 ms.
+  const turns = new Turns();
+  const pairs = (run.models.length * (run.models.length - 1)) / 2;
+  for (let lo = 0; lo < order.length && !decision.done(); lo += batch) {
+    if (turns.due(batch * pairs * 8)) await turns.take();
+    const inBatch: OrderRow[] = [];
+    for (let i = lo; i < Math.min(order.length, lo + batch); i++) inBatch.push(rows[order[i]!]!);
+    for (const m of decision.inContention()) posed.set(m, posed.get(m)! + inBatch.length);
+    decision.addBatch(inBatch);
+  }
+  decision.close();
+  const usage = (await api.stats({ runId: run.id })).models;
+  const models = run.models.map((model) => {
+    const vignettes = posed.get(model)!;
+    const calls = vignettes * run.epochs;
+    const full = rows.length * run.epochs;
+    const u = usage.find((x) => x.model === model);
+    const perCall = u && u.calls > 0 ? u.estCostUsd / u.calls : 0;
+    return { model, vignettes, calls, calls_saved: full - calls, usd_saved: (full - calls) * perCall };
+  });
+  return {
+    run_id: run.id,
+    scorer,
+    seed,
+    batch,
+    alpha,
+    alpha_per_pair: decision.alphaPerPair,
+    margin,
+    vignettes: rows.length,
+    epochs: run.epochs,
+    pairs: decision.decisions(),
+    models,
+    calls: models.reduce((s, m) => s + m.calls, 0),
+    calls_full: rows.length * run.epochs * run.models.length,
+    usd_saved: models.reduce((s, m) => s + m.usd_saved, 0),
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * The gate of a head run against a base run, through the service over real stored runs scored by
+ * real scorers: a worse head fails (1), an equal head passes (0), runs that cannot be compared say
+ * why (2), and the Markdown for the pull request holds the table and the pass → fail vignettes.
+ */
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { writeStoredRun } from '../../bench/stored-run.js';
+import { formatGate, formatGateMarkdown } from '../../core/scoring/format-gate.js';
+import { gateExitCode, gateVerdict } from '../../core/scoring/gate.js';
+import { useTempEngines } from '../helpers/temp-engine.js';
+
+const SCORERS = { scorers: [{ name: 'exact', type: 'match' as const }, { name: 'terse', type: 'words' as const, max: 1000, severity: 'soft' as const }] };
+
+describe('panoptes gate (the service)', () => {
+  const tmp = useTempEngines();
+
+  async function engineWith(runs: { runId: string; vignettes?: number; models: { model: string; accuracy: number }[] }[]) {
+    const dataDir = join(tmp.dir, 'data');
+    for (const r of runs) writeStoredRun(dataDir, { runId: r.runId, vignettes: r.vignettes ?? 120, epochs: 1, models: r.models });
+    const e = tmp.open({ dataDir, tickMs: 20 });
+    for (const r of runs) {
+      await e.service.scoreRun({ runId: r.runId, scorers: SCORERS });
+      await e.scoring.finish(r.runId);
+    }
+    return e;
+  }
+
+  it('fails a head that answers worse (exit 1) and lists the vignettes that went from pass to fail', async () => {
+    const e = await engineWith([
+      { runId: 'rbase', models: [{ model: 'm1', accuracy: 0.8 }, { model: 'm2', accuracy: 0.7 }] },
+      { runId: 'rhead', models: [{ model: 'm1', accuracy: 0.5 }, { model: 'm2', accuracy: 0.7 }] },
+    ]);
+    const result = await e.service.gate({ base: 'rbase', head: 'rhead' });
+    expect(result.decision).toBe('worse');
+    expect(gateExitCode(result)).toBe(1);
+    const line = (scorer: string, model: string) => result.lines.find((l) => l.scorer === scorer && l.model === model)!;
+    expect(line('exact', 'm1')).toMatchObject({ verdict: 'worse', n: 120 });
+    expect(line('exact', 'm1').ci95![1]).toBeLessThan(0);
+    // The same model at the same accuracy answers the same: nothing changed for m2.
+    expect(line('exact', 'm2')).toMatchObject({ verdict: 'unchanged', diff: 0, pass_to_fail_count: 0 });
+    expect(line('terse', 'm1').verdict).toBe('unchanged');
+    // The known-accuracy draws are shared: at 0.5 the model fails exactly the vignettes whose draw lies in [0.5, 0.8).
+    const exact = line('exact', 'm1');
+    expect(exact.pass_to_fail_count).toBeGreaterThan(20);
+    expect(exact.diff).toBeCloseTo(-exact.pass_to_fail_count / 120, 12);
+
+    const md = formatGateMarkdown(result);
+    expect(md).toMatch(/^## ❌ Panoptes gate: head is worse: 1 of 4 scorer × model lines are significantly worse\n/);
+    expect(md).toContain('### m1\n\n| scorer | base | head | difference [95 % CI] | verdict |\n|---|---:|---:|---|---|\n');
+    const [lo, hi] = exact.ci95!;
+    expect(md).toContain(`| exact | ${exact.base_mean!.toFixed(3)} | ${exact.head_mean!.toFixed(3)} | ${exact.diff.toFixed(3)} [${lo.toFixed(3)}, ${hi.toFixed(3)}] | **worse** |`);
+    expect(md).toContain(`Went from pass to fail:\n\n- exact (${exact.pass_to_fail_count}): ${exact.pass_to_fail.slice(0, 3).join(', ')}`);
+    expect(md).toContain('### m2');
+    expect(md).not.toMatch(/### m2[\s\S]*Went from pass to fail/);
+    expect(formatGate(result).join('\n')).toMatch(/^m1\s+exact\s+120\s/m);
+  });
+
+  it('passes an equal head (exit 0), and a worse one within the margin', async () => {
+    const e = await engineWith([
+      { runId: 'rbase', models: [{ model: 'm1', accuracy: 0.8 }] },
+      { runId: 'rsame', models: [{ model: 'm1', accuracy: 0.8 }] },
+      { runId: 'rdip', models: [{ model: 'm1', accuracy: 0.72 }] },
+    ]);
+    const same = await e.service.gate({ base: 'rbase', head: 'rsame' });
+    expect(same.decision).toBe('pass');
+    expect(gateExitCode(same)).toBe(0);
+    expect(same.lines.map((l) => l.verdict)).toEqual(['unchanged', 'unchanged']);
+    expect(formatGateMarkdown(same)).toMatch(/^## ✅ Panoptes gate: head is not significantly worse than base/);
+
+    const dip = await e.service.gate({ base: 'rbase', head: 'rdip', scorers: ['exact'] });
+    expect(dip.lines).toHaveLength(1);
+    const ci = dip.lines[0]!.ci95!;
+    expect(dip.decision).toBe('worse');
+    // The margin moves the bar: the drop is tolerated once −margin lies below the interval's top.
+    const tolerant = await e.service.gate({ base: 'rbase', head: 'rdip', scorers: ['exact'], margin: Math.ceil(-ci[1] * 100) / 100 + 0.01 });
+    expect(tolerant.decision).toBe('pass');
+    expect(tolerant.lines[0]!.verdict).toBe('unchanged');
+  });
+
+  it('cannot compare runs of different manifests, with no common vignettes or models, or unscored (exit 2)', async () => {
+    const e = await engineWith([
+      { runId: 'rbase', models: [{ model: 'm1', accuracy: 0.8 }] },
+      { runId: 'rshort', vignettes: 100, models: [{ model: 'm1', accuracy: 0.8 }] },
+      { runId: 'rother', models: [{ model: 'm9', accuracy: 0.8 }] },
+    ]);
+    const short = await e.service.gate({ base: 'rbase', head: 'rshort' });
+    expect(short.decision).toBe('incomparable');
+    expect(gateExitCode(short)).toBe(2);
+    expect(short.reasons).toEqual(['different manifests: 20 vignettes only in base (v100, v101, v102, v103, v104, … (20 in all))']);
+    expect(short.lines).toEqual([]);
+    expect(formatGateMarkdown(short)).toBe(`## ⚠️ Panoptes gate: cannot compare rbase (base) with rshort (head)\n\n- ${short.reasons[0]}\n`);
+
+    const other = await e.service.gate({ base: 'rbase', head: 'rother' });
+    expect(other.reasons).toEqual(['no common models: base ran m1, head ran m9']);
+
+    writeStoredRun(join(tmp.dir, 'data'), { runId: 'runscored', vignettes: 120, epochs: 1, models: [{ model: 'm1', accuracy: 0.8 }] });
+    const unscored = await e.service.gate({ base: 'rbase', head: 'runscored' });
+    expect(unscored.reasons).toEqual(['no common scorers: base has exact, terse, head has none (score both runs with the same scoring file)']);
+    const missing = await e.service.gate({ base: 'rbase', head: 'rshort', scorers: ['nope'] });
+    expect(missing.reasons[0]).toBe('scorer "nope" is not attached to base (score it first: panoptes score RUN --scorers FILE)');
+    await expect(e.service.gate({ base: 'rbase', head: 'rnowhere' })).rejects.toThrow(/rnowhere/);
+  });
+
+  it('a verdict is the interval against the margin', () => {
+    expect(gateVerdict(null, 0)).toBe('too_few');
+    expect(gateVerdict([-0.3, -0.01], 0)).toBe('worse');
+    expect(gateVerdict([-0.3, -0.01], 0.05)).toBe('unchanged');
+    expect(gateVerdict([-0.3, 0], 0)).toBe('unchanged');
+    expect(gateVerdict([0.01, 0.2], 0)).toBe('better');
+  });
+});
