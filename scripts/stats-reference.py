@@ -3,8 +3,8 @@
 Reference values for core/scoring/statistics.ts, computed by an independent implementation:
 scipy (t distribution, paired t test, sem, noncentral t), statsmodels (exact McNemar, Holm,
 Wilson's interval, t-test power), the CR2 cluster-robust variance with Bell-McCaffrey degrees of
-freedom by its general matrix definition (numpy, scipy.linalg.sqrtm), Newcombe's paired interval
-built on statsmodels' Wilson intervals, and Krippendorff's alpha from its published coincidence-matrix definition (checked
+freedom by its general matrix definition (numpy, scipy.linalg.sqrtm), Tango's paired score
+interval with its nuisance parameter maximized numerically, and Krippendorff's alpha from its published coincidence-matrix definition (checked
 here against the worked example of Krippendorff, "Computing Krippendorff's Alpha-Reliability",
 2011). Writes test/scoring/fixtures/statistics.json; test/scoring/statistics.test.ts compares every
 function with it to 1e-9.
@@ -196,27 +196,48 @@ def wilsons():
     return out
 
 
-def newcombe(both, only_a, only_b, neither):
-    """Newcombe (1998) method 10 for p_a - p_b on paired proportions, from statsmodels' Wilson intervals."""
-    n = both + only_a + only_b + neither
-    pa, pb = (both + only_a) / n, (both + only_b) / n
-    la, ua = proportion_confint(both + only_a, n, alpha=0.05, method='wilson')
-    lb, ub = proportion_confint(both + only_b, n, alpha=0.05, method='wilson')
-    margins = (both + only_a) * (only_b + neither) * (both + only_b) * (only_a + neither)
-    phi = 0.0 if margins == 0 else (both * neither - only_a * only_b) / math.sqrt(margins)
-    d = pa - pb
-    down = math.sqrt(max(0.0, (pa - la) ** 2 - 2 * phi * (pa - la) * (ub - pb) + (ub - pb) ** 2))
-    up = math.sqrt(max(0.0, (ua - pa) ** 2 - 2 * phi * (ua - pa) * (pb - lb) + (pb - lb) ** 2))
-    return [max(-1.0, d - down), min(1.0, d + up)]
+def tango_score(only_a, only_b, n, delta):
+    """
+    Tango's score statistic with the nuisance P(only b passes) maximized numerically (scipy's
+    bounded scalar minimizer on the multinomial log-likelihood), not by the closed-form root the
+    TypeScript uses: Z = (only_a - only_b - n delta) / sqrt(n (2 q + delta (1 - delta))).
+    """
+    rest = n - only_a - only_b
+    lo, hi = max(0.0, -delta), (1 - delta) / 2  # q >= 0, q + delta >= 0, 1 - 2q - delta >= 0
+
+    def nll(q):
+        out = 0.0
+        for count, prob in ((only_a, q + delta), (only_b, q), (rest, 1 - 2 * q - delta)):
+            if count > 0:
+                out -= count * math.log(max(prob, 1e-300))
+        return out
+
+    if hi - lo < 1e-15:
+        q = lo
+    else:
+        q = optimize.minimize_scalar(nll, bounds=(lo, hi), method='bounded', options={'xatol': 1e-14}).x
+        # The optimum may sit on a bound the bounded search only approaches.
+        q = min((lo, q, hi), key=nll)
+    var = n * (2 * q + delta * (1 - delta))
+    num = only_a - only_b - n * delta
+    if abs(num) < 1e-12:
+        return 0.0
+    return num / math.sqrt(var) if var > 0 else math.copysign(math.inf, num)
 
 
-def newcombes():
-    # Newcombe's worked example (a) (1998): 36 both, 12 only a, 2 only b, 0 neither; method 10
-    # gives 0.0569 to 0.3404 to his printed 4 places.
-    ex = newcombe(36, 12, 2, 0)
-    assert [round(v, 4) for v in ex] == [0.0569, 0.3404], ex
-    cases = [(36, 12, 2, 0), (10, 0, 0, 0), (0, 0, 0, 10), (5, 5, 0, 0), (3, 4, 4, 3), (20, 8, 3, 9), (0, 12, 0, 0), (400, 60, 45, 495)]
-    return [{'both': a, 'only_a': b, 'only_b': c, 'neither': d, 'ci95': newcombe(a, b, c, d)} for a, b, c, d in cases]
+def tango(only_a, only_b, n):
+    """Tango (1998): the delta with |Z(delta)| <= z, bounds by brentq on the numerical score."""
+    z = float(stats.norm.ppf(0.975))
+    d = (only_a - only_b) / n
+    e = 1 - 1e-12
+    lo = -1.0 if tango_score(only_a, only_b, n, -e) <= z else optimize.brentq(lambda x: tango_score(only_a, only_b, n, x) - z, -e, d, xtol=1e-14)
+    hi = 1.0 if tango_score(only_a, only_b, n, e) >= -z else optimize.brentq(lambda x: tango_score(only_a, only_b, n, x) + z, d, e, xtol=1e-14)
+    return [lo, hi]
+
+
+def tangos():
+    cases = [(12, 2, 50), (0, 0, 10), (5, 0, 10), (0, 12, 12), (4, 4, 14), (8, 3, 40), (1, 0, 24), (60, 45, 1000), (3, 9, 24)]
+    return [{'only_a': b, 'only_b': c, 'n': n, 'ci95': tango(b, c, n)} for b, c, n in cases]
 
 
 def paireds():
@@ -412,7 +433,7 @@ def main():
         'krippendorff': alphas(),
         'mde_lambda': mde_lambdas(),
         'wilson': wilsons(),
-        'newcombe': newcombes(),
+        'tango': tangos(),
         'alpha_without_baseline': alpha_without_baseline(),
     }
     os.makedirs(os.path.dirname(OUT), exist_ok=True)

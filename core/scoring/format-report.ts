@@ -114,7 +114,7 @@ export function formatScoreReport(report: ScoreReport): string[] {
   if (unstable.length > 0) lines.push('', ...unstable);
   if (report.pairs.length > 0) {
     const tests = report.pairs.some((p) => p.test === 'mcnemar_exact')
-      ? "exact McNemar, Newcombe's interval"
+      ? "exact McNemar, Tango's interval"
       : report.by !== null
         ? `paired t clustered by "${report.by}"`
         : 'paired t';

@@ -7,7 +7,7 @@
  * comparisons and the per-vignette verdicts (run-gate.ts) and hands them here.
  * Runs on: Node (core); pure; types shared with the renderer.
  */
-import type { RunComparison } from './report-shape.js';
+import { MIN_VIGNETTES_TO_COMPARE, type RunComparison } from './report-shape.js';
 
 /** One scorer of one model, base against head. */
 export interface GateLine {
@@ -65,8 +65,13 @@ export interface GateScorerInput {
   headPasses?: PassMap;
 }
 
-/** The verdict of one interval of head − base against the margin. */
-export function gateVerdict(ci95: [number, number] | null, margin: number): GateLine['verdict'] {
+/**
+ * The verdict of one interval of head − base against the margin. `constant`: every paired
+ * difference is the same (`diff`), so the report gives no interval rather than a point (identical
+ * runs differ by exactly 0 everywhere): the difference itself is then judged.
+ */
+export function gateVerdict(ci95: [number, number] | null, margin: number, constant?: { diff: number }): GateLine['verdict'] {
+  if (ci95 === null && constant) return constant.diff < -margin ? 'worse' : constant.diff > 0 ? 'better' : 'unchanged';
   if (ci95 === null) return 'too_few';
   if (ci95[1] < -margin) return 'worse';
   if (ci95[0] > 0) return 'better';
@@ -103,7 +108,7 @@ export function decideGate(
         head_mean: c.models_b.find((m) => m.model === model)?.mean ?? null,
         diff: pair.diff,
         ci95: pair.ci95,
-        verdict: gateVerdict(pair.ci95, margin),
+        verdict: gateVerdict(pair.ci95, margin, pair.stderr === 0 && pair.n >= MIN_VIGNETTES_TO_COMPARE ? { diff: pair.diff } : undefined),
         pass_to_fail: dropped.slice(0, PASS_TO_FAIL_LISTED),
         pass_to_fail_count: dropped.length,
         scorer_changed: c.scorer_version_a !== c.scorer_version_b,

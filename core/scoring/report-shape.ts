@@ -13,10 +13,10 @@ export type EpochReducer = 'mean' | 'majority' | 'max';
 /**
  * How an interval was made: `wilson` (Wilson's score interval, for 0/1 values or a mean whose t
  * interval has no width), `t` (Student's t), `cr2` (t with the clustered CR2 standard error and
- * Bell-McCaffrey degrees of freedom), `newcombe` (Newcombe's paired score interval, beside the
- * exact McNemar test). docs/reference/statistics.md says when each is used.
+ * Bell-McCaffrey degrees of freedom), `tango` (Tango's paired score interval, beside the exact
+ * McNemar test). docs/reference/statistics.md says when each is used.
  */
-export type IntervalMethod = 'wilson' | 't' | 'cr2' | 'newcombe';
+export type IntervalMethod = 'wilson' | 't' | 'cr2' | 'tango';
 
 /**
  * A pair's verdict: `a_better` / `b_better` only when the Holm-adjusted p of the test shown is
@@ -83,7 +83,7 @@ export interface PairComparison {
    */
   p_value: number | null;
   test: 'paired_t' | 'mcnemar_exact';
-  /** How ci95 was made: `newcombe` beside McNemar, `t` or `cr2` beside the paired t. */
+  /** How ci95 was made: `tango` beside McNemar, `t` or `cr2` beside the paired t. */
   ci_method: IntervalMethod;
   /** Holm-adjusted across every pair of this report. */
   p_holm: number | null;

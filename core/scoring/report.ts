@@ -176,7 +176,7 @@ type RawPair = Omit<PairComparison, 'p_holm' | 'distinguishable' | 'verdict'>;
 
 /**
  * The paired comparison of `a` against `b` on the vignettes both have (diff = a − b), before Holm.
- * With `mcnemar` (K = 1, pass/fail) and no clustering: exact McNemar with Newcombe's interval.
+ * With `mcnemar` (K = 1, pass/fail) and no clustering: exact McNemar with Tango's interval.
  */
 async function comparePair(
   a: string,
@@ -323,6 +323,8 @@ export async function buildScoreReport(options: ReportOptions, cells: ScoreCells
       const a = names[i]!;
       const b = names[j]!;
       raw.push(await comparePair(a, b, reduced.get(a)!.x, reduced.get(b)!.x, index, by !== null, mcnemar, turns));
+      // A pair's test is a few ms when its degrees of freedom are new (detectable-difference.ts): read the clock after each.
+      if (turns.due(1024)) await turns.take();
     }
   }
   const pairs = finishPairs(raw);

@@ -7,11 +7,11 @@
  * with one epoch, or reduced to 0/1); otherwise the t interval (CR2 when clustered), cut to
  * [0, 1], and Wilson's on the mean when that interval has no width (every value the same).
  *
- * A pair: for pass/fail with one epoch, unclustered, the exact McNemar p with Newcombe's paired
- * score interval; otherwise the paired t (clustered when the report clusters) for both.
+ * A pair: for pass/fail with one epoch, unclustered, the exact McNemar p with Tango's paired score
+ * interval; otherwise the paired t (clustered when the report clusters) for both.
  * Runs on: Node (core); pure, no I/O.
  */
-import { newcombePairedInterval, wilsonInterval } from './proportion-intervals.js';
+import { tangoPairedInterval, wilsonInterval } from './proportion-intervals.js';
 import type { IntervalMethod } from './report-shape.js';
 import { clusteredMeanInterval, mcnemarExact, meanInterval, negligibleStderr, pairedTTest, type PairedTest } from './statistics.js';
 
@@ -59,19 +59,11 @@ export function reportedPair(xa: ArrayLike<number>, xb: ArrayLike<number>, mcnem
   for (let i = 0; i < n; i++) d[i] = xa[i]! - xb[i]!;
   const t = pairedTTest(d, cluster ?? undefined);
   if (!mcnemar || cluster !== null || !allBinary(xa) || !allBinary(xb)) return { ...t, test: 'paired_t', method: cluster !== null ? 'cr2' : 't' };
-  let both = 0;
   let onlyA = 0;
   let onlyB = 0;
   for (let i = 0; i < n; i++) {
-    if (xa[i] === 1 && xb[i] === 1) both++;
-    else if (xa[i] === 1) onlyA++;
-    else if (xb[i] === 1) onlyB++;
+    if (xa[i] === 1 && xb[i] === 0) onlyA++;
+    else if (xa[i] === 0 && xb[i] === 1) onlyB++;
   }
-  return {
-    ...t,
-    ci95: newcombePairedInterval(both, onlyA, onlyB, n - both - onlyA - onlyB),
-    p_value: n >= 1 ? mcnemarExact(onlyA, onlyB) : null,
-    test: 'mcnemar_exact',
-    method: 'newcombe',
-  };
+  return { ...t, ci95: tangoPairedInterval(onlyA, onlyB, n), p_value: n >= 1 ? mcnemarExact(onlyA, onlyB) : null, test: 'mcnemar_exact', method: 'tango' };
 }

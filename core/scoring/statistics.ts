@@ -2,8 +2,8 @@
  * The statistics of a score report, as pure numerics over plain arrays: the mean with its t
  * interval (and the clustered one, CR2 from cluster-robust.ts), epoch reducers, pass@k and pass^k,
  * flip rate, the paired comparison of two models (paired t, exact McNemar, Holm) with its minimum
- * detectable difference (power.ts), the epoch noise share and Krippendorff's alpha. Pass-rate
- * intervals (Wilson, Newcombe) are in proportion-intervals.ts. Each is checked against scipy/statsmodels to 1e-9
+ * detectable difference (detectable-difference.ts), the epoch noise share and Krippendorff's alpha. Pass-rate
+ * intervals (Wilson, Tango) are in proportion-intervals.ts. Each is checked against scipy/statsmodels to 1e-9
  * (scripts/stats-reference.py makes the fixtures). Every function here is one O(n) pass or a sort,
  * so the report can call it on 100,000 vignettes without holding the event loop; the report does
  * the streaming and the yielding. docs/reference/statistics.md says what each figure means.
@@ -168,7 +168,7 @@ export interface PairedTest {
    * one of n differences has the same sign), and the interval is null. Null when n < 2.
    */
   p_value: number | null;
-  /** The smallest true difference the t test finds with 80 % power (noncentral t, power.ts); null when n < 2. */
+  /** The smallest true difference the t test finds with 80 % power (noncentral t, detectable-difference.ts); null when n < 2. */
   min_detectable_diff: number | null;
 }
 

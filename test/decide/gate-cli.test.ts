@@ -83,7 +83,8 @@ describe('panoptes gate (the command line)', () => {
     expect(md).toMatch(/^## ✅ Panoptes gate: head is not significantly worse than base \(6 scorer × model lines\)\n/);
     expect(md).toContain('### mock-strong');
     expect(md).toContain('### mock-weak');
-    expect(md).toMatch(/\| exact \| 0\.\d{3} \| 0\.\d{3} \| ±0\.000 \[±0\.000, ±0\.000\] \| no significant change \|/);
+    // Identical runs differ by exactly 0 on every vignette: no interval (never a point), and no change.
+    expect(md).toMatch(/\| exact \| 0\.\d{3} \| 0\.\d{3} \| ±0\.000 \(no interval\) \| no significant change \|/);
     // The comment step reads the file the gate wrote.
     const comment = job.steps.find((s) => s.uses?.startsWith('marocchino/sticky-pull-request-comment'));
     expect((comment as { with?: { path?: string } }).with?.path).toBe('gate.md');

@@ -109,6 +109,8 @@ describe('panoptes gate (the service)', () => {
 
   it('a verdict is the interval against the margin', () => {
     expect(gateVerdict(null, 0)).toBe('too_few');
+    expect(gateVerdict(null, 0, { diff: 0 })).toBe('unchanged');
+    expect(gateVerdict(null, 0.05, { diff: -0.1 })).toBe('worse');
     expect(gateVerdict([-0.3, -0.01], 0)).toBe('worse');
     expect(gateVerdict([-0.3, -0.01], 0.05)).toBe('unchanged');
     expect(gateVerdict([-0.3, 0], 0)).toBe('unchanged');

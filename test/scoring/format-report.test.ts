@@ -79,7 +79,7 @@ describe('formatScoreReport', () => {
       }),
     );
     const lines = formatScoreReport(report);
-    expect(lines.some((l) => l.includes("(exact McNemar, Newcombe's interval; Holm-adjusted across 1 pair)"))).toBe(true);
+    expect(lines.some((l) => l.includes("(exact McNemar, Tango's interval; Holm-adjusted across 1 pair)"))).toBe(true);
     const row = lines.find((l) => l.startsWith('a − b'))!;
     expect(row).toMatch(/\+0\.200\s+\[-\d\.\d{3}, \+\d\.\d{3}\]\s+1\.000 \(McNemar\)\s+1\.000\s+\d\.\d{3}\s+too few vignettes to compare$/);
     // One epoch: no flip rate or pass@K columns.

@@ -1,19 +1,20 @@
 /**
  * The intervals and power figures added for honest verdicts, against scripts/stats-reference.py's
- * fixtures (statsmodels' Wilson interval and t-test power, scipy's noncentral t, Newcombe's paired
- * interval built on statsmodels' Wilson): Wilson, Newcombe, the noncentral-t minimum detectable
- * difference, and Krippendorff's alpha of a pairwise scorer without its baseline's own answers.
+ * fixtures (statsmodels' Wilson interval and t-test power, scipy's noncentral t, Tango's paired
+ * score interval with its nuisance parameter maximized numerically by scipy): Wilson, Tango, the
+ * noncentral-t minimum detectable difference, and Krippendorff's alpha of a pairwise scorer without
+ * its baseline's own answers.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { detectableNoncentrality, minimumDetectableDiff } from '../../core/scoring/detectable-difference.js';
-import { newcombePairedInterval, wilsonInterval } from '../../core/scoring/proportion-intervals.js';
+import { tangoPairedInterval, wilsonInterval } from '../../core/scoring/proportion-intervals.js';
 import { buildScoreReport, type ScoreCell } from '../../core/scoring/report.js';
 
 interface Fixture {
   mde_lambda: { df: number; lambda: number; central: number }[];
   wilson: { passes: number; n: number; ci95: [number, number] }[];
-  newcombe: { both: number; only_a: number; only_b: number; neither: number; ci95: [number, number] }[];
+  tango: { only_a: number; only_b: number; n: number; ci95: [number, number] }[];
   alpha_without_baseline: { cells: { model: string; vignette: string; judge: string; value: number }[]; baseline: string; alpha: number; alpha_with_baseline: number };
 }
 
@@ -40,16 +41,19 @@ describe('wilsonInterval', () => {
   });
 });
 
-describe('newcombePairedInterval', () => {
-  it.each(fx.newcombe.map((c) => [`${c.both}/${c.only_a}/${c.only_b}/${c.neither}`, c] as const))('%s matches Newcombe method 10 on statsmodels Wilson', (_, c) => {
-    const r = newcombePairedInterval(c.both, c.only_a, c.only_b, c.neither)!;
-    close(r[0], c.ci95[0], 'lo');
-    close(r[1], c.ci95[1], 'hi');
+describe('tangoPairedInterval', () => {
+  it.each(fx.tango.map((c) => [`${c.only_a}/${c.only_b} of ${c.n}`, c] as const))('%s matches the score interval with a numerically maximized nuisance', (_, c) => {
+    const r = tangoPairedInterval(c.only_a, c.only_b, c.n)!;
+    // The reference's bounded minimizer is good to about 1e-9 on the nuisance, so 1e-8 here.
+    expect(Math.abs(r[0] - c.ci95[0]), `lo ${r[0]} vs ${c.ci95[0]}`).toBeLessThan(1e-8);
+    expect(Math.abs(r[1] - c.ci95[1]), `hi ${r[1]} vs ${c.ci95[1]}`).toBeLessThan(1e-8);
   });
-  it('has width when the two models agree everywhere', () => {
-    const [lo, hi] = newcombePairedInterval(10, 0, 0, 0)!;
+  it('has width when the two models agree on every vignette, and stays inside [-1, 1]', () => {
+    const [lo, hi] = tangoPairedInterval(0, 0, 10)!;
     expect(lo).toBeLessThan(0);
     expect(hi).toBeGreaterThan(0);
+    expect(tangoPairedInterval(0, 12, 12)![0]).toBe(-1);
+    expect(tangoPairedInterval(0, 0, 0)).toBeNull();
   });
 });
 

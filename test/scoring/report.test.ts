@@ -183,6 +183,37 @@ describe('buildScoreReport', () => {
     expect(r.models[0]!.epoch_noise_share).toBeNull();
   });
 
+  it('with K = 1 pass/fail and `by`, the p comes from the clustered test its clustered interval comes from', async () => {
+    const a: Record<string, number[]> = {};
+    const b: Record<string, number[]> = {};
+    // 24 vignettes in 12 topics: a passes 18, b 10.
+    for (let i = 0; i < 24; i++) {
+      a[`v${i}`] = [i % 4 === 3 ? 0 : 1];
+      b[`v${i}`] = [i % 12 < 5 ? 1 : 0];
+    }
+    const topic = (v: string) => `t${Number(v.slice(1)) % 12}`;
+    const r = await buildScoreReport({ ...base, epochs: 1, by: 'topic' }, cells({ a, b }, topic));
+    const p = r.pairs[0]!;
+    const d = Array.from({ length: 24 }, (_, i) => a[`v${i}`]![0]! - b[`v${i}`]![0]!);
+    const groups = Array.from({ length: 24 }, (_, i) => i % 12);
+    const t = pairedTTest(d, groups);
+    expect(p).toMatchObject({ test: 'paired_t', ci_method: 'cr2' });
+    expect(p.p_value).toBe(t.p_value);
+    expect(p.ci95).toEqual(t.ci95);
+    expect(p.p_value).not.toBe(mcnemarExact(11, 3));
+  });
+
+  it('gives a perfect model at K = 1 an interval strictly inside (0, 1], never the point [1, 1]', async () => {
+    const perfect = Object.fromEntries(Array.from({ length: 24 }, (_, i) => [`v${i}`, [1]]));
+    const r = await buildScoreReport({ ...base, epochs: 1 }, cells({ m: perfect }));
+    const [lo, hi] = r.models[0]!.ci95!;
+    expect(r.models[0]!.ci_method).toBe('wilson');
+    expect(lo).toBeGreaterThan(0);
+    expect(lo).toBeLessThan(1);
+    expect(hi).toBe(1);
+    expect(lo).toBeCloseTo(24 / (24 + 1.959963984540054 ** 2), 12);
+  });
+
   it('with `by`, clusters the standard errors and slices the leaderboard by the key', async () => {
     const topic = (v: string) => (v === 'v5' ? null : Number(v.slice(1)) <= 2 ? 'dose' : 'triage');
     const table = {

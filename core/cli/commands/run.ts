@@ -139,8 +139,10 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
     if (opts.json) process.stdout.write(JSON.stringify(await runSummaryJson(engine, final)) + '\n');
     else {
       await printRunResult(engine, final);
-      // A scored run ends with its leaderboard: the first scorer's report (others: `panoptes report --scorer`).
-      if (scorers) process.stdout.write('\n' + formatScoreReport(await engine.service.report({ runId: run.id })).join('\n') + '\n');
+      // A scored run ends with the report of every scorer of its file, in the file's order.
+      for (const scorer of scorers?.scorers ?? []) {
+        process.stdout.write('\n' + formatScoreReport(await engine.service.report({ runId: run.id, scorer: scorer.name })).join('\n') + '\n');
+      }
     }
     // A scorer that could not score (a judge without its key) fails the command, named, whatever the sweep did.
     const unscored = scorers ? unscoredLines(await engine.service.scoringStatus({ runId: run.id })) : [];
