@@ -5,10 +5,10 @@
  * the scoring file.
  * Runs on: Node (core).
  */
-import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { YAMLParseError, parse as parseYaml } from 'yaml';
 import { PanoptesError } from '../domain.js';
+import { readRegularText } from '../regular-file.js';
 import { CodeDefinitionSchema } from '../scoring/plugin/code-definition.js';
 import { ScoringConfigSchema, type ScorerDefinition, type ScoringConfig } from '../scoring/scoring-config.js';
 import { firstIssuePath, formatZodIssues } from '../validation.js';
@@ -16,7 +16,7 @@ import { firstIssuePath, formatZodIssues } from '../validation.js';
 export async function readScoringFile(path: string): Promise<ScoringConfig> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readRegularText(path);
   } catch (err) {
     throw new PanoptesError('invalid_input', `${path}: cannot read the scoring file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { where: path });
   }
@@ -67,7 +67,7 @@ async function readPluginFile(scoringPath: string, def: ScorerDefinition, i: num
   const file = resolve(dirname(scoringPath), def.file);
   let code: string;
   try {
-    code = await readFile(file, 'utf8');
+    code = await readRegularText(file);
   } catch (err) {
     throw new PanoptesError('invalid_input', `${where}: cannot read "${def.file}" (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { where });
   }
