@@ -281,6 +281,8 @@ export type ErrorCode =
   | 'budget_exceeded'
   | 'worker_lost'
   | 'cancelled'
+  /** The disk holding the database has no room for a write (SQLITE_FULL): nothing was stored. */
+  | 'disk_full'
   | 'internal';
 
 /** Every error the engine raises on purpose: a code, whether retrying could help, and where. */

@@ -3,10 +3,10 @@
  * manifest is never one string) and validated line by line, so every error names its line.
  * Runs on: Node (core).
  */
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { z } from 'zod';
 import { PanoptesError, type ChatTurn, type IndexedVignette, type Vignette } from './domain.js';
+import { openRegularFile } from './regular-file.js';
 
 const TurnSchema = z
   .object({
@@ -150,15 +150,16 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
  * line may end in CRLF.
  */
 async function* lines(path: string): AsyncGenerator<{ text: string; line: number } | ManifestIssue> {
+  let handle: FileHandle;
   try {
-    const s = await stat(path);
-    if (!s.isFile()) throw new Error('not a file');
+    // Opened without blocking and checked by what was opened: a FIFO is refused, never waited on.
+    handle = await openRegularFile(path);
   } catch (err) {
     throw new PanoptesError('manifest_invalid', `cannot read manifest ${path}: ${(err as Error).message}`, {
       where: path,
     });
   }
-  const input = createReadStream(path, { highWaterMark: 1 << 20 });
+  const input = handle.createReadStream({ highWaterMark: 1 << 20 });
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let line = 0;
   let pending: Buffer[] = [];

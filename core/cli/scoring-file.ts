@@ -5,10 +5,10 @@
  * the scoring file.
  * Runs on: Node (core).
  */
-import { readFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { YAMLParseError, parse as parseYaml } from 'yaml';
 import { PanoptesError } from '../domain.js';
+import { readRegularText } from '../regular-file.js';
 import { CodeDefinitionSchema } from '../scoring/plugin/code-definition.js';
 import { ScoringConfigSchema, type ScorerDefinition, type ScoringConfig } from '../scoring/scoring-config.js';
 import { firstIssuePath, formatZodIssues } from '../validation.js';
@@ -16,7 +16,7 @@ import { firstIssuePath, formatZodIssues } from '../validation.js';
 export async function readScoringFile(path: string): Promise<ScoringConfig> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = await readRegularText(path);
   } catch (err) {
     throw new PanoptesError('invalid_input', `${path}: cannot read the scoring file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { where: path });
   }
@@ -34,11 +34,8 @@ export async function readScoringFile(path: string): Promise<ScoringConfig> {
     try {
       raw = JSON.parse(text) as unknown;
     } catch (err) {
-      const pos = /position (\d+)/.exec((err as Error).message);
-      const line = pos ? text.slice(0, Number(pos[1])).split('\n').length : undefined;
-      throw new PanoptesError('invalid_input', `${path}${line ? `:${line}` : ''}: not valid JSON: ${(err as Error).message}`, {
-        where: `${path}${line ? `:${line}` : ''}`,
-      });
+      const where = `${path}:${jsonErrorPlace(text, (err as Error).message)}`;
+      throw new PanoptesError('invalid_input', `${where}: not valid JSON: ${(err as Error).message}`, { where });
     }
   }
   const parsed = ScoringConfigSchema.safeParse(raw);
@@ -47,6 +44,20 @@ export async function readScoringFile(path: string): Promise<ScoringConfig> {
     throw new PanoptesError('invalid_input', `${path}: ${formatZodIssues(parsed.error)}`, { where: field ? `${path}: ${field}` : path });
   }
   return { scorers: await Promise.all(parsed.data.scorers.map((s, i) => readPluginFile(path, resolveBaselineFile(path, s), i))) };
+}
+
+/**
+ * Where JSON.parse stopped, as line:column (both from 1): from the position its message gives, or
+ * the end of the text for an input that ended too soon.
+ */
+function jsonErrorPlace(text: string, message: string): string {
+  const lineCol = /line (\d+) column (\d+)/.exec(message);
+  if (lineCol) return `${lineCol[1]}:${lineCol[2]}`;
+  const pos = /position (\d+)/.exec(message);
+  const offset = pos ? Math.min(Number(pos[1]), text.length) : text.length;
+  const before = text.slice(0, offset);
+  const line = before.split('\n').length;
+  return `${line}:${offset - (before.lastIndexOf('\n') + 1) + 1}`;
 }
 
 /** A pairwise judge's baseline file, given relative to the scoring file, as a path the engine reads wherever it runs from. */
@@ -67,7 +78,7 @@ async function readPluginFile(scoringPath: string, def: ScorerDefinition, i: num
   const file = resolve(dirname(scoringPath), def.file);
   let code: string;
   try {
-    code = await readFile(file, 'utf8');
+    code = await readRegularText(file);
   } catch (err) {
     throw new PanoptesError('invalid_input', `${where}: cannot read "${def.file}" (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { where });
   }

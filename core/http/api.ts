@@ -72,6 +72,9 @@ export function createHttpServer(engine: Engine, opts: HttpServerOptions): Fasti
     loggerInstance: log,
     logController: new RequestLog(),
     bodyLimit: o.bodyLimit,
+    // A route parameter as long as the contract's longest id (1,000 characters), percent-encoded
+    // (up to 9 bytes a character): such an id reaches the contract, which answers in its own shape.
+    routerOptions: { maxParamLength: 9 * 1000 },
     requestTimeout: o.requestTimeoutMs,
     keepAliveTimeout: o.keepAliveTimeoutMs,
     http: {

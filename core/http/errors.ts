@@ -36,6 +36,8 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   timeout: 504,
   /** A run asked to probe first, and a model was left with no host to call. */
   no_host: 503,
+  /** Insufficient Storage: the server's disk is full, nothing was stored. */
+  disk_full: 507,
 };
 
 export function statusOf(code: ErrorCode): number {

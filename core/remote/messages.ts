@@ -26,7 +26,7 @@ export const MAX_ITEMS_PER_FRAME = 512;
 const ERROR_CODES = [
   'invalid_input', 'manifest_invalid', 'not_found', 'conflict', 'rate_limited', 'server_error', 'timeout',
   'connection', 'empty_output', 'auth', 'quota', 'bad_request', 'privacy_blocked', 'no_host', 'budget_exceeded',
-  'worker_lost', 'cancelled', 'internal',
+  'worker_lost', 'cancelled', 'disk_full', 'internal',
 ] as const satisfies readonly ErrorCode[];
 // Fails to compile when the domain gains an error code this list lacks.
 const everyCodeListed: Exclude<ErrorCode, (typeof ERROR_CODES)[number]> extends never ? true : false = true;

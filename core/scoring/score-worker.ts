@@ -13,10 +13,11 @@
 import { setMaxListeners } from 'node:events';
 import { setImmediate as yieldToLoop, setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { TERMINAL_RUN_STATUSES, toPanoptesError, type RunId } from '../domain.js';
+import { PanoptesError, TERMINAL_RUN_STATUSES, toPanoptesError, type RunId } from '../domain.js';
 import type { ModelClient } from '../models/model-client.js';
 import type { AttemptStore, NewAttempt } from '../store/attempt-store.js';
 import type { RecordBaseline } from '../store/baseline-reads.js';
+import { diskFullError, isDiskFull } from '../store/disk-full.js';
 import type { NewScore, RecordToScore, RunScorer, ScoreStore } from '../store/score-store.js';
 import { processOwnerId } from '../store/owner-liveness.js';
 import type { Store } from '../store/store.js';
@@ -47,6 +48,8 @@ export interface ScoreWorkerOptions {
   tries?: number;
   /** First wait between tries (default 200 ms; doubles). */
   backoffMs?: number;
+  /** How long a page waits for room on a full disk, retrying its commit, before scoring stops with the reason (default 60 s). */
+  diskFullPatienceMs?: number;
 }
 
 /** A record as the worker scores it: for a pairwise judge over a model of the run, with that model's answer beside it. */
@@ -65,6 +68,9 @@ export class ScoreWorker {
   private readonly tickMs: number;
   private readonly tries: number;
   private readonly backoffMs: number;
+  private readonly diskFullPatienceMs: number;
+  /** Why scoring stopped in this process (a disk that stayed full): `finish` reports it, and nothing more is scored. */
+  private halted: Error | undefined;
   private timer: NodeJS.Timeout | null = null;
   private pumping: Promise<void> | null = null;
   private again = false;
@@ -77,6 +83,7 @@ export class ScoreWorker {
     this.tickMs = opts.tickMs ?? 250;
     this.tries = opts.tries ?? 3;
     this.backoffMs = opts.backoffMs ?? 200;
+    this.diskFullPatienceMs = opts.diskFullPatienceMs ?? 60_000;
     // Every judge call and retry in flight (up to `concurrency` at once) listens on the worker's signal.
     setMaxListeners(0, this.abort.signal);
     this.retrier = new HardFailRetrier(opts.retries.client, opts.retries.attempts);
@@ -93,7 +100,7 @@ export class ScoreWorker {
 
   /** Scores what is behind now (coalesced with a pass already under way). */
   wake(): Promise<void> {
-    if (this.abort.signal.aborted) return Promise.resolve();
+    if (this.abort.signal.aborted || this.halted) return Promise.resolve();
     if (this.pumping) {
       this.again = true;
       return this.pumping;
@@ -105,7 +112,10 @@ export class ScoreWorker {
           await this.pass();
         } while (this.again && !this.abort.signal.aborted);
       } catch (err) {
-        this.opts.logger.error({ err }, 'scoring pass failed');
+        if (err instanceof PanoptesError && err.code === 'disk_full') {
+          this.halted = err;
+          this.opts.logger.error({ reason: err.message }, 'scoring stopped');
+        } else this.opts.logger.error({ err }, 'scoring pass failed');
       } finally {
         this.pumping = null;
       }
@@ -121,6 +131,7 @@ export class ScoreWorker {
   async finish(runId: RunId): Promise<void> {
     while (!this.abort.signal.aborted) {
       await this.wake();
+      if (this.halted) throw this.halted;
       const run = this.opts.store.queries.getRun(runId);
       const last = this.opts.scores.lastSeq(runId);
       const ended = !run || TERMINAL_RUN_STATUSES.includes(run.status);
@@ -151,7 +162,7 @@ export class ScoreWorker {
       if (this.abort.signal.aborted) return;
       const scorer = this.scorerOf(rs);
       if (!scorer) continue;
-      if (!this.opts.scores.claim(rs.runId, rs.scorerId, this.owner, this.leaseMs)) continue;
+      if (!(await this.patiently(this.abort.signal, () => this.opts.scores.claim(rs.runId, rs.scorerId, this.owner, this.leaseMs)))) continue;
       const lease = this.holdLease(rs);
       try {
         await this.catchUp(rs, scorer, lease.signal);
@@ -162,8 +173,17 @@ export class ScoreWorker {
         this.opts.logger.error({ run_id: rs.runId, scorer: rs.name, version: rs.version, reason: err.message }, 'scorer stopped');
       } finally {
         lease.stop();
-        this.opts.scores.release(rs.runId, rs.scorerId, this.owner);
+        this.release(rs);
       }
+    }
+  }
+
+  /** Gives the lease back; on a full disk it cannot be written, and it lapses by itself. */
+  private release(rs: RunScorer): void {
+    try {
+      this.opts.scores.release(rs.runId, rs.scorerId, this.owner);
+    } catch (err) {
+      if (!isDiskFull(err)) throw err;
     }
   }
 
@@ -180,7 +200,9 @@ export class ScoreWorker {
       try {
         held = this.opts.scores.renew(rs.runId, rs.scorerId, this.owner, this.leaseMs);
       } catch (err) {
-        this.opts.logger.warn({ err, run_id: rs.runId, scorer: rs.name }, 'scoring lease could not be renewed');
+        // On a full disk the lease cannot be written, and the commit's patience decides.
+        held = isDiskFull(err);
+        if (!held) this.opts.logger.warn({ err, run_id: rs.runId, scorer: rs.name }, 'scoring lease could not be renewed');
       }
       if (!held) lost.abort();
     }, Math.max(20, Math.floor(this.leaseMs / 3)));
@@ -216,21 +238,45 @@ export class ScoreWorker {
       const page = await this.scorePage(rs, scorer, calls, retryRun, scored.size === 0 ? records : records.filter((r) => !scored.has(r.seq)), signal);
       if (signal.aborted) return;
       await yieldToLoop();
-      const committed = this.opts.scores.commitScores(rs.runId, rs.scorerId, this.owner, {
-        scores: page.scores,
-        throughSeq: last,
-        done: page.done,
-        failed: page.failed,
-        ...(page.lastError === undefined ? {} : { lastError: page.lastError }),
-        leaseMs: this.leaseMs,
-        ...(page.attempts.length === 0 ? {} : { alongside: () => this.storeAttempts(rs, page.attempts) }),
-      });
+      const committed = await this.patiently(signal, () =>
+        this.opts.scores.commitScores(rs.runId, rs.scorerId, this.owner, {
+          scores: page.scores,
+          throughSeq: last,
+          done: page.done,
+          failed: page.failed,
+          ...(page.lastError === undefined ? {} : { lastError: page.lastError }),
+          leaseMs: this.leaseMs,
+          ...(page.attempts.length === 0 ? {} : { alongside: () => this.storeAttempts(rs, page.attempts) }),
+        }),
+      );
       if (!committed) return; // the lease was taken over: the new owner goes on from the cursor
       cursor = last;
       this.opts.onProgress?.(rs.runId);
       if (records.length < read.length) return; // the rest of the page waits for its baseline's answers
       // Let the sweep, the UI and the transports have the event loop between pages.
       await yieldToLoop();
+    }
+  }
+
+  /**
+   * A page's commit on a disk that may be full: tried again with a growing wait, the page's scores
+   * kept in hand, so no model is called for work that cannot be stored; past the patience, the
+   * disk-full error stops scoring in this process (false: the worker stopped meanwhile).
+   */
+  private async patiently(signal: AbortSignal, commit: () => boolean): Promise<boolean> {
+    const giveUpAt = Date.now() + this.diskFullPatienceMs;
+    for (let wait = 100; ; wait = Math.min(wait * 2, 5000)) {
+      try {
+        return commit();
+      } catch (err) {
+        if (!isDiskFull(err)) throw err;
+        if (Date.now() + wait > giveUpAt) {
+          throw diskFullError(this.opts.store.path, `scoring stopped after ${Math.round(this.diskFullPatienceMs / 1000)} s of waiting for room to store its scores`, err);
+        }
+        if (wait === 100) this.opts.logger.warn({ path: this.opts.store.path }, 'the disk is full: scoring waits for room');
+        await sleep(wait, undefined, { signal }).catch(() => undefined);
+        if (signal.aborted) return false;
+      }
     }
   }
 

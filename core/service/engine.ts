@@ -54,6 +54,8 @@ export interface EngineOptions {
   leaseMs?: number | undefined;
   /** How long a run keeps trying to write its responses.jsonl (a full disk) before it fails with the reason (default 2 min). */
   logPatienceMs?: number | undefined;
+  /** How long scoring waits for room on a full disk before it stops with the reason (default 60 s). */
+  scoringDiskPatienceMs?: number | undefined;
   /** How long a job waits for a worker serving its model to appear (default 0, or 30 s without a local worker). */
   waitForWorkerMs?: number | undefined;
   /** Replaces the router (tests). */
@@ -179,6 +181,7 @@ export function openEngine(opts: EngineOptions): Engine {
     onProgress: (id) => events.scoringChanged(id),
     // The same lease as runs' (PANOPTES_LEASE_MS): how long a stalled scorer's claim outlives it.
     ...(opts.leaseMs === undefined ? {} : { leaseMs: opts.leaseMs }),
+    ...(opts.scoringDiskPatienceMs === undefined ? {} : { diskFullPatienceMs: opts.scoringDiskPatienceMs }),
   });
   const scoring: ServiceScoring = {
     registry,

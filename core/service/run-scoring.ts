@@ -9,6 +9,7 @@ import { PanoptesError, type PrivacyMode, type Run, type RunId } from '../domain
 import type { Catalog } from '../models/catalog.js';
 import { effectivePrivacy } from '../models/router/privacy.js';
 import type { Router } from '../models/router/router.js';
+import { diskFullError, isDiskFull } from '../store/disk-full.js';
 import type { ScoringConfig } from '../scoring/scoring-config.js';
 import { pinBaselineFiles } from '../scoring/judge/baseline-file.js';
 import { refuseBaselinesOutsideRun } from '../scoring/judge/baseline-model.js';
@@ -209,17 +210,21 @@ export class RunScoring {
     const built = this.scoring.registry.buildAll(config);
     this.refuseUncallableJudges(run.options.privacy, built, `run ${run.id}`);
     const runId = run.id;
-    this.scoring.scores.attach(
-      runId,
-      built.map((b) => ({
-        version: b.scorer.version,
-        name: b.scorer.name,
-        kind: b.scorer.kind,
-        layer: b.layer,
-        judges: b.scorer.judges,
-        definition: b.definition,
-      })),
-    );
+    const versions = built.map((b) => ({
+      version: b.scorer.version,
+      name: b.scorer.name,
+      kind: b.scorer.kind,
+      layer: b.layer,
+      judges: b.scorer.judges,
+      definition: b.definition,
+    }));
+    try {
+      this.scoring.scores.attach(runId, versions);
+    } catch (err) {
+      // One transaction: on a full disk nothing was attached.
+      if (isDiskFull(err)) throw diskFullError(this.store.path, `the scorers could not be attached to run ${runId}`, err);
+      throw err;
+    }
     this.events.scoringChanged(runId);
     void this.scoring.worker.wake();
   }

@@ -106,7 +106,7 @@ describe('the CLI', () => {
     writeFileSync(broken, '{\n  "scorers": [\n    {"name": "x",}\n  ]\n}');
     const r2 = await runCli(['score', 'rcli', '--scorers', broken, '--data-dir', dataDir]);
     expect(r2.code).toBe(2);
-    expect(r2.stderr).toContain(`${broken}:3: not valid JSON`);
+    expect(r2.stderr).toContain(`${broken}:3:18: not valid JSON`);
     const r3 = await runCli(['report', 'rcli', '--scorer', 'nope', '--data-dir', dataDir]);
     expect(r3.code).toBe(2);
     expect(r3.stderr).toContain('no scorer "nope" (it has: exact, terse)');

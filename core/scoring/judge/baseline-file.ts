@@ -9,12 +9,12 @@
  * Runs on: Node (core).
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { PanoptesError } from '../../domain.js';
+import { openRegularFile } from '../../regular-file.js';
 import { formatZodIssues } from '../../validation.js';
 import type { ScoringConfig } from '../scoring-config.js';
 
@@ -70,19 +70,47 @@ function lineOf(raw: object, where: string): { id: string; epoch: number | undef
   return { id, epoch: exported ? d.epoch : undefined, response: d.response };
 }
 
-/** Reads and validates a baseline file; `field` names the definition's field in errors about the file as a whole. */
-export async function readBaselineFile(path: string, field: string): Promise<BaselineAnswers> {
+/** The sha256 of a regular file's bytes, read through its open handle. */
+async function sha256Of(handle: FileHandle): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of handle.createReadStream({ start: 0, end: MAX_BASELINE_FILE_BYTES, autoClose: false })) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/**
+ * Reads and validates a baseline file; `field` names the definition's field in errors about the
+ * file as a whole. Only a regular file is read (a FIFO is refused at once). With `pinned`, the
+ * file's sha256 is checked before a line is parsed, so a file that changed (or a path now pointing
+ * elsewhere) is refused by its hash, and none of its content reaches an error message.
+ */
+export async function readBaselineFile(path: string, field: string, pinned?: string): Promise<BaselineAnswers> {
+  let handle: FileHandle;
   let size: number;
   try {
-    size = (await stat(path)).size;
+    handle = await openRegularFile(path);
+    size = (await handle.stat()).size;
   } catch (err) {
     refuse(field, `cannot read the baseline file "${path}" (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
+  try {
+    return await readOpened(handle, path, field, size, pinned);
+  } finally {
+    await handle.close();
+  }
+}
+
+async function readOpened(handle: FileHandle, path: string, field: string, size: number, pinned: string | undefined): Promise<BaselineAnswers> {
   const tooLarge = (bytes: string) => `the baseline file "${path}" is ${bytes} bytes; baseline answers are held in memory, so files over ${MAX_BASELINE_FILE_BYTES} bytes (64 MiB) are refused`;
   if (size > MAX_BASELINE_FILE_BYTES) refuse(field, tooLarge(String(size)));
+  if (pinned !== undefined) {
+    const now = await sha256Of(handle);
+    if (now !== pinned) {
+      throw new PanoptesError('invalid_input', `the baseline file "${path}" no longer has the content this scorer version was made with (sha256 ${pinned}, now ${now})`, { where: field });
+    }
+  }
   const hash = createHash('sha256');
   // One byte past the bound at most, so a file that grew since its size was read is still refused.
-  const stream = createReadStream(path, { end: MAX_BASELINE_FILE_BYTES });
+  const stream = handle.createReadStream({ start: 0, end: MAX_BASELINE_FILE_BYTES, autoClose: false });
   let bytes = 0;
   stream.on('data', (chunk) => {
     bytes += chunk.length;

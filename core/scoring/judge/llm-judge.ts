@@ -257,7 +257,7 @@ class LlmJudge implements Scorer {
   /** The baseline file's answer for the record: the file must still hold what the scorer version pinned. */
   private async answerFromFile(input: ScoreInput): Promise<string> {
     const file = this.def.baselineFile!;
-    this.fileAnswers ??= readBaselineFile(file.path, 'baselineFile');
+    this.fileAnswers ??= readBaselineFile(file.path, 'baselineFile', file.sha256 ?? undefined);
     let answers: BaselineAnswers;
     try {
       answers = await this.fileAnswers;

@@ -1,0 +1,142 @@
+/**
+ * Scoring on a disk that fills: the data folder is a real tmpfs of a few MB (root only; skipped
+ * elsewhere, as mounting needs it), filled to the last byte once the run is stored. Attaching
+ * scorers is refused with one sentence naming the database's disk, attaching nothing; scoring a
+ * page that cannot be stored waits for room with a growing pause, calls no model meanwhile, then
+ * stops with that sentence; once space returns, scoring again stores every verdict exactly once,
+ * the same as an undisturbed run.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, openSync, rmSync, writeSync, closeSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeStoredRun } from '../../bench/stored-run.js';
+import { openEngine } from '../../core/service/engine.js';
+import { initTelemetry } from '../../core/telemetry.js';
+import { tempDir } from '../helpers/temp.js';
+import { startOpenAIServer, type ServerProcess } from '../outages/openai-server.js';
+
+initTelemetry({ defaultLevel: 'silent' });
+
+function canMount(): boolean {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
+  const probe = tempDir();
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16k', 'tmpfs', probe.dir], { stdio: 'ignore' });
+    execFileSync('umount', [probe.dir]);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    probe.cleanup();
+  }
+}
+
+/** Writes a file until the disk refuses another byte. */
+function fill(path: string): void {
+  const fd = openSync(path, 'w');
+  const chunk = Buffer.alloc(64 * 1024, 1);
+  try {
+    for (let size = chunk.length; size >= 1; ) {
+      try {
+        writeSync(fd, chunk, 0, size);
+      } catch {
+        size = Math.floor(size / 2);
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+const VIGNETTES = 200;
+const RECORDS = VIGNETTES * 2;
+const MODELS = [
+  { model: 'mock-strong', accuracy: 0.8 },
+  { model: 'mock-weak', accuracy: 0.6 },
+];
+
+describe.skipIf(!canMount())('scoring on a full disk', () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let judge: ServerProcess;
+  beforeAll(async () => {
+    tmp = tempDir();
+    judge = await startOpenAIServer({ delayMs: 1 });
+  });
+  afterAll(async () => {
+    await judge.kill();
+    tmp.cleanup();
+  });
+
+  function engineOn(dataDir: string) {
+    const catalog = join(tmp.dir, 'catalog.json');
+    execFileSync('sh', ['-c', `cat > ${catalog}`], {
+      input: JSON.stringify({
+        providers: { fake: { kind: 'openai', baseUrl: `http://127.0.0.1:${judge.port}/v1`, trainsOnData: false, timeoutMs: 10_000 } },
+        models: { j: { hosts: [{ provider: 'fake', model: 'j', contextWindow: 8192, inputPerMTok: 0, outputPerMTok: 0 }] } },
+      }),
+    });
+    return openEngine({ dataDir, catalogPaths: [catalog], tickMs: 20, scoringDiskPatienceMs: 1500 });
+  }
+  const SCORERS = { scorers: [{ name: 'exact', type: 'match' as const }, { name: 'judged', type: 'judge' as const, judges: ['j'], rubric: 'Right?' }] };
+
+  /** Every stored verdict, in a stable order. */
+  const verdicts = (e: ReturnType<typeof engineOn>) =>
+    e.store.db.prepare(`SELECT s.name, sc.seq, sc.judge, sc.value, sc.passed, sc.explanation, sc.failed FROM scores sc JOIN scorers s ON s.id = sc.scorer_id ORDER BY s.name, sc.seq, sc.judge`).all();
+
+  it('attach and scoring stop with one sentence naming the disk; scoring again after space returns stores every verdict once', async () => {
+    const calm = join(tmp.dir, 'calm');
+    writeStoredRun(calm, { runId: 'rfull', vignettes: VIGNETTES, epochs: 1, models: MODELS });
+    const undisturbed = engineOn(calm);
+    await undisturbed.service.scoreRun({ runId: 'rfull', scorers: SCORERS });
+    await undisturbed.scoring.finish('rfull');
+    const expected = verdicts(undisturbed);
+    expect(expected).toHaveLength(2 * RECORDS);
+    await undisturbed.close();
+
+    const dataDir = join(tmp.dir, 'full');
+    mkdirSync(dataDir);
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=3m', 'tmpfs', dataDir], { stdio: 'ignore' });
+    try {
+      writeStoredRun(dataDir, { runId: 'rfull', vignettes: VIGNETTES, epochs: 1, models: MODELS });
+      let e = engineOn(dataDir);
+      const filler = join(dataDir, 'filler');
+      fill(filler);
+      const dbPath = join(dataDir, 'panoptes.db');
+
+      // Attach: refused, nothing attached.
+      const before = judge.requests();
+      await expect(e.service.scoreRun({ runId: 'rfull', scorers: SCORERS })).rejects.toMatchObject({
+        code: 'disk_full',
+        message: `no space left on the disk holding ${dbPath}: the scorers could not be attached to run rfull; free some space and try again`,
+      });
+      expect((await e.service.scoringStatus({ runId: 'rfull' })).scorers).toEqual([]);
+
+      // Room for the attach, not for a page of verdicts: the first page cannot be stored.
+      rmSync(filler);
+      const reserve = join(dataDir, 'reserve');
+      execFileSync('dd', ['if=/dev/zero', `of=${reserve}`, 'bs=1k', 'count=48'], { stdio: 'ignore' });
+      fill(filler);
+      rmSync(reserve);
+      await e.service.scoreRun({ runId: 'rfull', scorers: { scorers: [SCORERS.scorers[1]!] } });
+      e.scoring.start();
+      await expect(e.scoring.finish('rfull')).rejects.toMatchObject({
+        code: 'disk_full',
+        message: `no space left on the disk holding ${dbPath}: scoring stopped after 2 s of waiting for room to store its scores; free some space and try again`,
+      });
+      // At most the page that could not be stored was asked of the judge.
+      expect(judge.requests() - before).toBeLessThanOrEqual(RECORDS);
+      await e.close();
+
+      rmSync(filler);
+      e = engineOn(dataDir);
+      await e.service.scoreRun({ runId: 'rfull', scorers: SCORERS });
+      e.scoring.start();
+      await e.scoring.finish('rfull');
+      expect(verdicts(e)).toEqual(expected);
+      await e.close();
+    } finally {
+      execFileSync('umount', ['-l', dataDir]);
+    }
+  }, 120_000);
+});
