@@ -11,6 +11,7 @@ import { registerMetricsCommand } from './commands/metrics.js';
 import { registerProbeCommand } from './commands/probe.js';
 import { registerResumeCommand } from './commands/resume.js';
 import { registerRunCommand } from './commands/run.js';
+import { registerRmCommand } from './commands/rm.js';
 import { registerRunsCommand } from './commands/runs.js';
 import { registerReportCommand } from './commands/report.js';
 import { registerScoreCommand } from './commands/score.js';
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
   registerMetricsCommand(program);
   registerProbeCommand(program);
   registerRunsCommand(program);
+  registerRmCommand(program);
   registerWorkerCommand(program);
   registerServeCommand(program);
   registerDesktopCommand(program);

@@ -59,6 +59,12 @@ export function formatTime(at: number | null): string {
     : d.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 }
 
+/** A moment with its date, always (lists and headers: a run of last week is not "10:02"). */
+export function formatDateTime(at: number | null): string {
+  if (at === null) return '—';
+  return new Date(at).toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+}
+
 export function formatRate(perSecond: number | null): string {
   if (perSecond === null) return '—';
   return perSecond >= 10 ? `${formatInt(Math.round(perSecond))}/s` : `${perSecond.toFixed(1)}/s`;

@@ -13,6 +13,7 @@ import { unscoredLines } from './score.js';
 import { EXIT, addCallingOptions, handedOverLine, parsePositiveInt, reportError, type CallingOptions, addScoringOptions } from '../common.js';
 
 interface RunCliOptions extends CallingOptions {
+  name?: string;
   endWithFailures?: 'done' | 'failed';
   manifest: string;
   models: string;
@@ -57,6 +58,7 @@ export function registerRunCommand(program: Command): void {
       .option('--max-tokens <n>', 'maximum output tokens per call', parsePositiveInt('--max-tokens'))
       .option('--seed <n>', 'sampling seed', Number)
       .option('--scorers <file>', 'a scoring file (JSON or YAML): score each record as it lands')
+      .option('--name <text>', 'what to call the run in lists and headers (editable later in the app)')
       .option('--json', 'print one JSON summary object instead of a table')
       .option('--no-progress', 'no live progress')
       .option('--listen <port>', 'accept `panoptes worker` connections on this port (0: any free port)', (v: string) => parsePort(v, '--listen'))
@@ -115,6 +117,7 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
       ...(opts.probe ? { probe: true } : {}),
       ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
       ...(scorers ? { scorers } : {}),
+      ...(opts.name === undefined ? {} : { name: opts.name }),
     });
     if (!opts.json) process.stderr.write(`run ${run.id}: ${run.jobCount} jobs, ${run.vignetteCount * run.jobCount} calls\n`);
     const final = await driveRun(engine, run.id, opts.progress && !opts.json);
