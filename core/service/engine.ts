@@ -3,7 +3,7 @@
  * ControlService over them. Every host (CLI, HTTP server, Electron main) opens it the same way.
  * Runs on: Node (core).
  */
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { PanoptesError, type Run } from '../domain.js';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -229,6 +229,7 @@ export function openEngine(opts: EngineOptions): Engine {
     listener,
     defaults: {
       exampleManifest: join(examplesDir(), 'demo-manifest.jsonl'),
+      exampleScoring: readFileSync(join(examplesDir(), 'demo-scorers.json'), 'utf8'),
       defaultModels: ['mock-fast', 'mock-slow'],
       defaultEpochs: 3,
       version: packageVersion(),

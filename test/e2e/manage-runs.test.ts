@@ -26,6 +26,7 @@ describe('runs you can manage', () => {
   beforeAll(async () => {
     tmp = tempDir();
     ui = await startInProcessUi(join(tmp.dir, 'data'));
+    ui.engine.scoring.start();
     browser = await launchChromium();
     // axe-core needs a page of a context of its own.
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
@@ -52,6 +53,12 @@ describe('runs you can manage', () => {
     // The header's date has a year in it, whatever the locale.
     expect(await page.locator('.view-header .sub').textContent()).toMatch(new RegExp(`created .*${new Date().getFullYear()}`));
     await expect.poll(() => page.locator('.view-header [data-testid=status]').textContent(), WAIT).toBe('done');
+    // The example comes with the demo's scorers: its first Results page has a leaderboard.
+    expect((await ui.engine.service.scoringStatus({ runId })).scorers.map((s) => s.name)).toEqual(['exact', 'brief', 'no-hedging']);
+    await page.goto(`${ui.origin}/#/results/${runId}`);
+    await expect.poll(() => page.locator('[data-testid=leaderboard-table] tbody tr').count(), WAIT).toBe(2);
+    await page.goto(`${ui.origin}/#/runs/${runId}`);
+    await page.getByTestId('run-manage').waitFor(WAIT);
 
     await page.getByTestId('run-name').fill('מודל בסיס');
     await page.getByTestId('run-tags-input').fill('baseline, nov, baseline');

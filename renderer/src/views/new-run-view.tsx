@@ -103,6 +103,8 @@ export function NewRunView({ example }: { example: boolean }) {
     setUploadName(null);
     setModels(d.defaultModels);
     setEpochs(String(d.defaultEpochs));
+    // The demo's scorers too: the example's first Results page has a leaderboard.
+    setScoringText(d.exampleScoring);
     void check(() => client.call('checkManifest', { path: d.exampleManifest }), d.exampleManifest);
   };
 
