@@ -34,6 +34,8 @@ export function toJsonlLine(r: StoredResponse): string {
 export const CSV_COLUMNS = [
   'run_id', 'vignette_id', 'model', 'epoch', 'prompt', 'response', 'target',
   'input_tokens', 'output_tokens', 'latency_ms', 'host', 'cached', 'finished_at', 'metadata',
+  // Added after the first release: last, so a spreadsheet reading columns by position still reads the rest.
+  'system',
 ] as const;
 
 /**
@@ -60,6 +62,7 @@ export function toCsvLine(r: StoredResponse): string {
     r.runId, r.vignetteId, r.model, r.epoch, r.prompt, r.response, r.target,
     r.usage.inputTokens, r.usage.outputTokens, Math.round(r.latencyMs), r.host, r.cached,
     new Date(r.finishedAt).toISOString(), r.metadata === undefined ? undefined : JSON.stringify(r.metadata),
+    r.system,
   ]
     .map(csvCell)
     .join(',');
