@@ -34,6 +34,7 @@ import { ControlService } from './control-service.js';
 import { EventHub, type EventListener } from './event-hub.js';
 import { RunExports, type ExportKind } from './run-export.js';
 import { ForeignWriteWatcher } from './foreign-writes.js';
+import { estCostUsd } from '../models/cost.js';
 import { loadCatalog } from './load-catalog.js';
 import { modelCosts, priceUsage, retryCosts, summarizeRun } from './summaries.js';
 import { scoringStatus, type ServiceScoring } from './scoring-status.js';
@@ -215,7 +216,10 @@ export function openEngine(opts: EngineOptions): Engine {
     leaseMs: opts.leaseMs,
     logPatienceMs: opts.logPatienceMs,
   });
-  const exports = new RunExports(store.queries, scores);
+  const exports = new RunExports(store.queries, scores, (runId) => {
+    const prices = store.queries.runPrices(runId);
+    return (r) => (r.cached ? 0 : estCostUsd(r.usage, prices?.[r.model] ?? catalog.priceOf(r.model)));
+  });
   const control = new ControlService({
     exports,
     store,

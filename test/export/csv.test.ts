@@ -28,6 +28,10 @@ describe('CSV export', () => {
     expect(written.slice(1)).toBe(text);
   });
 
+  it("carries the call's cost when given", () => {
+    expect(cell(toCsvLine(record({}), 0.000125), 'est_cost_usd')).toBe('0.000125');
+  });
+
   it("carries the vignette's system prompt (empty without one)", () => {
     expect(cell(toCsvLine(record({ system: 'You are terse.' })), 'system')).toBe('You are terse.');
     expect(cell(toCsvLine(record({})), 'system')).toBe('');
