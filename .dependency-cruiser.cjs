@@ -31,17 +31,24 @@ module.exports = {
     },
     {
       name: 'renderer-sees-only-contract-types',
-      comment: 'the renderer depends on the contract (and what it re-exports), as types only',
+      comment: 'the renderer depends on the contract (and what it re-exports), as types only; values only from the browser-safe core/common/',
       severity: 'error',
       from: { path: '^renderer/' },
-      to: { path: '^(core|electron)/', dependencyTypesNot: ['type-only'] },
+      to: { path: '^(core|electron)/', pathNot: '^core/common/', dependencyTypesNot: ['type-only'] },
     },
     {
       name: 'renderer-only-through-the-contract',
-      comment: 'the renderer imports types from the contract file, nowhere else in core',
+      comment: 'the renderer imports types from the contract file and values from core/common/, nowhere else in core',
       severity: 'error',
       from: { path: '^renderer/' },
-      to: { path: '^(core|electron)/', pathNot: '^core/service/contract\\.ts$' },
+      to: { path: '^(core|electron)/', pathNot: '^core/service/contract\\.ts$|^core/common/' },
+    },
+    {
+      name: 'common-is-browser-safe',
+      comment: 'core/common/ runs in the renderer too: it imports nothing outside itself (no Node module, no layer)',
+      severity: 'error',
+      from: { path: '^core/common/' },
+      to: { pathNot: '^core/common/' },
     },
     {
       name: 'base-is-the-bottom',

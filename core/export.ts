@@ -56,7 +56,9 @@ export function toJsonlLine(r: StoredResponse): string {
 
 export const CSV_COLUMNS = [
   'run_id', 'vignette_id', 'model', 'epoch', 'prompt', 'response', 'target',
-  'input_tokens', 'output_tokens', 'latency_ms', 'host', 'cached', 'finished_at', 'metadata', 'messages',
+  'input_tokens', 'output_tokens', 'latency_ms', 'host', 'cached', 'finished_at', 'metadata',
+  // Added after the first release: last, so a spreadsheet reading columns by position still reads the rest.
+  'messages', 'system', 'est_cost_usd',
 ] as const;
 
 /**
@@ -78,12 +80,15 @@ export function csvHeader(): string {
   return CSV_COLUMNS.join(',');
 }
 
-export function toCsvLine(r: StoredResponse): string {
+/** One record as a CSV line; `costUsd` is what the call was billed at the run's prices (0 for a cached answer). */
+export function toCsvLine(r: StoredResponse, costUsd?: number): string {
   return [
     r.runId, r.vignetteId, r.model, r.epoch, r.prompt, r.response, r.target,
     r.usage.inputTokens, r.usage.outputTokens, Math.round(r.latencyMs), r.host, r.cached,
     new Date(r.finishedAt).toISOString(), r.metadata === undefined ? undefined : JSON.stringify(r.metadata),
     r.messages === undefined ? undefined : JSON.stringify(r.messages),
+    r.system,
+    costUsd,
   ]
     .map(csvCell)
     .join(',');

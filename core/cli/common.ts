@@ -70,12 +70,8 @@ export function parsePositiveInt(name: string) {
   };
 }
 
-/** Dollars by the app's rule (renderer/src/format.ts; a test holds the two to the same output): cents, or four places below a cent. */
-export function formatUsd(n: number): string {
-  if (n === 0) return '$0.00';
-  if (n < 0.01) return `$${n.toFixed(4)}`;
-  return `$${n.toFixed(2)}`;
-}
+/** Dollars by the one rule of the app and the command line (core/common/money.ts). */
+export { formatUsd } from '../common/money.js';
 
 /**
  * Counts with thousands separators, as the app prints them (en-US: 1,234,567). Whole numbers are

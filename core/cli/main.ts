@@ -16,6 +16,7 @@ import { registerPackCommand } from './commands/pack.js';
 import { registerProbeCommand } from './commands/probe.js';
 import { registerResumeCommand } from './commands/resume.js';
 import { registerRunCommand } from './commands/run.js';
+import { registerRmCommand } from './commands/rm.js';
 import { registerRunsCommand } from './commands/runs.js';
 import { registerReportCommand } from './commands/report.js';
 import { registerScoreCommand } from './commands/score.js';
@@ -43,6 +44,7 @@ export function buildProgram(): Command {
   registerMetricsCommand(program);
   registerProbeCommand(program);
   registerRunsCommand(program);
+  registerRmCommand(program);
   registerWorkerCommand(program);
   registerServeCommand(program);
   registerDesktopCommand(program);

@@ -330,6 +330,8 @@ export interface ExportResult {
 export interface AppDefaults {
   dataDir: string;
   exampleManifest: string;
+  /** The example's scoring file, as text (the demo's scorers): the example run is scored, so its Results page has a leaderboard. */
+  exampleScoring: string;
   defaultModels: string[];
   defaultEpochs: number;
   version: string;

@@ -25,6 +25,7 @@ import type { Store } from '../store/store.js';
 import { pinBaselineFiles } from '../scoring/judge/baseline-file.js';
 import { refuseBaselinesOutsideRun } from '../scoring/judge/baseline-model.js';
 import type { WorkerInfo } from '../workers/worker-handle.js';
+import type { ScorerDefinition } from '../scoring/scoring-config.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 import {
   type AppDefaults,
@@ -275,10 +276,15 @@ export class ControlService implements ControlApi {
   async retryRun({ runId, scope }: ValidInput<'retryRun'>): Promise<Run> {
     const run = this.requireRun(runId);
     if (scope === 'all') {
-      // The whole run again is a new run with the same manifest, models, epochs and options: the
-      // old one keeps its records (and its responses.jsonl) as they are.
+      // The whole run again is a new run with the same manifest, models, epochs, options, name and
+      // scorers (each name's newest version, the one its report shows): the old one keeps its
+      // records (and its responses.jsonl) as they are.
       const { concurrency, sampling, privacy, skipPromptCache, shareCacheAcrossEpochs, endWithFailures } = run.options;
+      const newest = new Map(this.scoring.scores.runScorers(runId).map((s) => [s.name, s.definition as ScorerDefinition]));
+      const scorers = [...newest.values()];
       return this.createRun({
+        ...(scorers.length > 0 ? { scorers: { scorers } } : {}),
+        ...(run.name === null ? {} : { name: run.name }),
         manifestPath: run.manifestPath,
         models: run.models,
         epochs: run.epochs,

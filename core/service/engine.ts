@@ -3,7 +3,7 @@
  * ControlService over them. Every host (CLI, HTTP server, Electron main) opens it the same way.
  * Runs on: Node (core).
  */
-import { accessSync, constants, existsSync, mkdirSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { PanoptesError, type Run } from '../domain.js';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -34,6 +34,7 @@ import { ControlService } from './control-service.js';
 import { EventHub, type EventListener } from './event-hub.js';
 import { RunExports, type ExportKind } from './run-export.js';
 import { ForeignWriteWatcher } from './foreign-writes.js';
+import { estCostUsd } from '../models/cost.js';
 import { loadCatalog } from './load-catalog.js';
 import { stageJudgeOf } from './stage-judge.js';
 import { modelCosts, priceUsage, retryCosts, summarizeRun } from './summaries.js';
@@ -221,7 +222,10 @@ export function openEngine(opts: EngineOptions): Engine {
     leaseMs: opts.leaseMs,
     logPatienceMs: opts.logPatienceMs,
   });
-  const exports = new RunExports(store.queries, scores);
+  const exports = new RunExports(store.queries, scores, (runId) => {
+    const prices = store.queries.runPrices(runId);
+    return (r) => (r.cached ? 0 : estCostUsd(r.usage, prices?.[r.model] ?? catalog.priceOf(r.model)));
+  });
   const control = new ControlService({
     exports,
     store,
@@ -235,6 +239,7 @@ export function openEngine(opts: EngineOptions): Engine {
     listener,
     defaults: {
       exampleManifest: join(examplesDir(), 'demo-manifest.jsonl'),
+      exampleScoring: readFileSync(join(examplesDir(), 'demo-scorers.json'), 'utf8'),
       defaultModels: ['mock-fast', 'mock-slow'],
       defaultEpochs: 3,
       version: packageVersion(),

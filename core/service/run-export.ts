@@ -9,7 +9,7 @@ import { createWriteStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { replaceAtomically, temporaryPathFor } from '../atomic-write.js';
-import type { RunId } from '../domain.js';
+import type { RunId, StoredResponse } from '../domain.js';
 import { csvHeader, toCsvLine, toJsonlLine } from '../export.js';
 import { toScoreJsonlLine } from '../scoring/score-export.js';
 import type { ScoreStore } from '../store/score-store.js';
@@ -18,10 +18,14 @@ import type { ExportResult } from './contract.js';
 
 export type ExportKind = 'jsonl' | 'csv' | 'scores';
 
+/** A run's pricer: what each of its records was billed (0 for a cached answer). */
+export type RecordPricer = (runId: RunId) => (r: StoredResponse) => number;
+
 export class RunExports {
   constructor(
     private readonly queries: Pick<RunQueries, 'iterateResponses'>,
     private readonly scores: Pick<ScoreStore, 'lines'>,
+    private readonly pricer: RecordPricer,
   ) {}
 
   /** A run's export, line by line (each with its newline), streamed from the store; CSV without its header. */
@@ -30,8 +34,12 @@ export class RunExports {
       for (const s of this.scores.lines(runId)) yield toScoreJsonlLine(s) + '\n';
       return;
     }
-    const toLine = kind === 'csv' ? toCsvLine : toJsonlLine;
-    for (const r of this.queries.iterateResponses(runId)) yield toLine(r) + '\n';
+    if (kind === 'csv') {
+      const costOf = this.pricer(runId);
+      for (const r of this.queries.iterateResponses(runId)) yield toCsvLine(r, costOf(r)) + '\n';
+      return;
+    }
+    for (const r of this.queries.iterateResponses(runId)) yield toJsonlLine(r) + '\n';
   }
 
   /** Writes a run's export to `outPath`, one line per record (CSV after its header); atomic via rename. */

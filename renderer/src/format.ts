@@ -2,6 +2,7 @@
  * How numbers, money, times and durations read on screen, the same in every view.
  * Runs on: renderer.
  */
+import { formatUsd } from '../../core/common/money.js';
 
 const INT = new Intl.NumberFormat('en-US');
 const COMPACT = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
@@ -15,11 +16,8 @@ export function formatCompact(n: number): string {
   return COMPACT.format(n);
 }
 
-export function formatUsd(n: number): string {
-  if (n === 0) return '$0.00';
-  if (n < 0.01) return `$${n.toFixed(4)}`;
-  return `$${n.toFixed(2)}`;
-}
+/** Dollars by the one rule of the app and the command line (core/common/money.ts, browser-safe). */
+export { formatUsd };
 
 /** One call's cost: what it was billed, or for a cached answer $0.00 and what the cache saved. */
 export function formatCallCost(r: { cached: boolean; estCostUsd: number; savedCostUsd: number }): string {
@@ -57,6 +55,12 @@ export function formatTime(at: number | null): string {
   return sameDay
     ? d.toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' })
     : d.toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+}
+
+/** A moment with its date, always (lists and headers: a run of last week is not "10:02"). */
+export function formatDateTime(at: number | null): string {
+  if (at === null) return '—';
+  return new Date(at).toLocaleString(undefined, { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 }
 
 export function formatRate(perSecond: number | null): string {

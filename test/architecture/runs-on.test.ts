@@ -16,6 +16,7 @@ const SOURCES = execFileSync('git', ['ls-files', '--cached', '--others', '--excl
 
 /** The claim a file in this folder must make. */
 function expectedClaim(file: string): RegExp {
+  if (file.startsWith('core/common/')) return /^Node \(core\) and the renderer \(browser-safe\)/;
   if (file.startsWith('core/')) return /^Node \(core\)/;
   if (file === 'electron/preload.cts') return /^Electron renderer \(sandboxed preload\)/;
   if (file.startsWith('electron/')) return /^Electron main/;

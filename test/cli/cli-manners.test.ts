@@ -63,7 +63,8 @@ describe('the CLI speaks plainly', () => {
     expect(b).not.toHaveProperty('target');
     const csv = join(tmp.dir, 'export.csv');
     await runCli(['export', run.run_id, '--out', csv, '--format', 'csv', ...common]);
-    expect(readFileSync(csv, 'utf8').split('\n')[1]).toMatch(/,"\{""topic"":""math"",""level"":2\}",$/);
+    // metadata, then the later columns: messages (a single-turn vignette has none), system (none), est_cost_usd.
+    expect(readFileSync(csv, 'utf8').split('\n')[1]).toMatch(/,"\{""topic"":""math"",""level"":2\}",,,[0-9.e-]+$/);
   });
 
   it('runs: a header, and why a run failed', async () => {

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { csvHeader, toCsvLine, toJsonlLine } from '../../core/export.js';
+import { estCostUsd } from '../../core/models/cost.js';
 import { databasePath } from '../../core/paths.js';
 import { Store } from '../../core/store/store.js';
 import { formatCallCost, formatInt, formatUsd } from '../../renderer/src/format.js';
@@ -205,7 +206,10 @@ describe('the app in a browser (panoptes serve --ui)', () => {
     const [csv] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-button').click()]);
     const csvPath = join(tmp.dir, 'export.csv');
     await csv.saveAs(csvPath);
-    expect(readFileSync(csvPath, 'utf8')).toBe([csvHeader(), ...rows.map(toCsvLine)].map((l) => `${l}\n`).join(''));
+    // Each call's cost at the run's prices (a cached answer cost nothing).
+    const prices = store.queries.runPrices(runId)!;
+    const costOf = (r: (typeof rows)[number]) => (r.cached ? 0 : estCostUsd(r.usage, prices[r.model]));
+    expect(readFileSync(csvPath, 'utf8')).toBe([csvHeader(), ...rows.map((r) => toCsvLine(r, costOf(r)))].map((l) => `${l}\n`).join(''));
   });
 
   it('explains a manifest with errors line by line, and every other invalid choice beside its field; creates nothing', async () => {

@@ -90,7 +90,7 @@ describe('the browser bridge', () => {
     const good = await upload('{"id":"a","prompt":"one"}\n{"id":"b","prompt":"two"}\n');
     expect(good.json.ok).toBe(true);
     expect(good.json.value).toMatchObject({ count: 2, issues: [] });
-    expect(good.json.value.path).toMatch(/manifests[\\/][0-9a-f]{16}-mine\.jsonl$/);
+    expect(good.json.value.path).toMatch(/manifests[\\/][0-9a-f]{16}[\\/]mine\.jsonl$/);
     const broken = await upload('{"id":"a","prompt":"one"}\nnot json\n');
     expect(broken.json.value.issues).toEqual([{ line: 2, message: expect.stringMatching(/^invalid JSON/) }]);
     const anonymous = await send(ui.port, 'POST', '/bridge/manifest', { headers: { host: host(), 'content-type': 'text/plain' }, body: 'x' });

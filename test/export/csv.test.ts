@@ -28,6 +28,15 @@ describe('CSV export', () => {
     expect(written.slice(1)).toBe(text);
   });
 
+  it("carries the call's cost when given", () => {
+    expect(cell(toCsvLine(record({}), 0.000125), 'est_cost_usd')).toBe('0.000125');
+  });
+
+  it("carries the vignette's system prompt (empty without one)", () => {
+    expect(cell(toCsvLine(record({ system: 'You are terse.' })), 'system')).toBe('You are terse.');
+    expect(cell(toCsvLine(record({})), 'system')).toBe('');
+  });
+
   it('escapes formulas in every text column, not only the response', () => {
     const line = toCsvLine(record({ prompt: '=cmd', vignetteId: '@id', target: '-x' }));
     expect(cell(line, 'prompt')).toBe(`'=cmd`);

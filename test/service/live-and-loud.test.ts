@@ -37,6 +37,29 @@ describe('a run through retry and takeover', () => {
   });
 });
 
+describe('Run again', () => {
+  it("keeps the run's name and the newest version of each of its scorers", async () => {
+    const e = engines.open({ tickMs: 20 });
+    const manifest = writeTargetManifest(engines.dir, 4);
+    const run = await e.service.createRun({
+      manifestPath: manifest,
+      models: ['mock-fast'],
+      epochs: 1,
+      name: 'nightly',
+      scorers: { scorers: [{ name: 'exact', type: 'match' }] },
+    });
+    await e.runToEnd(run.id);
+    await e.service.scoreRun({ runId: run.id, scorers: { scorers: [{ name: 'exact', type: 'match', severity: 'soft' }, { name: 'brief', type: 'words', max: 60 }] } });
+    const again = await e.service.retryRun({ runId: run.id, scope: 'all' });
+    expect(again.id).not.toBe(run.id);
+    expect(again.name).toBe('nightly');
+    const attached = (await e.service.scoringStatus({ runId: again.id })).scorers;
+    expect(attached.map((s) => s.name)).toEqual(['exact', 'brief']);
+    const before = (await e.service.scoringStatus({ runId: run.id })).scorers;
+    expect(attached[0]!.version).toBe(before.find((s) => s.name === 'exact' && s.version !== before[0]!.version)!.version);
+  });
+});
+
 describe('judges checked when the scoring is created', () => {
   const judged = (judge: string) => ({ scorers: [{ name: 'graded', type: 'judge' as const, judges: [judge], rubric: 'Is it right?' }] });
 

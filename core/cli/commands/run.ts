@@ -14,6 +14,7 @@ import { unscoredLines } from './score.js';
 import { EXIT, addCallingOptions, handedOverLine, parsePositiveInt, reportError, type CallingOptions, addScoringOptions } from '../common.js';
 
 interface RunCliOptions extends CallingOptions {
+  name?: string;
   endWithFailures?: 'done' | 'failed';
   manifest: string;
   models: string;
@@ -64,6 +65,7 @@ export function registerRunCommand(program: Command): void {
       .option('--thinking-budget <tokens>', 'tokens an Anthropic model may think (>= 1024): sent as thinking.budget_tokens', parsePositiveInt('--thinking-budget'))
       .option('--scorers <file>', 'a scoring file (JSON or YAML): score each record as it lands')
       .option('--template <file-or-name>', 'a staged template (YAML) or a built-in\'s name (repo_audit, panel_debate, design_doc, redteam): pose each vignette through its stages')
+      .option('--name <text>', 'what to call the run in lists and headers (editable later in the app)')
       .option('--json', 'print one JSON summary object instead of a table')
       .option('--no-progress', 'no live progress')
       .option('--listen <port>', 'accept `panoptes worker` connections on this port (0: any free port)', (v: string) => parsePort(v, '--listen'))
@@ -129,6 +131,7 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
       ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
       ...(scorers ? { scorers } : {}),
       ...(template === undefined ? {} : { template }),
+      ...(opts.name === undefined ? {} : { name: opts.name }),
     });
     if (!opts.json) process.stderr.write(`run ${run.id}: ${run.jobCount} jobs, ${run.vignetteCount * run.jobCount} calls\n`);
     const final = await driveRun(engine, run.id, opts.progress && !opts.json);

@@ -9,9 +9,10 @@ import { EXIT, addCommonOptions, dataDirOf, formatInt, formatUsd, reportError, t
 /** Runs as a table with a header; a failed or cancelled run's reason on the line under it. */
 export function printRunsTable(runs: readonly RunSummary[], out: NodeJS.WritableStream = process.stdout): void {
   const rows = [
-    ['run', 'status', 'jobs', 'calls', 'models x epochs', 'est. cost', 'from cache', 'created'],
+    ['run', 'name', 'status', 'jobs', 'calls', 'models x epochs', 'est. cost', 'from cache', 'created'],
     ...runs.map((r) => [
       r.id,
+      r.name ?? '',
       r.status,
       `${r.doneCount}/${r.jobCount}${r.failedCount > 0 ? ` (${r.failedCount} failed)` : ''}`,
       formatInt(r.calls),
@@ -22,7 +23,7 @@ export function printRunsTable(runs: readonly RunSummary[], out: NodeJS.Writable
     ]),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  const numeric = new Set([2, 3, 5, 6]);
+  const numeric = new Set([3, 4, 6, 7]);
   const line = (row: string[]) => row.map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
   out.write(line(rows[0]!) + '\n');
   runs.forEach((r, i) => {

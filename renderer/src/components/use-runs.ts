@@ -17,7 +17,8 @@ export function useRuns(): { runs: RunSummary[]; loaded: boolean; error: Error |
 
   useEffect(() => {
     let live = true;
-    client.call('listRuns', { limit: 1000 }).then(
+    // Archived runs too: the Runs view shows them when asked, and a run's own views always.
+    client.call('listRuns', { limit: 1000, archived: 'include' }).then(
       (list) => {
         if (!live) return;
         loadedRuns(list);

@@ -74,6 +74,13 @@ export function upsertRun(run: RunSummary): void {
   set({ runs: mergeRuns([run]) });
 }
 
+/** Drops a deleted run from every list. */
+export function forgetRun(runId: string): void {
+  const runs = { ...get().runs };
+  delete runs[runId];
+  set({ runs });
+}
+
 export function setWorkers(workers: WorkerInfo[]): void {
   set({ workers });
 }

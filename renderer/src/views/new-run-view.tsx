@@ -65,6 +65,7 @@ export function NewRunView({ example }: { example: boolean }) {
   const [maxTokens, setMaxTokens] = useState('');
   const [seed, setSeed] = useState('');
   const [scoringText, setScoringText] = useState('');
+  const [runName, setRunName] = useState('');
   /** Fields the user has acted on: only those show what is missing (a blank form greets no one with errors). */
   const [touched, setTouched] = useState<ReadonlySet<FieldName>>(new Set());
   const touch = (field: FieldName) => setTouched((t) => (t.has(field) ? t : new Set([...t, field])));
@@ -102,6 +103,8 @@ export function NewRunView({ example }: { example: boolean }) {
     setUploadName(null);
     setModels(d.defaultModels);
     setEpochs(String(d.defaultEpochs));
+    // The demo's scorers too: the example's first Results page has a leaderboard.
+    setScoringText(d.exampleScoring);
     void check(() => client.call('checkManifest', { path: d.exampleManifest }), d.exampleManifest);
   };
 
@@ -223,6 +226,7 @@ export function NewRunView({ example }: { example: boolean }) {
         ...(useCache && shareCache ? { shareCacheAcrossEpochs: true } : {}),
         ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
         ...(scoring?.config ? { scorers: scoring.config } : {}),
+        ...(runName.trim() === '' ? {} : { name: runName.trim() }),
       });
       navigate({ view: 'run', runId: run.id });
     } catch (err) {
@@ -403,6 +407,10 @@ export function NewRunView({ example }: { example: boolean }) {
               clearServerError('scoring');
             }}
           />
+        </Field>
+
+        <Field label="Name" name="name" hint="Optional: what lists and headers call the run (its id otherwise); editable later.">
+          <input type="text" dir="auto" maxLength={200} data-testid="new-run-name" {...controlProps('name')} value={runName} onChange={(e) => setRunName(e.target.value)} />
         </Field>
 
         {estimate ? <EstimatePanel estimate={estimate} /> : null}

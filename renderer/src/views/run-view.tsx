@@ -16,7 +16,8 @@ import { ProgressBar } from '../components/progress-bar.js';
 import { StatusBadge } from '../components/status-badge.js';
 import { useFetch } from '../components/use-fetch.js';
 import { useNow } from '../components/use-now.js';
-import { formatDuration, formatInt, formatRate, formatTime, formatUsd } from '../format.js';
+import { formatDateTime, formatDuration, formatInt, formatRate, formatTime, formatUsd } from '../format.js';
+import { RunManagePanel } from '../components/run-manage-panel.js';
 import { closeRun, loadedRun, openRun, upsertRun, useAppStore } from '../state/app-store.js';
 import { isTerminal } from '../state/freshness.js';
 import type { JobTable } from '../state/job-table.js';
@@ -309,12 +310,22 @@ export function RunView({ runId }: { runId: string }) {
       <header className="view-header">
         <div className="view-title">
           <h1 className="title-with-badge">
-            <span className="mono">{run.id}</span> <StatusBadge status={run.status} />
+            {run.name ? (
+              <span dir="auto" data-testid="run-title">
+                {run.name}
+              </span>
+            ) : (
+              <span className="mono" data-testid="run-title">
+                {run.id}
+              </span>
+            )}{' '}
+            <StatusBadge status={run.status} />
           </h1>
           <div className="sub">
+            {run.name ? <span className="mono">{run.id} · </span> : null}
             {run.manifestPath} · {formatInt(run.vignetteCount)} vignettes × {run.models.length} model
             {run.models.length === 1 ? '' : 's'} × {formatInt(run.epochs)} epoch{run.epochs === 1 ? '' : 's'} · concurrency{' '}
-            {run.options.concurrency} · privacy {run.options.privacy} · created {formatTime(run.createdAt)}
+            {run.options.concurrency} · privacy {run.options.privacy} · created {formatDateTime(run.createdAt)}
           </div>
         </div>
         <div className="actions">
@@ -399,6 +410,7 @@ export function RunView({ runId }: { runId: string }) {
       {open?.table ? <JobErrors table={open.table} version={open.version} /> : null}
       <GivenUp run={run} />
       <UsageTable usage={usage ?? []} />
+      <RunManagePanel run={run} />
     </section>
   );
 }

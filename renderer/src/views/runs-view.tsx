@@ -1,16 +1,19 @@
 /**
- * Runs: every run, newest first, with status, progress, models, epochs, tokens, cost, start and
- * duration; a click opens the run. With no runs yet it offers the example sweep (mock models, no
+ * Runs: every run, newest first, with status, name (or id), tags, progress, models, epochs,
+ * tokens, cost, the date it started and duration; a click opens the run. A search box finds runs by
+ * id, name, notes, tags, manifest or model; archived runs are listed only when asked. With no runs yet it offers the example sweep (mock models, no
  * key, no network), so a first run is three clicks away.
  * Runs on: renderer.
  */
+import { useState } from 'react';
 import type { RunSummary } from '../api/types.js';
 import { EmptyState, ErrorNotice } from '../components/notice.js';
 import { ProgressBar } from '../components/progress-bar.js';
 import { StatusBadge } from '../components/status-badge.js';
 import { useNow } from '../components/use-now.js';
 import { useRuns } from '../components/use-runs.js';
-import { baseName, formatCompact, formatDuration, formatInt, formatTime, formatUsd } from '../format.js';
+import { baseName, formatCompact, formatDateTime, formatDuration, formatInt, formatUsd } from '../format.js';
+import { matchingRuns } from '../state/run-search.js';
 import { elapsedMs, progressFraction } from '../state/run-metrics.js';
 import { navigate, routeHref } from '../state/hash-routes.js';
 
@@ -30,12 +33,30 @@ function RunRow({ run, now }: { run: RunSummary; now: number }) {
         <StatusBadge status={run.status} />
       </td>
       <td>
-        <a href={routeHref({ view: 'run', runId: run.id })} className="mono" onClick={(e) => e.stopPropagation()}>
-          {run.id}
+        <a
+          href={routeHref({ view: 'run', runId: run.id })}
+          className={run.name ? 'run-name' : 'mono'}
+          dir="auto"
+          title={run.id}
+          onClick={(e) => e.stopPropagation()}
+          data-testid="run-link"
+        >
+          {run.name ?? run.id}
         </a>
+        {run.archivedAt !== null ? <span className="chip" data-testid="archived-chip">archived</span> : null}
         <div className="sub">
+          {run.name ? <span className="mono">{run.id} · </span> : null}
           {baseName(run.manifestPath)} · {formatInt(run.vignetteCount)} vignettes
         </div>
+        {run.tags.length > 0 ? (
+          <div className="chips" data-testid="run-tags">
+            {run.tags.map((t) => (
+              <span key={t} className="chip" dir="auto">
+                {t}
+              </span>
+            ))}
+          </div>
+        ) : null}
       </td>
       <td className="col-progress">
         <ProgressBar fraction={progressFraction(run)} status={run.status} label={`run ${run.id} progress`} />
@@ -55,7 +76,7 @@ function RunRow({ run, now }: { run: RunSummary; now: number }) {
         {formatCompact(run.inputTokens)} / {formatCompact(run.outputTokens)}
       </td>
       <td className="num">{formatUsd(run.estCostUsd)}</td>
-      <td className="nowrap">{formatTime(run.startedAt ?? run.createdAt)}</td>
+      <td className="nowrap">{formatDateTime(run.startedAt ?? run.createdAt)}</td>
       <td className="num nowrap">{formatDuration(elapsedMs(run, now))}</td>
     </tr>
   );
@@ -64,6 +85,10 @@ function RunRow({ run, now }: { run: RunSummary; now: number }) {
 export function RunsView() {
   const { runs, loaded, error } = useRuns();
   const now = useNow(runs.some((r) => r.status === 'running'));
+  const [search, setSearch] = useState('');
+  const [showArchived, setShowArchived] = useState(false);
+  const shown = matchingRuns(runs, search, showArchived);
+  const archived = runs.filter((r) => r.archivedAt !== null).length;
   return (
     <section className="view">
       <header className="view-header">
@@ -85,6 +110,24 @@ export function RunsView() {
         </EmptyState>
       ) : (
         <div className="card table-card">
+          <div className="filters" role="search">
+            <input
+              type="search"
+              className="grow"
+              placeholder="Search runs by name, id, notes, tag, manifest or model"
+              aria-label="Search runs"
+              data-testid="runs-search"
+              value={search}
+              onChange={(e) => setSearch(e.target.value)}
+            />
+            <label className="inline-field">
+              <input type="checkbox" checked={showArchived} data-testid="show-archived" onChange={(e) => setShowArchived(e.target.checked)} />
+              <span>Show archived ({formatInt(archived)})</span>
+            </label>
+            <span className="muted nowrap" data-testid="runs-count">
+              {formatInt(shown.length)} of {formatInt(runs.length)} runs
+            </span>
+          </div>
           <table className="table runs-table" data-testid="runs-table">
             <thead>
               <tr>
@@ -100,7 +143,7 @@ export function RunsView() {
               </tr>
             </thead>
             <tbody>
-              {runs.map((run) => (
+              {shown.map((run) => (
                 <RunRow key={run.id} run={run} now={now} />
               ))}
             </tbody>
