@@ -228,6 +228,8 @@ export interface ResponseRecord {
   cached: boolean;
   sampling: Sampling;
   finishedAt: number;
+  /** Why the answer ended, in the provider's own word (`stop`, `length`, `end_turn`, `max_tokens`, ...), where it said. */
+  finishReason?: string;
   /** The vignette's expected answer and metadata, as the manifest gave them: every record line carries them. */
   target?: string;
   metadata?: Record<string, unknown>;

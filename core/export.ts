@@ -50,6 +50,7 @@ export function toJsonlLine(r: StoredResponse): string {
     cached: r.cached,
     sampling: r.sampling,
     finished_at: new Date(r.finishedAt).toISOString(),
+    finish_reason: r.finishReason,
     ...(r.stages ? { stages: stagesLine(r.stages) } : {}),
   });
 }

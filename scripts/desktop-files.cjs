@@ -13,7 +13,10 @@ const { join } = require('node:path');
 /** npm packages that electron/main.ts and what it imports load at run time. */
 const DESKTOP_RUNTIME = [
   '@anthropic-ai/sdk',
+  '@stdlib/math-base-special-erfc',
+  '@stdlib/math-base-special-gammaln',
   '@stdlib/stats-base-dists-binomial-cdf',
+  '@stdlib/stats-base-dists-normal-quantile',
   '@stdlib/stats-base-dists-t-cdf',
   '@stdlib/stats-base-dists-t-quantile',
   'ajv',
@@ -27,6 +30,9 @@ const DESKTOP_RUNTIME = [
   'pino',
   'pino-pretty',
   'quickjs-emscripten',
+  're2js',
+  'unicode-case-folding',
+  'yaml',
   'zod',
 ];
 

@@ -13,9 +13,10 @@ import { LatencySchema, RecordUsageSchema } from '../workers/answer-bounds.js';
 /**
  * Bumped when a frame changes shape or a frame type is added; a coordinator refuses a worker that
  * speaks another one. 2: `gave_up` and `waiting`, and the job
- * options' cache flag named `skipPromptCache`.
+ * options' cache flag named `skipPromptCache`. 3: a vignette's chat `messages`, and a record's
+ * `finishReason`.
  */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 /** Largest frame either end accepts once registered (configurable on the listener). */
 export const DEFAULT_MAX_FRAME_BYTES = 8 * 1024 * 1024;
 /** Largest frame a connection may send before it has registered. */
@@ -75,6 +76,7 @@ export const WireRecordSchema = z
     host: z.string().min(1).max(400),
     cached: z.boolean(),
     finishedAt: z.number().int().nonnegative(),
+    finishReason: z.string().max(64).optional(),
   })
   .strict();
 export type WireRecord = z.infer<typeof WireRecordSchema>;

@@ -294,6 +294,7 @@ class Session {
           host: r.host,
           cached: r.cached,
           finishedAt: r.finishedAt,
+          ...(r.finishReason === undefined ? {} : { finishReason: r.finishReason }),
         });
         state.vignettesDone += 1;
         addUsage(state.usage, r.usage);

@@ -17,8 +17,9 @@ import { migration as m010 } from './migrations/010-run-names-restarts-scorer-er
 import { migration as m011 } from './migrations/011-stage-answers.js';
 import { migration as m012 } from './migrations/012-stopped-scorers.js';
 import { migration as m013 } from './migrations/013-chat-vignettes.js';
+import { migration as m014 } from './migrations/014-finish-reasons.js';
 import type { Migration } from './migrations/migration.js';
 
 export type { Migration } from './migrations/migration.js';
 
-export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013];
+export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013, m014];

@@ -48,8 +48,8 @@ export class RecordWrites {
     this.stmt = {
       insertResponse: db.prepare(
         `INSERT INTO responses (job_id, vignette_idx, response, input_tokens, output_tokens, cached_tokens,
-           reasoning_tokens, latency_ms, host, cached, finished_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+           reasoning_tokens, latency_ms, host, cached, finished_at, finish_reason)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (job_id, vignette_idx) DO NOTHING`,
       ),
       insertStage: db.prepare(
@@ -123,6 +123,7 @@ export class RecordWrites {
         r.host,
         r.cached ? 1 : 0,
         r.finishedAt,
+        r.finishReason ?? null,
       );
       if (res.changes === 1) {
         landed.push({ ...r, seq: Number(res.lastInsertRowid) });

@@ -64,7 +64,7 @@ const USAGE_COLUMNS = `model, SUM(input_tokens) AS input, SUM(output_tokens) AS 
   SUM(cached_calls) AS cached_calls, SUM(cached_input_tokens) AS cached_input, SUM(cached_output_tokens) AS cached_output`;
 
 const RESPONSE_COLUMNS = `s.seq, s.job_id, s.vignette_idx, s.response, s.input_tokens, s.output_tokens,
-  s.cached_tokens, s.reasoning_tokens, s.latency_ms, s.host, s.cached, s.finished_at,
+  s.cached_tokens, s.reasoning_tokens, s.latency_ms, s.host, s.cached, s.finished_at, s.finish_reason,
   j.run_id, j.model, j.epoch, v.vignette_id, v.prompt, v.system, v.messages, v.target, v.metadata, r.options`;
 
 // CROSS JOIN keeps responses the outer loop, walked in seq order: a page (`seq > cursor ... LIMIT n`)

@@ -73,6 +73,7 @@ export interface ResponseRow {
   host: string;
   cached: number;
   finished_at: number;
+  finish_reason: string | null;
   run_id: string;
   model: string;
   epoch: number;
@@ -170,6 +171,7 @@ export function toStoredResponse(row: ResponseRow): StoredResponse {
     sampling: options.sampling,
     finishedAt: row.finished_at,
   };
+  if (row.finish_reason !== null) r.finishReason = row.finish_reason;
   if (row.system !== null) r.system = row.system;
   if (row.messages !== null) r.messages = JSON.parse(row.messages) as ChatTurn[];
   if (row.target !== null) r.target = row.target;

@@ -12,6 +12,7 @@ export interface Answer {
   host: string;
   cached: boolean;
   finishedAt: number;
+  finishReason?: string | undefined;
 }
 
 export function responseRecord(job: EvalJob, v: IndexedVignette, a: Answer): ResponseRecord {
@@ -31,6 +32,7 @@ export function responseRecord(job: EvalJob, v: IndexedVignette, a: Answer): Res
     sampling: job.options.sampling,
     finishedAt: a.finishedAt,
   };
+  if (a.finishReason !== undefined) record.finishReason = a.finishReason;
   if (v.system !== undefined) record.system = v.system;
   if (v.messages !== undefined) record.messages = v.messages;
   if (v.target !== undefined) record.target = v.target;

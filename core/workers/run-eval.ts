@@ -127,7 +127,15 @@ export async function runEval(job: EvalJob, ctx: RunEvalContext): Promise<JobOut
       const staged = template ? await runStagedTemplate(template, v, (messages) => call(v, tries, messages), ctx.stageJudge) : undefined;
       const res = staged ?? (await call(v, tries));
       const text = 'response' in res ? res.response : res.text;
-      const answer = { response: text, usage: res.usage, latencyMs: res.latencyMs, host: res.host, cached: res.cached, finishedAt: Date.now() };
+      const answer = {
+        response: text,
+        usage: res.usage,
+        latencyMs: res.latencyMs,
+        host: res.host,
+        cached: res.cached,
+        finishedAt: Date.now(),
+        finishReason: 'finishReason' in res ? res.finishReason : undefined,
+      };
       // An answer out of bounds fails its call (not retried: the host would say the same again).
       assertAnswerBounds(answer, { startedAt, now: answer.finishedAt, maxResponseBytes: responseLimit }, res.host);
       const record = responseRecord(job, v, answer);

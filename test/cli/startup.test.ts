@@ -134,7 +134,7 @@ describe('the command line starts light', () => {
 
   it('runs and stats read the store without the engine, and validate nothing when every run kept its prices', async () => {
     const runs = await loadsOf(['runs', ...common], 'runs');
-    expect(runs.stdout).toMatch(/^run +status/);
+    expect(runs.stdout).toMatch(/^run +name +status/);
     expect(runs.stdout).toContain('mock-alpha x1');
     const stats = await loadsOf(['stats', ...common], 'stats');
     expect(stats.stdout).toMatch(/^mock-alpha +3 /m);

@@ -80,11 +80,14 @@ describe.skipIf(GGUF_SKIP !== undefined)(ggufSuite('a GGUF model behind the comm
     await prober;
     expect(run.status, run.error ?? '').toBe('done');
     const page = await send(s.port, 'GET', `/runs/${runId}/responses?limit=100`, { headers });
-    const items = page.json.items as Array<{ vignetteId: string; epoch: number; usage: { inputTokens: number; outputTokens: number } }>;
+    const items = page.json.items as Array<{ vignetteId: string; epoch: number; usage: { inputTokens: number; outputTokens: number }; finishReason?: string }>;
     expect(items).toHaveLength(12);
     expect(new Set(items.map((i) => `${i.vignetteId}@${i.epoch}`)).size).toBe(12);
     // Every answer stayed inside the window.
     for (const i of items) expect(i.usage.inputTokens + i.usage.outputTokens).toBeLessThan(256);
+    // Each record says why it ended: at the window (`length`), or at the model's own end token.
+    for (const i of items) expect(['length', 'stop']).toContain(i.finishReason);
+    for (const i of items) if (i.usage.inputTokens + i.usage.outputTokens >= 255) expect(i.finishReason).toBe('length');
     process.stdout.write(`gguf through serve: ${probes} /health probes, slowest ${Math.round(slowest)} ms\n`);
     expect(probes).toBeGreaterThan(5);
     expect(slowest).toBeLessThan(1000);

@@ -11,7 +11,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 
 export type Behaviour =
-  | { kind: 'ok'; text?: string; inputTokens?: number; outputTokens?: number; cachedTokens?: number; reasoningTokens?: number; delayMs?: number }
+  | { kind: 'ok'; text?: string; inputTokens?: number; outputTokens?: number; cachedTokens?: number; reasoningTokens?: number; delayMs?: number; finishReason?: string }
   | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
   | { kind: 'hang' }
   | { kind: 'empty' }
@@ -114,19 +114,19 @@ export class FakeProvider {
         role: 'assistant',
         model,
         content: text ? [{ type: 'text', text }] : [],
-        stop_reason: 'end_turn',
+        stop_reason: b.finishReason ?? 'end_turn',
         stop_sequence: null,
         usage: { input_tokens: input, output_tokens: output, cache_read_input_tokens: b.cachedTokens ?? 0, cache_creation_input_tokens: 0 },
       };
     } else if (path.endsWith('/generate')) {
-      payload = { text, usage: { input_tokens: input, output_tokens: output }, finish_reason: 'stop' };
+      payload = { text, usage: { input_tokens: input, output_tokens: output }, finish_reason: b.finishReason ?? 'stop' };
     } else {
       payload = {
         id: 'chatcmpl-fake',
         object: 'chat.completion',
         created: Math.floor(Date.now() / 1000),
         model,
-        choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: 'stop' }],
+        choices: [{ index: 0, message: { role: 'assistant', content: text }, finish_reason: b.finishReason ?? 'stop' }],
         usage: {
           prompt_tokens: input,
           completion_tokens: output,
