@@ -10,17 +10,17 @@ import { alignColumns } from '../text-table.js';
 import { MIN_VIGNETTES_TO_COMPARE, type ModelScore, type PairComparison, type RunComparison, type ScoreReport } from './report-shape.js';
 
 /** The verdict rule, said once under the pair table. */
-const VERDICT_NOTE = `better: the Holm-adjusted p of the test shown is below 0.05 (across every pair above); otherwise not distinguishable; under ${MIN_VIGNETTES_TO_COMPARE} shared vignettes, too few to compare.`;
+export const VERDICT_NOTE = `better: the Holm-adjusted p of the test shown is below 0.05 (across every pair above); otherwise not distinguishable; under ${MIN_VIGNETTES_TO_COMPARE} shared vignettes, too few to compare.`;
 
-function fixed(x: number, digits = 3): string {
+export function fixed(x: number, digits = 3): string {
   return x.toFixed(digits);
 }
 
-function signed(x: number, digits = 3): string {
+export function signed(x: number, digits = 3): string {
   return (x > 0 ? '+' : x < 0 ? '' : '±') + x.toFixed(digits);
 }
 
-function interval(ci: [number, number] | null, sign = false): string {
+export function interval(ci: [number, number] | null, sign = false): string {
   if (ci === null) return 'n/a';
   const f = sign ? signed : fixed;
   return `[${f(ci[0])}, ${f(ci[1])}]`;
@@ -66,6 +66,11 @@ function unstableLines(models: readonly ModelScore[]): string[] {
   return lines.length > 0 ? ['Vignettes whose epochs disagree:', ...lines] : [];
 }
 
+/** A pair's verdict in words. */
+export function verdictText(p: PairComparison): string {
+  return p.verdict === 'a_better' ? `${p.a} better` : p.verdict === 'b_better' ? `${p.b} better` : p.verdict === 'too_few' ? 'too few vignettes to compare' : 'not distinguishable';
+}
+
 function pairTable(pairs: readonly PairComparison[]): string[] {
   const rows = [['pair', 'n', 'diff', '95 % CI', 'p', 'p (Holm)', 'min. detectable', '']];
   for (const p of pairs) {
@@ -77,7 +82,7 @@ function pairTable(pairs: readonly PairComparison[]): string[] {
       formatP(p.p_value) + (p.test === 'mcnemar_exact' ? ' (McNemar)' : ''),
       formatP(p.p_holm),
       p.min_detectable_diff === null ? 'n/a' : fixed(p.min_detectable_diff),
-      p.verdict === 'a_better' ? `${p.a} better` : p.verdict === 'b_better' ? `${p.b} better` : p.verdict === 'too_few' ? 'too few vignettes to compare' : 'not distinguishable',
+      verdictText(p),
     ]);
   }
   return alignColumns(rows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'left']);

@@ -7,7 +7,8 @@
  */
 import type { Command } from 'commander';
 import { PanoptesError } from '../../domain.js';
-import type { EpochReducer } from '../../service/contract.js';
+import type { ControlApi, EpochReducer, ScoreReport } from '../../service/contract.js';
+import { DEFAULT_REPORT_VIGNETTES } from '../../service/report-vignettes.js';
 import { EXIT, addCommonOptions, reportError, type CommonOptions } from '../common.js';
 
 const REDUCERS: readonly EpochReducer[] = ['mean', 'majority', 'max'];
@@ -20,6 +21,8 @@ interface ReportCliOptions extends CommonOptions {
   json?: boolean;
   against?: string;
   attempt?: string;
+  html?: string;
+  htmlVignettes?: string;
 }
 
 export function registerReportCommand(program: Command): void {
@@ -33,7 +36,9 @@ export function registerReportCommand(program: Command): void {
       .option('--reducer <r>', `how epochs reduce to one value per vignette: ${REDUCERS.join(' | ')} (default mean)`)
       .option('--attempt <a>', 'with retries on hard fails: first (default: the sweep\'s own records) | final (each record\'s last attempt)')
       .option('--against <run-id>', 'compare with another run of the same manifest, paired by vignette id (diff = that run − this one)')
-      .option('--json', 'print the report as JSON'),
+      .option('--json', 'print the report as JSON')
+      .option('--html <file>', 'write the report as one self-contained HTML page to FILE')
+      .option('--html-vignettes <n>', `with --html: vignettes its table lists, the first N (default ${DEFAULT_REPORT_VIGNETTES})`),
   ).action(async (runId: string, opts: ReportCliOptions, cmd: Command) => {
     let engine;
     try {
@@ -48,6 +53,16 @@ export function registerReportCommand(program: Command): void {
       }
       if (opts.against !== undefined && opts.by !== undefined) {
         throw new PanoptesError('invalid_input', '--by does not apply to a comparison of two runs (--against)', { where: '--by' });
+      }
+      const htmlVignettes = opts.htmlVignettes === undefined ? DEFAULT_REPORT_VIGNETTES : Number(opts.htmlVignettes);
+      if (!Number.isInteger(htmlVignettes) || htmlVignettes < 0) {
+        throw new PanoptesError('invalid_input', `--html-vignettes must be a whole number of vignettes (0 or more), got "${opts.htmlVignettes}"`, { where: '--html-vignettes' });
+      }
+      if (opts.htmlVignettes !== undefined && opts.html === undefined) {
+        throw new PanoptesError('invalid_input', '--html-vignettes needs --html FILE', { where: '--html-vignettes' });
+      }
+      if (opts.html !== undefined && (opts.against !== undefined || opts.json)) {
+        throw new PanoptesError('invalid_input', '--html writes one run\'s report: not with --against or --json', { where: '--html' });
       }
       const [{ openReadingEngine }, { formatRunComparison, formatScoreReport }] = await Promise.all([
         import('../open-engine.js'),
@@ -68,7 +83,12 @@ export function registerReportCommand(program: Command): void {
           by: opts.by,
           attempt: opts.attempt as (typeof ATTEMPTS)[number] | undefined,
         });
-        process.stdout.write(opts.json ? JSON.stringify(report) + '\n' : formatScoreReport(report).join('\n') + '\n');
+        if (opts.html !== undefined) {
+          const written = await writeHtmlReport(engine.service, report, opts.html, { ...shared, runId, limit: htmlVignettes });
+          process.stdout.write(`wrote ${opts.html}: the report of run ${runId} (scorer ${report.scorer}), ${written.rows} of ${written.total} vignettes listed\n`);
+        } else {
+          process.stdout.write(opts.json ? JSON.stringify(report) + '\n' : formatScoreReport(report).join('\n') + '\n');
+        }
       }
       cmd.setOptionValue('exit', EXIT.ok);
     } catch (err) {
@@ -77,4 +97,30 @@ export function registerReportCommand(program: Command): void {
       await engine?.close();
     }
   });
+}
+
+/** The HTML page written whole to a temporary file beside FILE, then renamed: a failure leaves no half page. */
+async function writeHtmlReport(
+  api: Pick<ControlApi, 'scoreMatrix' | 'responses'>,
+  report: ScoreReport,
+  file: string,
+  input: { runId: string; scorer: string | undefined; reducer: EpochReducer | undefined; limit: number },
+): Promise<{ rows: number; total: number }> {
+  const [{ collectReportVignettes }, { buildHtmlReport }, { writeFile, rename, rm }] = await Promise.all([
+    import('../../service/report-vignettes.js'),
+    import('../../scoring/html-report.js'),
+    import('node:fs/promises'),
+  ]);
+  // The report's own scorer: named, it is the one asked for; else the run's first, as the report chose.
+  const vignettes = await collectReportVignettes(api, { ...input, scorer: report.scorer, reducer: report.reducer });
+  const html = buildHtmlReport(report, vignettes, new Date().toISOString());
+  const temp = `${file}.${process.pid}.tmp`;
+  try {
+    await writeFile(temp, html, 'utf8');
+    await rename(temp, file);
+  } catch (err) {
+    await rm(temp, { force: true });
+    throw new PanoptesError('invalid_input', `cannot write ${file}: ${(err as Error).message}`, { where: '--html' });
+  }
+  return { rows: vignettes.rows.length, total: vignettes.total };
 }
