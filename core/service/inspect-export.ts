@@ -21,7 +21,8 @@ import type { ScoreStore } from '../store/score-store.js';
 import type { ExportResult } from './contract.js';
 import { addUsage, logHead, logTail, toInspectUsage, toSample, type ExportedScorer, type InspectUsage, type LogContext } from './inspect-log.js';
 
-const PAGE = 500;
+/** Records read per page: small enough that a page of long answers is stringified well inside 50 ms. */
+const PAGE = 100;
 
 export interface InspectExportDeps {
   queries: Pick<RunQueries, 'responses'>;
@@ -29,6 +30,8 @@ export interface InspectExportDeps {
   /** The run's report for one scorer (its newest version): the metrics of `results.scores`. */
   report(run: Run, scorer: string): Promise<ScoreReport>;
   panoptesVersion: string;
+  /** Records read per page (default 100). */
+  pageSize?: number;
 }
 
 /** A file name inspect's log listing reads: creation time, task, id; safe on every file system. */
@@ -85,7 +88,7 @@ export class InspectExport {
     yield `${head.slice(0, -1)},"samples":[`;
     const usage: InspectUsage = { input_tokens: 0, output_tokens: 0, total_tokens: 0 };
     for (let cursor: number | null = 0; cursor !== null; ) {
-      const page = this.deps.queries.responses(ctx.run.id, { model }, { limit: PAGE, cursor });
+      const page = this.deps.queries.responses(ctx.run.id, { model }, { limit: this.deps.pageSize ?? PAGE, cursor });
       for (const r of page.items) {
         const own = scorers.length > 0 ? this.deps.scores.recordScores(ctx.run.id, r.seq) : [];
         addUsage(usage, toInspectUsage(r.usage));

@@ -11,6 +11,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../core/service/engine.js';
+import { InspectExport } from '../../core/service/inspect-export.js';
 import { runCli } from '../helpers/cli.js';
 import { useTempEngines } from '../helpers/temp-engine.js';
 
@@ -158,6 +159,22 @@ describe('export --format inspect', () => {
       expect(log.results.scores).toEqual([]);
       expect(log.samples.every((s) => Object.keys(s.scores).length === 0)).toBe(true);
     }
+  });
+
+  it('reads the records a page at a time and loses none at the page boundaries', async () => {
+    const e = tmp.open({ tickMs: 20 });
+    const runId = await finishedRun(e, true);
+    const run = e.store.queries.getRun(runId)!;
+    const report = (r: typeof run, scorer: string) => e.service.report({ runId: r.id, scorer });
+    const paged = new InspectExport({ queries: e.store.queries, scores: e.scores, report, panoptesVersion: 'test', pageSize: 3 });
+    const out = join(tmp.dir, 'paged');
+    expect((await paged.write(run, out)).lines).toBe(16);
+    const whole = readLogs(join(tmp.dir, 'paged'));
+    const direct = join(tmp.dir, 'direct');
+    await e.service.exportRun({ runId, format: 'inspect', outPath: direct });
+    const samples = (logs: Log[]) => logs.map((l) => l.samples.map((s) => [s.id, s.epoch, s.output.completion, s.scores.exact?.value]));
+    expect(samples(whole)).toEqual(samples(readLogs(direct)));
+    for (const log of whole) expectValid(log);
   });
 
   it('a run that does not exist is a not_found error and writes nothing', async () => {
