@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Extracts inspect_ai's EvalLog schema (and every schema it references) from its published
+"""Extracts inspect_ai's EvalLog schema (and every schema it references, and the EvalSet of an
+eval set's `eval-set.json`) from its published
 OpenAPI file into test/export/fixtures/inspect-evallog-schema.json, a JSON Schema 2020-12 document
 the inspect export's test validates every exported log against.
 
@@ -40,7 +41,7 @@ def rewrite(node):
     return node
 
 
-needed, stack = set(), ["EvalLog"]
+needed, stack = set(), ["EvalLog", "EvalSet"]
 while stack:
     name = stack.pop()
     if name in needed:

@@ -13,13 +13,13 @@ import { join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
-import { replaceAtomically, temporaryPathFor } from '../atomic-write.js';
+import { replaceAtomically, temporaryPathFor, writeFileAtomicSync } from '../atomic-write.js';
 import type { Run } from '../domain.js';
 import type { ScoreReport } from '../scoring/report-shape.js';
 import type { RunQueries } from '../store/run-queries.js';
 import type { ScoreStore } from '../store/score-store.js';
 import type { ExportResult } from './contract.js';
-import { addUsage, logHead, logTail, toInspectUsage, toSample, type ExportedScorer, type InspectUsage, type LogContext } from './inspect-log.js';
+import { addUsage, evalSet, logHead, logTail, toInspectUsage, toSample, type ExportedScorer, type InspectUsage, type LogContext } from './inspect-log.js';
 
 /** Records read per page: small enough that a page of long answers is stringified well inside 50 ms. */
 const PAGE = 100;
@@ -34,7 +34,10 @@ export interface InspectExportDeps {
   pageSize?: number;
 }
 
-/** A file name inspect's log listing reads: creation time, task, id; safe on every file system. */
+/**
+ * A file name inspect's log listing reads: it takes a `.json` file for a log only when its name
+ * starts with a timestamp (`YYYY-MM-DDTHH-MM-SS`), then task and id; safe on every file system.
+ */
 function logFileName(run: Run, model: string): string {
   const when = new Date(run.createdAt).toISOString().replace(/\.\d+Z$/, '+00-00').replace(/:/g, '-');
   const safe = (s: string): string => s.replace(/[^A-Za-z0-9._-]+/g, '-');
@@ -64,6 +67,7 @@ export class InspectExport {
       throw err;
     }
     for (const w of written) await replaceAtomically(w.tmp, w.path);
+    writeFileAtomicSync(join(dir, 'eval-set.json'), JSON.stringify(evalSet(ctx)) + '\n');
     return { path: dir, lines: samples, files: written.map((w) => w.path) };
   }
 

@@ -177,6 +177,15 @@ export function logHead(ctx: LogContext, model: string, scorers: readonly Export
   return head;
 }
 
+/** The folder's `eval-set.json`: the eval set's id and one task per model, as inspect's viewer reads it. */
+export function evalSet(ctx: LogContext): Record<string, unknown> {
+  const name = taskName(ctx.run);
+  return {
+    eval_set_id: ctx.evalSetId,
+    tasks: ctx.run.models.map((model, sequence) => ({ task_id: ctx.run.id, name, model, model_args: {}, task_args: {}, sequence })),
+  };
+}
+
 function metric(name: string, value: number): Record<string, unknown> {
   return { name, value, params: {} };
 }

@@ -6,7 +6,7 @@
  * run's records and report; a bad run id writes nothing; and the CLI end to end.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import formats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
@@ -22,6 +22,9 @@ const schema = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', 'in
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 formats.default(ajv);
 const validateEvalLog = ajv.compile(schema);
+const validateEvalSet = ajv.compile({ ...schema, $ref: '#/$defs/EvalSet' });
+/** inspect lists a `.json` file as a log only when its name matches this (log/_file.py's log_file_pattern). */
+const INSPECT_LOG_FILE = /^\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}.*$/;
 
 interface Sample {
   id: string;
@@ -64,7 +67,7 @@ function manifest(dir: string): string {
 
 function readLogs(dir: string): Log[] {
   return readdirSync(dir)
-    .filter((f) => f.endsWith('.json'))
+    .filter((f) => INSPECT_LOG_FILE.test(f))
     .sort()
     .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Log);
 }
@@ -99,6 +102,11 @@ describe('export --format inspect', () => {
     expect(logs.map((l) => l.eval.model)).toEqual(['mock-strong', 'mock-weak']);
     expect(new Set(logs.map((l) => l.eval.eval_set_id)).size).toBe(1);
     expect(readdirSync(out).filter((f) => !f.endsWith('.json'))).toEqual([]); // no temporary file left
+    expect(res.files!.every((f) => INSPECT_LOG_FILE.test(basename(f)))).toBe(true);
+    const set = JSON.parse(readFileSync(join(out, 'eval-set.json'), 'utf8')) as { eval_set_id: string; tasks: { model: string }[] };
+    expect(validateEvalSet(set)).toBe(true);
+    expect(INSPECT_LOG_FILE.test('eval-set.json')).toBe(false);
+    expect(set).toMatchObject({ eval_set_id: logs[0]!.eval.eval_set_id, tasks: [{ model: 'mock-strong' }, { model: 'mock-weak' }] });
 
     // The schema is a real check: a sample without its epoch, or a score without a value, fails it.
     const broken = JSON.parse(JSON.stringify(logs[0])) as { samples: Partial<Sample>[] };
