@@ -186,14 +186,15 @@ export type StatsInput = z.infer<typeof StatsInputSchema>;
 export const ExportInputSchema = z
   .object({
     runId: z.string().min(1),
-    format: z.enum(['jsonl', 'csv']).default('jsonl'),
-    /** Where to write (Electron: from the save dialog). */
+    /** `inspect`: one inspect_ai EvalLog (`.json`, version 2) per model, written into the folder `outPath`. */
+    format: z.enum(['jsonl', 'csv', 'inspect']).default('jsonl'),
+    /** Where to write (Electron: from the save dialog); a folder for `inspect`. */
     outPath: z.string().min(1),
     /** The run's scores instead of its responses: one JSONL line per record, scorer and judge. */
     scores: z.boolean().optional(),
   })
   .strict()
-  .refine((v) => !(v.scores && v.format === 'csv'), { message: 'scores export as JSONL only', path: ['format'] });
+  .refine((v) => !(v.scores && v.format !== 'jsonl'), { message: 'scores export as JSONL only', path: ['format'] });
 export type ExportInput = z.input<typeof ExportInputSchema>;
 
 export const CheckManifestInputSchema = z
@@ -323,8 +324,12 @@ export interface CatalogModelEntry {
 }
 
 export interface ExportResult {
+  /** The file written (the folder, for `inspect`). */
   path: string;
+  /** Lines written (samples, for `inspect`). */
   lines: number;
+  /** For `inspect`: the log files written, one per model. */
+  files?: string[];
 }
 
 export interface AppDefaults {

@@ -55,6 +55,7 @@ import {
 import type { ValidInput } from './contract-dispatcher.js';
 import type { EventHub } from './event-hub.js';
 import { ManifestUploads } from './manifest-uploads.js';
+import { InspectExport } from './inspect-export.js';
 import type { RunExports } from './run-export.js';
 import { modelCosts, priceResponses, pricesForRun, statsReport, summarizeRun } from './summaries.js';
 import { RunScoring } from './run-scoring.js';
@@ -104,6 +105,7 @@ export class ControlService implements ControlApi {
   private readonly dataDir: string;
   private readonly events: EventHub;
   private readonly exports: RunExports;
+  private readonly inspectExport: InspectExport;
   private readonly uploads: ManifestUploads;
   private readonly router: Pick<Router, 'metrics' | 'posture' | 'roster' | 'probe' | 'privacyLock'>;
   private readonly listener: WorkerListenerControl;
@@ -125,6 +127,12 @@ export class ControlService implements ControlApi {
     this.scoring = opts.scoring;
     this.runScoring = new RunScoring({ store: opts.store, catalog: opts.catalog, events: opts.events, router: opts.router, scoring: opts.scoring });
     this.exports = opts.exports;
+    this.inspectExport = new InspectExport({
+      queries: opts.store.queries,
+      scores: opts.scoring.scores,
+      report: (run, scorer) => this.runScoring.report(run, { runId: run.id, scorer }),
+      panoptesVersion: opts.defaults.version,
+    });
     this.uploads = new ManifestUploads(opts.dataDir);
     this.listener = opts.listener;
     this.pool.on('changed', () => this.events.workersChanged());
@@ -317,9 +325,10 @@ export class ControlService implements ControlApi {
     return statsReport(this.store, this.scoring.attempts, this.catalogData, input.runId);
   }
 
-  /** Writes a run's records (or its scores) to a file, one line per record; atomic via rename. */
+  /** Writes a run's records (or its scores) to a file, one line per record, or its inspect_ai logs to a folder; atomic via rename. */
   async exportRun(input: ValidInput<'exportRun'>): Promise<ExportResult> {
-    this.requireRun(input.runId);
+    const run = this.requireRun(input.runId);
+    if (input.format === 'inspect') return this.inspectExport.write(run, input.outPath);
     return this.exports.write(input.runId, input.scores ? 'scores' : input.format, input.outPath);
   }
 

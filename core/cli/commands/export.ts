@@ -1,7 +1,7 @@
 /**
  * `panoptes export RUN_ID --out FILE`: a run's responses as JSONL (or CSV), one line per
  * (model, epoch, vignette), or with --scores its scores, one line per (record, scorer, judge);
- * streamed from the database.
+ * streamed from the database. `--format inspect --out DIR`: one inspect_ai log per model.
  * Runs on: Node (core).
  */
 import type { Command } from 'commander';
@@ -13,16 +13,19 @@ export function registerExportCommand(program: Command): void {
       .command('export')
       .description("write a run's responses to a file")
       .argument('<run-id>', 'the run to export')
-      .requiredOption('--out <file>', 'where to write')
-      .option('--format <format>', 'jsonl or csv', 'jsonl')
+      .requiredOption('--out <path>', 'where to write: a file, or a folder for --format inspect')
+      .option('--format <format>', 'jsonl, csv or inspect (inspect_ai .json logs, one per model)', 'jsonl')
       .option('--scores', "the run's scores instead: one JSONL line per record, scorer and judge"),
-  ).action(async (runId: string, opts: CommonOptions & { out: string; format: 'jsonl' | 'csv'; scores?: boolean }, cmd: Command) => {
+  ).action(async (runId: string, opts: CommonOptions & { out: string; format: 'jsonl' | 'csv' | 'inspect'; scores?: boolean }, cmd: Command) => {
     let engine;
     try {
       const { openReadingEngine } = await import('../open-engine.js');
       engine = openReadingEngine(opts);
       const res = await engine.service.exportRun({ runId, outPath: opts.out, format: opts.format, ...(opts.scores ? { scores: true } : {}) });
-      process.stdout.write(`wrote ${res.lines} lines to ${res.path}\n`);
+      if (res.files !== undefined) {
+        process.stdout.write(`wrote ${res.files.length} inspect logs (${res.lines} samples) to ${res.path}\n`);
+        for (const f of res.files) process.stdout.write(`  ${f}\n`);
+      } else process.stdout.write(`wrote ${res.lines} lines to ${res.path}\n`);
       cmd.setOptionValue('exit', EXIT.ok);
     } catch (err) {
       cmd.setOptionValue('exit', reportError(err));
