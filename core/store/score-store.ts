@@ -16,82 +16,9 @@ import { type CellRow, type LineRow, prepareScoreStatements, type ReportAttempt,
 
 export type { ReportAttempt } from './score-statements.js';
 
-export type StoredSeverity = 'none' | 'soft' | 'hard';
-export const SEVERITY_CODE: Record<StoredSeverity, number> = { none: 0, soft: 1, hard: 2 };
-export const SEVERITY_NAME: readonly StoredSeverity[] = ['none', 'soft', 'hard'];
-
-export interface NewScorerVersion {
-  version: string;
-  name: string;
-  kind: 'pass_fail' | 'graded';
-  layer: 'rule' | 'plugin' | 'judge';
-  judges: readonly string[];
-  definition: unknown;
-}
-
-/** A scorer attached to a run, with its progress. */
-export interface RunScorer {
-  runId: RunId;
-  scorerId: number;
-  version: string;
-  name: string;
-  kind: 'pass_fail' | 'graded';
-  layer: 'rule' | 'plugin' | 'judge';
-  judges: string[];
-  definition: unknown;
-  position: number;
-  scoredSeq: number;
-  done: number;
-  failed: number;
-  owner: string | null;
-  leaseUntil: number | null;
-  /** Why the scorer version was stopped for good (a plugin whose thread kept crashing), or null. */
-  stopped: string | null;
-  /** Why the last record it could not score was not (null when every record scored). */
-  lastError: string | null;
-}
-
-/** What a scorer needs of one record, without the vignette (read once per vignette, not per record). */
-export interface RecordToScore {
-  seq: number;
-  response: string;
-  vignetteIdx: number;
-  model: string;
-  epoch: number;
-  vignette: StoredVignetteForScoring;
-}
-
-/** A vignette as scorers see it; `metadata` may be shared by the records of a page: read it, never change it. */
-export interface StoredVignetteForScoring {
-  id: string;
-  prompt: string;
-  system?: string;
-  messages?: ChatTurn[];
-  target?: string;
-  metadata?: Record<string, unknown>;
-}
-
-/** One score to write. */
-export interface NewScore {
-  seq: number;
-  judge: number;
-  value: number;
-  passed: boolean | null;
-  severity: StoredSeverity;
-  /** Stored only when not empty. */
-  explanation: string;
-  failed: boolean;
-  /**
-   * The judge answered but gave no verdict (unreadable): stored with failed = 2, so the record is
-   * scored (not retried) while reports read this judge's verdict as missing, never as a fail.
-   */
-  noVerdict?: boolean;
-  /** A judge's verdict: what its calls used, added to the run's judge usage when the score is stored. */
-  usage?: JudgeUsage;
-}
-
-/** What one judge's calls used over a page of scores. */
-export type JudgeUsage = Omit<ModelUsage, 'model'> & { judge: string };
+export { SEVERITY_CODE, SEVERITY_NAME } from './score-shapes.js';
+export type { StoredSeverity, NewScorerVersion, RunScorer, RecordToScore, StoredVignetteForScoring, NewScore, JudgeUsage, StoredScoreCell, ScoreLine, MatrixScore, VignetteHead, RecordScore } from './score-shapes.js';
+import { SEVERITY_CODE, SEVERITY_NAME, type NewScorerVersion, type RunScorer, type RecordToScore, type StoredVignetteForScoring, type NewScore, type JudgeUsage, type StoredScoreCell, type ScoreLine, type MatrixScore, type VignetteHead, type RecordScore } from './score-shapes.js';
 
 function addUsage(into: Map<string, JudgeUsage>, u: JudgeUsage): void {
   const sum = into.get(u.judge) ?? { judge: u.judge, calls: 0, inputTokens: 0, outputTokens: 0, cachedCalls: 0, cachedInputTokens: 0, cachedOutputTokens: 0 };
@@ -104,63 +31,6 @@ function addUsage(into: Map<string, JudgeUsage>, u: JudgeUsage): void {
   into.set(u.judge, sum);
 }
 
-/** One score as reports read it. */
-export interface StoredScoreCell {
-  seq: number;
-  model: string;
-  epoch: number;
-  vignetteIdx: number;
-  vignetteId: string;
-  judge: number;
-  value: number;
-  passed: boolean | null;
-  /** The vignette's value of the metadata key asked for, as text; null without one. */
-  group: string | null;
-  /** No verdict: the record could not be scored, or this judge gave none. Reports count it as missing. */
-  missing: boolean;
-}
-
-/** One score as exports and details read it. */
-export interface ScoreLine extends Omit<StoredScoreCell, 'group' | 'missing'> {
-  /** 1 for the sweep's record; 2 and on for a retry on a hard fail. */
-  attempt: number;
-  scorerName: string;
-  version: string;
-  judges: string[];
-  severity: StoredSeverity;
-  explanation: string;
-}
-
-/** One verdict as the vignette x model matrix reads it: where it belongs, and its value. */
-export interface MatrixScore {
-  model: string;
-  epoch: number;
-  vignetteIdx: number;
-  judge: number;
-  value: number;
-  passed: boolean | null;
-}
-
-/** A vignette's id and metadata, without its prompt: what a row of the matrix is headed by. */
-export interface VignetteHead {
-  idx: number;
-  id: string;
-  metadata?: Record<string, unknown>;
-}
-
-/** One score of one record, for every scorer version attached to its run (in the order attached). */
-export interface RecordScore {
-  scorerName: string;
-  version: string;
-  /** The judge's logical model (LLM judges); null for rules and plugins. */
-  judge: string | null;
-  value: number;
-  passed: boolean | null;
-  severity: StoredSeverity;
-  explanation: string;
-}
-
-/** Export order: record, scorer (in the order attached), attempt, judge. */
 function lineOrder(a: LineRow, b: LineRow): number {
   return a.seq - b.seq || a.position - b.position || a.attempt - b.attempt || a.judge - b.judge;
 }
