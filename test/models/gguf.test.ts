@@ -25,8 +25,12 @@ type Lib = typeof import('node-llama-cpp');
 let llama: Awaited<ReturnType<Lib['getLlama']>>;
 let model: Awaited<ReturnType<typeof llama.loadModel>>;
 
-/** A prompt whose tokenizing alone keeps the model's process busy in native code for many seconds (about 20 s idle here). */
-const BUSY_PROMPT = 'word '.repeat(800_000);
+/**
+ * A prompt whose tokenizing alone keeps the model's process busy in native code for well over the
+ * call's timeout. 800,000 words was tokenized in under 3 s on a quiet machine (the call then ended
+ * `too_long`, not by its timeout), so it is ten times that.
+ */
+const BUSY_PROMPT = 'word '.repeat(8_000_000);
 
 function ggufHost(provider: Provider, contextWindow = 512): ResolvedHost {
   return { provider: 'local', model: MODEL, contextWindow, id: `local/${MODEL}`, providerConfig: provider, privacySafe: true };
