@@ -1,5 +1,5 @@
 /**
- * What reading a pairwise judge's baseline answers costs the score worker on a large run: a
+ * What reading a pairwise judge's baseline answers costs the scorekeeper on a large run: a
  * finished run of 2 models (`mock-strong`, `mock-weak`) x 5 epochs x 100,000 vignettes (1,000,000
  * records) is written straight to a fresh database, then every page of 1,000 records is read as the
  * worker reads it (`recordsToScore`), and the baseline model's answers beside it (`baselines.of`,

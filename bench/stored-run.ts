@@ -17,6 +17,8 @@ export interface StoredRunSpec {
   vignettes: number;
   epochs: number;
   models: ReadonlyArray<{ model: string; accuracy: number }>;
+  /** A record's latency and output tokens (default 1 ms and 1 token), by vignette index and epoch. */
+  callOf?: ((i: number, epoch: number) => { latencyMs: number; outputTokens: number }) | undefined;
 }
 
 /** Records are written in transactions of this many. */
@@ -51,6 +53,7 @@ export function writeStoredRun(dataDir: string, spec: StoredRunSpec): number {
       for (let lo = 0; lo < spec.vignettes; lo += BATCH) {
         const batch: ResponseRecord[] = [];
         for (let i = lo; i < Math.min(spec.vignettes, lo + BATCH); i++) {
+          const call = spec.callOf?.(i, job.epoch) ?? { latencyMs: 1, outputTokens: 1 };
           batch.push({
             runId,
             jobId: job.id,
@@ -60,8 +63,8 @@ export function writeStoredRun(dataDir: string, spec: StoredRunSpec): number {
             epoch: job.epoch,
             prompt: '',
             response: knownAccuracyAnswer(job.model, `v${i}`, job.epoch, targetOf(i), accuracy),
-            usage: { inputTokens: 8, outputTokens: 1 },
-            latencyMs: 1,
+            usage: { inputTokens: 8, outputTokens: call.outputTokens },
+            latencyMs: call.latencyMs,
             host: `mock/${job.model}`,
             cached: false,
             sampling: {},

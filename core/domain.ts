@@ -20,10 +20,31 @@ export interface Sampling {
   seed?: number | undefined;
   stop?: string[] | undefined;
   /** How hard a reasoning model thinks: sent to OpenAI-compatible hosts as `reasoning_effort`. */
-  reasoningEffort?: 'low' | 'medium' | 'high' | undefined;
+  reasoningEffort?: ReasoningEffort | undefined;
   /** Tokens an Anthropic model may spend thinking: sent as `thinking.budget_tokens`. */
   thinkingBudget?: number | undefined;
 }
+
+/**
+ * A scorer's kind (the glossary's "scorer kind"): `pass_fail`, each verdict passes or fails, or
+ * `graded`, a value in [0, 1]. Not its layer (rule, plugin, judge): a judge may be either kind.
+ */
+export type ScorerKind = 'pass_fail' | 'graded';
+/** Where a scorer's verdicts come from: a rule, a code plugin, or a model judging. */
+export type ScorerLayer = 'rule' | 'plugin' | 'judge';
+/**
+ * How a failed check counts: a hard fail makes the response unacceptable (and can trigger a retry
+ * when the scorer asks for one); a soft flag only annotates it; none when the check passed or has
+ * no notion of failing.
+ */
+export type Severity = 'hard' | 'soft' | 'none';
+/** How hard a reasoning model thinks (OpenAI's `reasoning_effort`). */
+export type ReasoningEffort = 'low' | 'medium' | 'high';
+/** How a settled run with vignettes given up on ends. */
+export type EndWithFailures = 'done' | 'failed';
+
+/** Which attempt of each record a report reads: the sweep's own record, or the last retry on a hard fail. */
+export type ReportAttempt = 'first' | 'final';
 
 /** How the router treats hosts that train on or log prompts (the privacy router of the model-gateway design). */
 export type PrivacyMode = 'strict' | 'fallback' | 'off';
@@ -46,9 +67,26 @@ export interface RunOptions {
    * How a run whose every job settled ends when some vignettes were given up on: `failed` (the
    * default) or `done`, the failures counted and listed either way.
    */
-  endWithFailures?: 'done' | 'failed';
+  endWithFailures?: EndWithFailures;
   /** A staged template: each vignette is posed through its stages, the last stage's answer is the record. */
   template?: StagedTemplate;
+  /** Posed until decided: vignettes in a seeded order, a batch at a time, only to models still in contention. */
+  untilDecided?: UntilDecided;
+}
+
+/**
+ * How a run posed until decided goes: its vignettes in the order of `orderSeed` (fixed before any
+ * answer), `batch` at a time to every model still in contention; after each batch every pair's
+ * anytime-valid confidence sequence of `scorer` is updated, and a pair stops when it excludes 0
+ * (decided) or lies inside ±`margin` (equivalent); alpha is split over the pairs.
+ */
+export interface UntilDecided {
+  /** Absent: the run's first scorer. */
+  scorer?: string | undefined;
+  alpha: number;
+  margin: number;
+  orderSeed: number;
+  batch: number;
 }
 
 /**
@@ -85,7 +123,7 @@ export interface StageAnswer {
 }
 
 /** The options a job carries to its worker: the run's, less what only the scheduler reads. */
-export type JobOptions = Omit<RunOptions, 'concurrency' | 'endWithFailures'>;
+export type JobOptions = Omit<RunOptions, 'concurrency' | 'endWithFailures' | 'untilDecided'>;
 
 /** Prices per million tokens for each model of a run, as they stood when the run was created. */
 export type RunPrices = Record<string, { inputPerMTok: number; outputPerMTok: number }>;
@@ -132,6 +170,12 @@ export interface Vignette {
 /** A vignette as a run stores it: with its position in the manifest (1-based line order). */
 export interface IndexedVignette extends Vignette {
   index: number;
+}
+
+/** A vignette as a job poses it: with the calls of its staged template that finished before the job was interrupted. */
+export interface JobVignette extends IndexedVignette {
+  /** In call order; the template is posed from the first call after them. */
+  finishedStages?: StageAnswer[];
 }
 
 /** The top-level sweep: every vignette x every model x `epochs` repeats. */
@@ -191,10 +235,12 @@ export interface EvalJob {
   epoch: number;
   /**
    * In index order, read as the worker iterates (a page at a time from the store): a job of a
-   * million vignettes is never held in memory whole. Iterate it once.
+   * million vignettes is never held in memory whole. Iterate it once. A run posed until decided
+   * gives an async source instead, in its seeded order, that waits between batches for the
+   * decision (only a local worker takes it).
    */
-  vignettes: Iterable<IndexedVignette>;
-  /** How many `vignettes` yields. */
+  vignettes: Iterable<JobVignette> | AsyncIterable<JobVignette>;
+  /** How many `vignettes` yields (a source posed until decided: at most this many). */
   vignetteCount: number;
   options: JobOptions;
 }

@@ -3,10 +3,11 @@
  * (the same line everywhere, with the vignette's target and metadata as the manifest gave them),
  * snake_case as in the original coordinator design, and CSV for spreadsheets (metadata and a chat
  * vignette's conversation as JSON). A chat vignette's line carries `messages`, its `prompt` the last user turn.
- * A staged template's record also carries `stages`, every call behind its answer (JSONL only).
+ * A staged template's record also carries `stages`, every call behind its answer (JSONL only), and an export
+ * with scores a `scores` object, a key per scorer.
  * Runs on: Node (core).
  */
-import type { StageAnswer, StoredResponse, Usage } from './domain.js';
+import type { ScorerKind, Severity, StageAnswer, StoredResponse, Usage } from './domain.js';
 
 function usageLine(u: Usage): Record<string, number> {
   const usage: Record<string, number> = { input_tokens: u.inputTokens, output_tokens: u.outputTokens };
@@ -30,8 +31,17 @@ function stagesLine(stages: readonly StageAnswer[]): object[] {
 }
 
 export function toJsonlLine(r: StoredResponse): string {
+  return JSON.stringify(jsonlRecord(r));
+}
+
+/** A record's JSONL line with its scores, one key per scorer (what `export --scores` writes). */
+export function toScoredJsonlLine(r: StoredResponse, scores: Record<string, JsonlScore | null>): string {
+  return JSON.stringify({ ...jsonlRecord(r), scores });
+}
+
+function jsonlRecord(r: StoredResponse): object {
   const usage = usageLine(r.usage);
-  return JSON.stringify({
+  return {
     seq: r.seq,
     run_id: r.runId,
     job_id: r.jobId,
@@ -52,7 +62,18 @@ export function toJsonlLine(r: StoredResponse): string {
     finished_at: new Date(r.finishedAt).toISOString(),
     finish_reason: r.finishReason,
     ...(r.stages ? { stages: stagesLine(r.stages) } : {}),
-  });
+  };
+}
+
+/** One scorer's verdict on a record in a JSONL export's `scores` (null there while unscored). */
+export interface JsonlScore {
+  /** The judges' mean value. */
+  value: number;
+  /** Pass/fail scorers: false when some judge failed it; null for graded scorers. */
+  passed: boolean | null;
+  kind: ScorerKind;
+  /** The worst severity any judge gave. */
+  severity: Severity;
 }
 
 export const CSV_COLUMNS = [
@@ -77,12 +98,13 @@ function csvCell(value: string | number | boolean | undefined): string {
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
-export function csvHeader(): string {
-  return CSV_COLUMNS.join(',');
+/** The header; `extra` names columns after the record's own (a score column per scorer). */
+export function csvHeader(extra: readonly string[] = []): string {
+  return [...CSV_COLUMNS, ...extra].map(csvCell).join(',');
 }
 
-/** One record as a CSV line; `costUsd` is what the call was billed at the run's prices (0 for a cached answer). */
-export function toCsvLine(r: StoredResponse, costUsd?: number): string {
+/** One record as a CSV line; `costUsd` is what the call was billed at the run's prices (0 for a cached answer); `extra`, the cells after. */
+export function toCsvLine(r: StoredResponse, costUsd?: number, extra: ReadonlyArray<string | number> = []): string {
   return [
     r.runId, r.vignetteId, r.model, r.epoch, r.prompt, r.response, r.target,
     r.usage.inputTokens, r.usage.outputTokens, Math.round(r.latencyMs), r.host, r.cached,
@@ -90,6 +112,7 @@ export function toCsvLine(r: StoredResponse, costUsd?: number): string {
     r.messages === undefined ? undefined : JSON.stringify(r.messages),
     r.system,
     costUsd,
+    ...extra,
   ]
     .map(csvCell)
     .join(',');

@@ -111,7 +111,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * (stringifying or cloning it overflows the stack), and a string or key holding an escaped lone
  * surrogate such as "\ud83d" (it cannot be written as UTF-8). Walked without recursion.
  */
-function structureProblem(root: Record<string, unknown>): string | null {
+export function structureProblem(root: Record<string, unknown>): string | null {
   const stack: Array<{ value: unknown; path: string[] }> = [{ value: root, path: [] }];
   while (stack.length > 0) {
     const { value, path } = stack.pop()!;
@@ -144,11 +144,7 @@ function isIssue(x: Vignette | ManifestIssue): x is ManifestIssue {
 const NEWLINE = 0x0a;
 const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 
-/**
- * The file's non-blank lines, decoded strictly: a byte sequence that is not UTF-8 is an error on
- * its line, not a U+FFFD quietly stored. A UTF-8 byte order mark at the start is skipped, and a
- * line may end in CRLF.
- */
+/** The file's non-blank lines, decoded strictly (see strictJsonlLines). */
 async function* lines(path: string): AsyncGenerator<{ text: string; line: number } | ManifestIssue> {
   let handle: FileHandle;
   try {
@@ -160,6 +156,24 @@ async function* lines(path: string): AsyncGenerator<{ text: string; line: number
     });
   }
   const input = handle.createReadStream({ highWaterMark: 1 << 20 });
+  try {
+    yield* strictJsonlLines(input);
+  } catch (err) {
+    throw new PanoptesError('manifest_invalid', `cannot read manifest ${path}: ${(err as Error).message}`, {
+      where: path,
+    });
+  } finally {
+    input.destroy();
+  }
+}
+
+/**
+ * The non-blank lines of a JSONL stream, decoded strictly: a byte sequence that is not UTF-8 is an
+ * error on its line, not a U+FFFD quietly stored. A UTF-8 byte order mark at the start is skipped,
+ * and a line may end in CRLF. The input rules of every JSONL file a user gives (manifests, baseline
+ * files), with structureProblem for what a line's JSON holds.
+ */
+export async function* strictJsonlLines(input: AsyncIterable<Buffer>): AsyncGenerator<{ text: string; line: number } | ManifestIssue> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   let line = 0;
   let pending: Buffer[] = [];
@@ -177,28 +191,20 @@ async function* lines(path: string): AsyncGenerator<{ text: string; line: number
     }
     return text.trim() === '' ? null : { text, line };
   };
-  try {
-    for await (const chunk of input as AsyncIterable<Buffer>) {
-      let start = 0;
-      for (let nl = chunk.indexOf(NEWLINE); nl !== -1; nl = chunk.indexOf(NEWLINE, start)) {
-        pending.push(chunk.subarray(start, nl));
-        const out = decode(pending.length === 1 ? pending[0]! : Buffer.concat(pending));
-        pending = [];
-        start = nl + 1;
-        if (out) yield out;
-      }
-      if (start < chunk.length) pending.push(chunk.subarray(start));
-    }
-    if (pending.length > 0) {
-      const out = decode(Buffer.concat(pending));
+  for await (const chunk of input) {
+    let start = 0;
+    for (let nl = chunk.indexOf(NEWLINE); nl !== -1; nl = chunk.indexOf(NEWLINE, start)) {
+      pending.push(chunk.subarray(start, nl));
+      const out = decode(pending.length === 1 ? pending[0]! : Buffer.concat(pending));
+      pending = [];
+      start = nl + 1;
       if (out) yield out;
     }
-  } catch (err) {
-    throw new PanoptesError('manifest_invalid', `cannot read manifest ${path}: ${(err as Error).message}`, {
-      where: path,
-    });
-  } finally {
-    input.destroy();
+    if (start < chunk.length) pending.push(chunk.subarray(start));
+  }
+  if (pending.length > 0) {
+    const out = decode(Buffer.concat(pending));
+    if (out) yield out;
   }
 }
 
@@ -234,7 +240,16 @@ function firstInvalidUtf8(bytes: Buffer): number {
  */
 export async function checkManifest(
   path: string,
-  opts: { previewCount?: number; maxIssues?: number } = {},
+  opts: {
+    previewCount?: number;
+    maxIssues?: number;
+    /**
+     * Called with each vignette, in order with its index, while the file has shown no issue: so
+     * one read both checks a manifest and copies it (a run's creation), and a caller discards what
+     * it took when the check fails.
+     */
+    onVignette?: (v: IndexedVignette) => void | Promise<void>;
+  } = {},
 ): Promise<ManifestCheck> {
   const previewCount = opts.previewCount ?? 5;
   const maxIssues = opts.maxIssues ?? 20;
@@ -261,6 +276,7 @@ export async function checkManifest(
       continue;
     }
     seen.set(v.id, line);
+    if (opts.onVignette && issueCount === 0) await opts.onVignette({ ...v, index: count });
     count += 1;
     promptChars += v.messages === undefined ? v.prompt.length + (v.system?.length ?? 0) : conversationChars(v.messages);
     if (preview.length < previewCount) preview.push(v);

@@ -4,11 +4,14 @@
  */
 import type { z } from 'zod';
 
-/** `field.path: message; other.field: message` — short enough for one line of a CLI or a form. */
-export function formatZodIssues(error: z.ZodError): string {
+/**
+ * `field.path: message; other.field: message` — short enough for one line of a CLI or a form.
+ * With `within`, each path is under it (`scorer x.pattern: message`).
+ */
+export function formatZodIssues(error: z.ZodError, within?: string): string {
   return error.issues
     .map((issue) => {
-      const path = issue.path.map(String).join('.');
+      const path = [...(within === undefined ? [] : [within]), ...issue.path.map(String)].join('.');
       return path ? `${path}: ${issue.message}` : issue.message;
     })
     .join('; ');

@@ -15,7 +15,7 @@ import { basename, resolve } from 'node:path';
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
 import { z } from 'zod';
 import { PanoptesError, wireError } from '../core/domain.js';
-import { CONTRACT_METHODS, type ControlEvent, type DesktopBridge, type Envelope, type ExportInput } from '../core/service/contract.js';
+import { CONTRACT_METHODS, type ControlEvent, type DesktopBridge, type Envelope, type ExportInput, type ReportHtmlInput } from '../core/service/contract.js';
 import type { ContractDispatcher, TransportPolicy } from '../core/service/contract-dispatcher.js';
 import { formatZodIssues } from '../core/validation.js';
 import { isTrustedFrame, validateExternalUrl, type ExternalLinkPolicy } from './security.js';
@@ -97,9 +97,9 @@ export function safeFileName(raw: unknown): string {
 
 
 /**
- * The contract as the app's own window may call it: every method, but an export is written only
- * where the user chose through this session's save dialog, so a compromised page cannot make the
- * engine overwrite arbitrary files.
+ * The contract as the app's own window may call it: every method, but an export (or a saved
+ * report) is written only where the user chose through this session's save dialog, so a
+ * compromised page cannot make the engine overwrite arbitrary files.
  */
 function desktopPolicy(chosenExportPaths: ReadonlySet<string>, logger: IpcLogger): TransportPolicy {
   return {
@@ -109,6 +109,10 @@ function desktopPolicy(chosenExportPaths: ReadonlySet<string>, logger: IpcLogger
         throw new PanoptesError('invalid_input', 'exportRun: choose where to save with the save dialog (chooseExportPath) first', {
           where: 'outPath',
         });
+      }
+      const reportPath = method === 'reportHtml' ? (input as ReportHtmlInput).outPath : undefined;
+      if (reportPath !== undefined && !chosenExportPaths.has(resolve(reportPath))) {
+        throw new PanoptesError('invalid_input', 'reportHtml: choose where to save with the save dialog (chooseExportPath) first', { where: 'outPath' });
       }
       return input;
     },

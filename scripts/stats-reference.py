@@ -115,18 +115,24 @@ def cr2(xs, groups):
 
 
 def clustered(name, xs, groups):
-    """The report's clustered mean: CR2 with Bell-McCaffrey df, never below the unclustered SE, df >= 1."""
+    """
+    The report's clustered mean: CR2 with Bell-McCaffrey df (df >= 1), floored at the unclustered
+    SE only where CR2 is not trusted: one cluster holds more than half the values, or CR2 is zero or
+    rounding noise (<= 1e-12 max(1, |mean|)) on data that vary.
+    """
     xs = np.asarray(xs, dtype=float)
     se_cr2, df_bm, c, largest = cr2(xs, groups)
     iid = float(stats.sem(xs))
-    se = max(se_cr2, iid)
-    df = max(1.0, df_bm)
     m = float(xs.mean())
+    untrusted = largest > 0.5 or se_cr2 <= 1e-12 * max(1.0, abs(m))
+    floored = bool(untrusted and se_cr2 < iid)
+    se = iid if floored else se_cr2
+    df = max(1.0, df_bm)
     h = t_ppf(0.975, df) * se
     return {
         'name': name, 'xs': floats(xs), 'clusters': [int(g) for g in groups],
         'mean': m, 'cr2_stderr': se_cr2, 'bm_df': df_bm, 'largest_share': largest,
-        'stderr': se, 'ci95': [m - h, m + h], 'df': df, 'floored': bool(se_cr2 < iid),
+        'stderr': se, 'ci95': [m - h, m + h], 'df': df, 'floored': floored,
     }
 
 

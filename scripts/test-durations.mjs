@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 /**
  * Writes the table of per-file test durations in docs/contributing/tests.md from a vitest JSON
- * report, so the page says what each file costs and a slow newcomer stands out:
+ * report, so the page says what each file costs and a slow newcomer stands out. Every vitest run
+ * writes that report to test-results/vitest.json (test/helpers/json-file-reporter.ts), so after a
+ * full run:
  *
- *     npx vitest run --reporter=default --reporter=json --outputFile=test-results/vitest.json
+ *     npx vitest run
  *     node scripts/test-durations.mjs test-results/vitest.json
  *
  * The table sits between the page's `<!-- durations:start -->` and `<!-- durations:end -->` marks;

@@ -72,21 +72,7 @@ export function parsePositiveInt(name: string) {
 
 /** Dollars by the one rule of the app and the command line (core/common/money.ts). */
 export { formatUsd } from '../common/money.js';
-
-/**
- * Counts with thousands separators, as the app prints them (en-US: 1,234,567). Whole numbers are
- * grouped here by hand: a process's first toLocaleString loads ICU's locale data, 40-80 ms that
- * `panoptes runs` would otherwise spend on its table of counts. Others (a fractional latency) go
- * to toLocaleString.
- */
-export function formatInt(n: number): string {
-  if (!Number.isSafeInteger(n)) return n.toLocaleString('en-US');
-  const digits = Math.abs(n).toString();
-  const head = digits.length % 3 || 3;
-  let out = digits.slice(0, head);
-  for (let i = head; i < digits.length; i += 3) out += ',' + digits.slice(i, i + 3);
-  return n < 0 ? '-' + out : out;
-}
+export { formatInt } from '../common/numbers.js';
 
 /** Prints rows as aligned columns: the first left-aligned, the others right-aligned (numbers). */
 export function printTable(rows: string[][], out: NodeJS.WritableStream = process.stdout): void {

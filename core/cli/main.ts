@@ -9,6 +9,7 @@ import { registerDesktopCommand } from './commands/desktop.js';
 import { registerGateCommand } from './commands/gate.js';
 import { registerPlanCommand } from './commands/plan.js';
 import { registerDecideCommand } from './commands/decide.js';
+import { registerDraftCommand } from './commands/draft.js';
 import { registerExportCommand } from './commands/export.js';
 import { registerImportCommand } from './commands/import.js';
 import { registerMetricsCommand } from './commands/metrics.js';
@@ -31,6 +32,7 @@ export function buildProgram(): Command {
     .exitOverride()
     .showHelpAfterError();
   registerRunCommand(program);
+  registerDraftCommand(program);
   registerResumeCommand(program);
   registerScoreCommand(program);
   registerReportCommand(program);

@@ -1,17 +1,19 @@
 /**
- * Reads a scoring file (JSON, or YAML by its .yaml/.yml extension) into a validated scoring
- * config. A syntax error names the file and line; a bad definition names the file and the field.
- * A code plugin's `file` is read here, and a pairwise judge's `baselineFile` resolved, relative to
- * the scoring file.
+ * Reads a scoring file (JSON when it opens with `{`, else YAML: core/common/scoring-text.ts, the
+ * app's rule too) into a scoring config, parsed as the scorer admission parses one
+ * (core/scoring/scorer-admission.ts). A syntax error names the file and line; a bad definition
+ * names the file and the field; building and checking it is the engine's admission. A code plugin's `file` is read here, and a pairwise
+ * judge's `baselineFile` resolved, relative to the scoring file.
  * Runs on: Node (core).
  */
 import { dirname, resolve } from 'node:path';
-import { YAMLParseError, parse as parseYaml } from 'yaml';
+import { parseScoringSyntax } from '../common/scoring-text.js';
 import { PanoptesError } from '../domain.js';
 import { readRegularText } from '../regular-file.js';
 import { CodeDefinitionSchema } from '../scoring/plugin/code-definition.js';
-import { ScoringConfigSchema, type ScorerDefinition, type ScoringConfig } from '../scoring/scoring-config.js';
-import { firstIssuePath, formatZodIssues } from '../validation.js';
+import { parseScoringConfig } from '../scoring/scorer-admission.js';
+import type { ScorerDefinition, ScoringConfig } from '../scoring/scoring-config.js';
+import { formatZodIssues } from '../validation.js';
 
 export async function readScoringFile(path: string): Promise<ScoringConfig> {
   let text: string;
@@ -20,44 +22,13 @@ export async function readScoringFile(path: string): Promise<ScoringConfig> {
   } catch (err) {
     throw new PanoptesError('invalid_input', `${path}: cannot read the scoring file (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { where: path });
   }
-  let raw: unknown;
-  if (/\.ya?ml$/i.test(path)) {
-    try {
-      raw = parseYaml(text, { maxAliasCount: 100 }) as unknown;
-    } catch (err) {
-      const line = err instanceof YAMLParseError ? err.linePos?.[0]?.line : undefined;
-      throw new PanoptesError('invalid_input', `${path}${line ? `:${line}` : ''}: not valid YAML: ${(err as Error).message.split('\n')[0]}`, {
-        where: `${path}${line ? `:${line}` : ''}`,
-      });
-    }
-  } else {
-    try {
-      raw = JSON.parse(text) as unknown;
-    } catch (err) {
-      const where = `${path}:${jsonErrorPlace(text, (err as Error).message)}`;
-      throw new PanoptesError('invalid_input', `${where}: not valid JSON: ${(err as Error).message}`, { where });
-    }
+  const syntax = parseScoringSyntax(text);
+  if (!syntax.ok) {
+    const where = `${path}${syntax.line === null ? '' : `:${syntax.line}${syntax.column === null ? '' : `:${syntax.column}`}`}`;
+    throw new PanoptesError('invalid_input', `${where}: not valid ${syntax.syntax}: ${syntax.message}`, { where });
   }
-  const parsed = ScoringConfigSchema.safeParse(raw);
-  if (!parsed.success) {
-    const field = firstIssuePath(parsed.error);
-    throw new PanoptesError('invalid_input', `${path}: ${formatZodIssues(parsed.error)}`, { where: field ? `${path}: ${field}` : path });
-  }
-  return { scorers: await Promise.all(parsed.data.scorers.map((s, i) => readPluginFile(path, resolveBaselineFile(path, s), i))) };
-}
-
-/**
- * Where JSON.parse stopped, as line:column (both from 1): from the position its message gives, or
- * the end of the text for an input that ended too soon.
- */
-function jsonErrorPlace(text: string, message: string): string {
-  const lineCol = /line (\d+) column (\d+)/.exec(message);
-  if (lineCol) return `${lineCol[1]}:${lineCol[2]}`;
-  const pos = /position (\d+)/.exec(message);
-  const offset = pos ? Math.min(Number(pos[1]), text.length) : text.length;
-  const before = text.slice(0, offset);
-  const line = before.split('\n').length;
-  return `${line}:${offset - (before.lastIndexOf('\n') + 1) + 1}`;
+  const parsed = parseScoringConfig(syntax.value, path);
+  return { scorers: await Promise.all(parsed.scorers.map((s, i) => readPluginFile(path, resolveBaselineFile(path, s), i))) };
 }
 
 /** A pairwise judge's baseline file, given relative to the scoring file, as a path the engine reads wherever it runs from. */

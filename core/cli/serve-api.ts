@@ -19,7 +19,7 @@ import { ManifestRoots } from '../http/manifest-roots.js';
 import { startWorkerListener } from '../remote/listener.js';
 import type { Engine } from '../service/engine.js';
 import { initTelemetry } from '../telemetry.js';
-import { EXIT, reportError, type CallingOptions } from './common.js';
+import { EXIT, dataDirOf, reportError, type CallingOptions } from './common.js';
 import { openCliEngine } from './open-engine.js';
 
 export interface ServeOptions extends CallingOptions {
@@ -194,7 +194,9 @@ export async function serveCommand(opts: ServeOptions, addons: readonly ServeAdd
     // A service logs its requests (PANOPTES_LOG=warn quiets it); the desktop fallback is quiet unless PANOPTES_LOG asks.
     initTelemetry({ defaultLevel: opts.quiet ? 'warn' : 'info' });
     // With workers expected, a job whose model only a worker serves waits for one (30 s) before failing.
-    engine = openCliEngine(opts, opts.workerPort === undefined ? {} : { waitForWorkerMs: 30_000 });
+    // A baseline file read again to score is held to the roots that held it at attach over HTTP.
+    const baselineRoots = ManifestRoots.of(dataDirOf(opts), opts.manifestRoot).roots;
+    engine = openCliEngine(opts, { baselineRoots, ...(opts.workerPort === undefined ? {} : { waitForWorkerMs: 30_000 }) });
     server = await startServer(engine, opts, token, addons);
   } catch (err) {
     await engine?.close();

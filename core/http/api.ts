@@ -23,7 +23,7 @@ import type { Engine } from '../service/engine.js';
 import { componentLogger, logger as rootLogger } from '../telemetry.js';
 import { createTokenCheck } from './auth.js';
 import { concurrentRequestLimit, queuedRunLimit } from './backpressure.js';
-import { handleError, handleNotFound } from './errors.js';
+import { handleClientError, handleError, handleNotFound } from './errors.js';
 import { HTTP_DEFAULTS } from './defaults.js';
 import { hostOriginGuard } from './host-guard.js';
 import { ManifestRoots } from './manifest-roots.js';
@@ -76,6 +76,7 @@ export function createHttpServer(engine: Engine, opts: HttpServerOptions): Fasti
     // (up to 9 bytes a character): such an id reaches the contract, which answers in its own shape.
     routerOptions: { maxParamLength: 9 * 1000 },
     requestTimeout: o.requestTimeoutMs,
+    clientErrorHandler: handleClientError,
     keepAliveTimeout: o.keepAliveTimeoutMs,
     http: {
       headersTimeout: Math.min(o.headersTimeoutMs, o.requestTimeoutMs),

@@ -10,7 +10,7 @@
  *                               named by path is read only from ManifestRoots' folders
  *   POST /bridge/manifest       a manifest upload (the file's text as the body) -> checkManifest
  *   POST /bridge/export-link    a one-time download link for a run's export
- *   GET  /bridge/export/:runId.jsonl|.csv   the export, streamed (link or bearer token)
+ *   GET  /bridge/export/:runId.jsonl|.csv|.inspect.tar   the export, streamed (link or bearer token)
  *   GET  /bridge/events         WebSocket of ControlEvents (see bridge-events.ts)
  *   GET  /                      the renderer (dist/renderer), under a strict CSP
  * `exportRun` is not served: it writes a file wherever the caller says on the server's disk; a
@@ -33,6 +33,8 @@ import { eventStreamRoutes } from './bridge-events.js';
 import { EXPORT_CONTENT_TYPES, ExportLinks, exportFileName, exportStream, type ExportFormat, type ExportLines } from './bridge-export.js';
 import { sendError, sendFailure } from './errors.js';
 import type { ManifestRoots } from './manifest-roots.js';
+import { inspectArchive } from './inspect-archive.js';
+import { exportKindOf } from '../service/run-export.js';
 
 export interface BridgeOptions {
   /** Serves the contract's calls. */
@@ -70,9 +72,9 @@ export const RENDERER_CSP = [
 ].join('; ');
 
 const ExportLinkInputSchema = z
-  .object({ runId: RunIdInputSchema.shape.runId, format: z.enum(['jsonl', 'csv']) })
+  .object({ runId: RunIdInputSchema.shape.runId, format: z.enum(['jsonl', 'csv', 'inspect']), scores: z.boolean().optional() })
   .strict();
-const ExportFileSchema = z.string().regex(/^[\w.-]{1,100}\.(jsonl|csv)$/, 'expected <runId>.jsonl or <runId>.csv');
+const ExportFileSchema = z.string().regex(/^[\w.-]{1,100}\.(jsonl|csv|inspect\.tar)$/, 'expected <runId>.jsonl, <runId>.csv or <runId>.inspect.tar');
 const UploadQuerySchema = z.object({ fileName: z.string().max(200).optional() }).strict();
 
 /** What the bridge serves, taken from an open engine. */
@@ -80,7 +82,7 @@ export function bridgeSources(engine: Pick<Engine, 'dispatcher' | 'service'>): P
   return {
     dispatcher: engine.dispatcher,
     subscribe: (listener) => engine.service.subscribe(listener),
-    exportLines: (runId, format) => engine.service.exportLines(runId, format),
+    exportLines: (runId, format, scores) => engine.service.exportLines(runId, exportKindOf(format, scores)),
   };
 }
 
@@ -146,30 +148,37 @@ export const browserBridge: FastifyPluginAsync<BridgeOptions> = async (app, opts
 
     api.post('/bridge/export-link', async (request, reply) =>
       answer(reply, async () => {
-        const { runId, format } = parse(ExportLinkInputSchema, request.body, 'body');
+        const { runId, format, scores } = parse(ExportLinkInputSchema, request.body, 'body');
         await invoke('stats', { runId }); // not_found for a run that does not exist
-        const link = links.create(runId, format);
-        return { url: `/bridge/export/${encodeURIComponent(`${runId}.${format}`)}?link=${link}`, fileName: exportFileName(runId, format) };
+        const link = links.create(runId, format, scores === true);
+        const file = format === 'inspect' ? `${runId}.inspect.tar` : `${runId}.${format}`;
+        return { url: `/bridge/export/${encodeURIComponent(file)}?link=${link}`, fileName: exportFileName(runId, format) };
       }),
     );
   });
 
   // The download: a one-time link (a browser following it cannot send a header) or the bearer token.
-  app.get<{ Params: { file: string }; Querystring: { link?: string } }>('/bridge/export/:file', async (request, reply) => {
+  app.get<{ Params: { file: string }; Querystring: { link?: string; scores?: string } }>('/bridge/export/:file', async (request, reply) => {
     const file = parse(ExportFileSchema, request.params.file, 'file');
-    const format = (file.endsWith('.csv') ? 'csv' : 'jsonl') satisfies ExportFormat;
-    const runId = file.slice(0, file.length - format.length - 1);
+    const format: ExportFormat = file.endsWith('.inspect.tar') ? 'inspect' : file.endsWith('.csv') ? 'csv' : 'jsonl';
+    const runId = file.slice(0, file.length - (format === 'inspect' ? '.inspect.tar' : `.${format}`).length);
     const link = typeof request.query.link === 'string' ? request.query.link : undefined;
-    if (!links.redeem(link, runId, format) && !tokenCheck(bearerToken(request))) {
+    const redeemed = links.redeem(link, runId, format);
+    if (!redeemed && !tokenCheck(bearerToken(request))) {
       reply.header('www-authenticate', 'Bearer realm="panoptes"');
       return sendError(reply, 401, 'unauthorized', 'missing, used or expired download link');
     }
     await invoke('stats', { runId }); // not_found before any byte is sent
+    // The inspect logs are written by the server into a folder of its own (not the browser's exportRun, which it refuses).
+    const body =
+      format === 'inspect'
+        ? await inspectArchive(opts.dispatcher, runId)
+        : exportStream(opts.exportLines, runId, format, redeemed?.scores ?? request.query.scores === '1');
     return reply
       .header('content-type', EXPORT_CONTENT_TYPES[format])
       .header('content-disposition', `attachment; filename="${exportFileName(runId, format)}"`)
       .header('cache-control', 'no-store')
-      .send(exportStream(opts.exportLines, runId, format));
+      .send(body);
   });
 
   // Pushed events: a WebSocket route, behind the server's Host/Origin guard like every route, and its own token check.

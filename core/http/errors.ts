@@ -3,9 +3,12 @@
  * and for the server's own guards: `{"ok": false, "error": {"code", "message", "retryable",
  * "where"?}}` — the contract's failed `Envelope` — with a status that says whose fault it was.
  * Engine errors map by code; Fastify's own (body too large, malformed JSON, bad content type) keep
- * their 4xx status; anything else is a 500 whose details go to the log, not to the client.
+ * their 4xx status, and what Node's parser refuses (408, 431, malformed HTTP) gets the same body;
+ * anything else is a 500 whose details go to the log, not to the client.
  * Runs on: Node (core).
  */
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { PanoptesError, wireError, type ErrorCode } from '../domain.js';
 import type { Envelope } from '../service/contract.js';
@@ -16,6 +19,8 @@ export type HttpErrorCode =
   | 'unauthorized'
   | 'forbidden'
   | 'payload_too_large'
+  | 'request_timeout'
+  | 'headers_too_large'
   | 'overloaded'
   | 'too_many_queued_runs';
 
@@ -84,4 +89,27 @@ export function handleError(err: FastifyError | Error, request: FastifyRequest, 
 /** Unknown routes: the same body as every other error. */
 export function handleNotFound(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   return sendError(reply, 404, 'not_found', `no route ${request.method} ${request.url.split('?')[0]}`);
+}
+
+/** Errors Node's HTTP parser raises before a request reaches Fastify, each with its status and sentence. */
+const CLIENT_ERRORS: Record<string, { status: number; code: HttpErrorCode; message: string; retryable: boolean }> = {
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, code: 'request_timeout', message: 'the request did not arrive in time: send it again, whole', retryable: true },
+  HPE_HEADER_OVERFLOW: { status: 431, code: 'headers_too_large', message: "the request's headers are larger than the server accepts", retryable: false },
+};
+
+/**
+ * Fastify's `clientErrorHandler`: what Node's HTTP parser refuses (a request too slow to arrive,
+ * headers too large, malformed HTTP) answered in the same body as every other error, where Node
+ * and Fastify would each send their own; then the connection is closed, as Node does.
+ */
+export function handleClientError(err: NodeJS.ErrnoException, socket: Duplex): void {
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  const known = CLIENT_ERRORS[err.code ?? ''] ?? { status: 400, code: 'bad_request' as const, message: 'malformed HTTP request', retryable: false };
+  const body = JSON.stringify({ ok: false, error: { code: known.code, message: known.message, retryable: known.retryable } } satisfies HttpErrorBody);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${known.status} ${STATUS_CODES[known.status]}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy();
 }

@@ -6,15 +6,17 @@
  * each of its lines would come back in the manifest's error. A path is judged by its real path,
  * symlinks resolved, so a link inside a root that points outside is outside. A path outside is
  * refused before a byte of it is read, with the same answer whether or not it exists, naming the
- * allowed roots. A pairwise judge's baseline file is held to the same roots. (The CLI reads any
+ * allowed roots. A pairwise judge's baseline file, and a repository to pack (a folder, a tarball
+ * or a git folder), are held to the same roots. (The CLI reads any
  * path its user names: it runs as that user, on their machine.)
  * Runs on: Node (core).
  */
-import { realpath } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { realpath, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { PanoptesError } from '../domain.js';
 import { examplesDir } from '../paths.js';
-import type { CheckManifestInput, ControlMethod, CreateRunInput, ScoreRunInput, ScoringConfig } from '../service/contract.js';
+import { NotRegularFile, isUnder, openRegularFile, openedRealPath } from '../regular-file.js';
+import type { CheckManifestInput, ControlMethod, CreateRunInput, PackRepositoryInput, ReportHtmlInput, ScoreRunInput, ScoringConfig } from '../service/contract.js';
 
 export class ManifestRoots {
   readonly roots: readonly string[];
@@ -46,14 +48,39 @@ export class ManifestRoots {
       throw this.refusal(asked, where, what);
     }
     if (!inside(real)) throw this.refusal(asked, where, what);
+    // Judged again by the file actually opened (without blocking: a FIFO is refused at once), so a
+    // link swapped in after the real path was read cannot move the read outside.
+    const handle = await openRegularFile(real).catch((err: unknown) => {
+      if (err instanceof NotRegularFile) throw new PanoptesError(what === 'manifest' ? 'manifest_invalid' : 'invalid_input', `cannot read ${what} ${asked}: not a regular file`, { where });
+      throw this.refusal(asked, where, what);
+    });
+    try {
+      if (!inside(await openedRealPath(handle, real))) throw this.refusal(asked, where, what);
+    } finally {
+      await handle.close();
+    }
+    return real;
+  }
+
+  /**
+   * The real path of a repository to pack under a root: a folder (whose walk then follows no link
+   * out of it), else a regular file, judged as `resolve` judges a manifest (a FIFO refused at once).
+   */
+  async resolveRepository(path: string, where: string): Promise<string> {
+    const asked = resolve(path);
+    const real = await realpath(asked).catch(() => null);
+    const info = real === null ? undefined : await stat(real).catch(() => undefined);
+    if (real === null || !info?.isDirectory()) return this.resolve(asked, where, 'repository');
+    const roots = await Promise.all(this.roots.map((r) => realpath(r).catch(() => r)));
+    if (!roots.some((root) => isUnder(root, real))) throw this.refusal(asked, where, 'repository');
     return real;
   }
 
   /**
    * A validated contract input with the files it names on the server's disk (createRun's
    * `manifestPath`, checkManifest's `path`, a pairwise judge's `baselineFile` in createRun's and
-   * scoreRun's scorers) replaced by their real paths once a root allows them: the `admit` of the
-   * remote transports' policies.
+   * scoreRun's scorers, packRepository's `source`) replaced by their real paths once a root allows them, and a file the
+   * server would write (reportHtml's `outPath`) refused: the `admit` of the remote transports' policies.
    */
   async confine(method: ControlMethod, input: unknown): Promise<unknown> {
     if (method === 'createRun') {
@@ -64,6 +91,14 @@ export class ManifestRoots {
     if (method === 'scoreRun') {
       const i = input as ScoreRunInput;
       return { ...i, scorers: await this.confineBaselineFiles(i.scorers) };
+    }
+    if (method === 'reportHtml' && (input as ReportHtmlInput).outPath !== undefined) {
+      // The server's disk is not the client's: the page is sent, and the client saves it.
+      throw new PanoptesError('invalid_input', 'reportHtml: outPath writes on the server\'s disk, which this server does not do; leave it out and save the page it answers with', { where: 'outPath' });
+    }
+    if (method === 'packRepository') {
+      const i = input as PackRepositoryInput;
+      return { ...i, source: await this.resolveRepository(i.source, 'source') };
     }
     if (method === 'checkManifest') {
       const i = input as CheckManifestInput;
@@ -93,9 +128,4 @@ export class ManifestRoots {
       { where },
     );
   }
-}
-
-function isUnder(root: string, path: string): boolean {
-  const rel = relative(root, path);
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
 }

@@ -7,8 +7,8 @@
  * dispatcher, which validates them once with the contract's schema, so an error names the field and
  * has the server's one error shape (errors.ts). There is no zod-to-Fastify glue
  * (fastify-type-provider-zod): no route validates on its own, so there is nothing for it to wire.
- * `GET /runs/:id/responses.jsonl` (a stream, not a contract call) and `healthRoutes` (outside the
- * token) are the two hand-written routes.
+ * `GET /runs/:id/responses.jsonl` and `GET /runs/:id/inspect.tar` (streams, not contract calls) and
+ * `healthRoutes` (outside the token) are the hand-written routes.
  * Runs on: Node (core).
  */
 import { Readable } from 'node:stream';
@@ -30,6 +30,7 @@ import { sendFailure } from './errors.js';
 import type { ManifestRoots } from './manifest-roots.js';
 import { STATS_JSON_SCHEMA } from './stats-schema.js';
 import { toRunStats, toStatsShape } from './stats-shapes.js';
+import { INSPECT_ARCHIVE_TYPE, inspectArchive, inspectArchiveName } from './inspect-archive.js';
 
 /** A further contract call a route's presentation makes, under the route's policy; its errors are thrown. */
 type FollowUpCall = <N extends ControlMethod>(method: N, input: MethodInput<N>) => Promise<MethodResult<N>>;
@@ -91,14 +92,16 @@ export const REST_ROUTES: readonly RestRoute[] = [
   route({ method: 'DELETE', url: '/runs/:id', call: 'deleteRun', fields: { runId: { param: 'id' } } }),
   // The app's retry button: scope "failed" finishes the run's failed and cancelled jobs' missing records; "all" starts it anew.
   route({ method: 'POST', url: '/runs/:id/retry', call: 'retryRun', rest: 'body', fields: { runId: { param: 'id' } } }),
+  // What Run again would create (manifest, models, epochs, options, name, scorers), for a form to show filled in.
+  route({ method: 'GET', url: '/runs/:id/draft', call: 'runDraft', fields: { runId: { param: 'id' } } }),
   route({ method: 'GET', url: '/runs/:id/responses', call: 'responses', rest: 'query', fields: { runId: { param: 'id' } } }),
   route({
     method: 'GET',
     url: '/runs/:id/stats',
     call: 'getRun',
     fields: { runId: { param: 'id' } },
-    // The run's retries on hard fails are priced by the stats call, beside the sweep's own usage.
-    present: async (detail, _reply, more) => toRunStats(detail, (await more('stats', { runId: detail.run.id })).retries),
+    // The run's retries on hard fails and its judges' calls are priced by the stats call, beside the sweep's own usage.
+    present: async (detail, _reply, more) => toRunStats(detail, await more('stats', { runId: detail.run.id })),
   }),
   // Scores a run with a scoring file's scorers (records as they land, or a finished run again): 202 with the scoring status.
   route({
@@ -110,6 +113,21 @@ export const REST_ROUTES: readonly RestRoute[] = [
     present: (status, reply) => reply.code(202).send(status),
   }),
   route({ method: 'GET', url: '/runs/:id/report', call: 'report', rest: 'query', fields: { runId: { param: 'id' } } }),
+  // The same report as one self-contained HTML page (what `report --html` writes and the app's Save report saves).
+  route({
+    method: 'GET',
+    url: '/runs/:id/report.html',
+    call: 'reportHtml',
+    rest: 'query',
+    fields: { runId: { param: 'id' } },
+    present: (page, reply) =>
+      reply
+        .type('text/html; charset=utf-8')
+        .header('content-disposition', `inline; filename="${page.fileName}"`)
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', 'no-store')
+        .send(page.html),
+  }),
   // Two runs of one manifest, paired by vignette id, model by model (diff = B − A): what the app's Compare runs shows.
   route({
     method: 'GET',
@@ -118,6 +136,8 @@ export const REST_ROUTES: readonly RestRoute[] = [
     rest: 'query',
     fields: { runA: { param: 'id' }, runB: { param: 'other' } },
   }),
+  // The vignettes whose pass/fail verdict changed from one run to the other, per model.
+  route({ method: 'GET', url: '/runs/:id/flips/:other', call: 'flippedVignettes', rest: 'query', fields: { runA: { param: 'id' }, runB: { param: 'other' } } }),
   route({ method: 'GET', url: '/runs/:id/scores/matrix', call: 'scoreMatrix', rest: 'query', fields: { runId: { param: 'id' } } }),
   route({
     method: 'GET',
@@ -131,6 +151,9 @@ export const REST_ROUTES: readonly RestRoute[] = [
   route({ method: 'POST', url: '/plan', call: 'plan', rest: 'body' }),
   // A run's anytime-valid decision: its vignettes in a seeded order, each pair stopped when decided.
   route({ method: 'GET', url: '/runs/:id/decision', call: 'decide', rest: 'query', fields: { runId: { param: 'id' } } }),
+  // A repository (a folder, a .tar.gz, a git folder's diff under a manifest root) packed into a manifest kept in the data folder.
+  route({ method: 'POST', url: '/packs', call: 'packRepository', rest: 'body' }),
+  route({ method: 'POST', url: '/packs/:id/cancel', call: 'cancelPack', fields: { packId: { param: 'id' } } }),
   route({ method: 'GET', url: '/stats', call: 'stats', present: (report) => toStatsShape(report), responseSchema: STATS_JSON_SCHEMA }),
   route({ method: 'GET', url: '/metrics', call: 'metrics', rest: 'query' }),
   route({ method: 'GET', url: '/roster', call: 'roster' }),
@@ -202,6 +225,9 @@ function restFailure(r: RestRoute, failure: Extract<Envelope<unknown>, { ok: fal
   return { ok: false, error: { ...failure.error, message, ...(where === undefined ? {} : { where }) } };
 }
 
+/** `GET /runs/:id/responses.jsonl?scores=1`: each record with a `scores` object (other query keys are ignored, as before). */
+const ResponsesJsonlQuerySchema = z.object({ scores: z.enum(['0', '1']).optional() });
+
 export interface ApiRoutesOptions {
   dispatcher: ContractDispatcher;
   /** A run's export lines, for the streamed `responses.jsonl`. */
@@ -238,16 +264,29 @@ export const apiRoutes: FastifyPluginAsync<ApiRoutesOptions> = async (app, opts)
     });
   }
 
-  app.get<{ Params: { id: string } }>('/runs/:id/responses.jsonl', async (request, reply) => {
+  app.get<{ Params: { id: string }; Querystring: unknown }>('/runs/:id/responses.jsonl', async (request, reply) => {
     const runId = request.params.id;
+    const query = ResponsesJsonlQuerySchema.safeParse(request.query ?? {});
+    if (!query.success) throw new PanoptesError('invalid_input', 'query.scores: expected 1 (each record with its scores) or 0', { where: 'scores' });
     const found = await dispatcher.call('getRun', { runId }, policy); // 404 before any byte is sent
     if (!found.ok) return sendFailure(reply, found);
     // Pulled line by line as the socket drains: memory stays flat whatever the run's size.
-    const body = Readable.from(opts.exportLines(runId, 'jsonl'), { objectMode: false });
+    const body = Readable.from(opts.exportLines(runId, query.data.scores === '1' ? 'jsonl_scores' : 'jsonl'), { objectMode: false });
     return reply
       .header('content-type', 'application/x-ndjson; charset=utf-8')
       .header('content-disposition', `attachment; filename="${runId}-responses.jsonl"`)
       .send(body);
+  });
+
+  // The run as inspect_ai logs, one tar of the folder `export --format inspect` writes (404 before any byte).
+  app.get<{ Params: { id: string } }>('/runs/:id/inspect.tar', async (request, reply) => {
+    const runId = request.params.id;
+    const found = await dispatcher.call('getRun', { runId }, policy);
+    if (!found.ok) return sendFailure(reply, found);
+    return reply
+      .header('content-type', INSPECT_ARCHIVE_TYPE)
+      .header('content-disposition', `attachment; filename="${inspectArchiveName(runId)}"`)
+      .send(await inspectArchive(dispatcher, runId));
   });
 };
 

@@ -50,8 +50,11 @@ export function toRetryStats(retries: readonly ModelCost[]) {
   return { models: retries.map(toModelStats), total_est_cost_usd: retries.reduce((s, m) => s + m.estCostUsd, 0) };
 }
 
-/** One run's accounting: the /stats per-model figures plus each model's job progress, the run's rate, and its retries apart. */
-export function toRunStats(detail: RunDetail, retries: readonly ModelCost[], now = Date.now()) {
+/**
+ * One run's accounting: the /stats per-model figures plus each model's job progress, the run's
+ * rate, its retries and its judges' calls apart, and what it cost in all (`total_with_scoring_usd`).
+ */
+export function toRunStats(detail: RunDetail, scoring: Pick<StatsReport, 'retries' | 'judges' | 'totalWithScoringUsd'>, now = Date.now()) {
   const { run, jobs } = detail;
   const jobCounts = Object.fromEntries(JOB_STATUSES.map((s) => [s, jobs.filter((j) => j.status === s).length]));
   const elapsedMs = run.startedAt === null ? 0 : (run.finishedAt ?? now) - run.startedAt;
@@ -80,6 +83,8 @@ export function toRunStats(detail: RunDetail, retries: readonly ModelCost[], now
     calls_per_second: elapsedMs > 0 ? Math.round((run.calls / elapsedMs) * 1000 * 100) / 100 : 0,
     models,
     total_est_cost_usd: run.estCostUsd,
-    retries: toRetryStats(retries),
+    retries: toRetryStats(scoring.retries),
+    judges: toRetryStats(scoring.judges),
+    total_with_scoring_usd: scoring.totalWithScoringUsd,
   };
 }

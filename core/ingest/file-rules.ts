@@ -7,8 +7,8 @@
  */
 import { isBinaryFile } from 'isbinaryfile';
 
-/** Why a file is not in the pack at all. */
-export type LeftOutReason = 'binary' | 'lockfile' | 'dependency' | 'vcs' | 'vendored' | 'symlink';
+/** Why a file is not in the pack at all (`special`: a FIFO, a socket or a device, never read). */
+export type LeftOutReason = 'binary' | 'lockfile' | 'dependency' | 'vcs' | 'vendored' | 'symlink' | 'special';
 
 /** Folders whose content is never packed, at any depth. */
 const SKIPPED_FOLDERS: Record<string, LeftOutReason> = {

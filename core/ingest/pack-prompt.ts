@@ -7,9 +7,10 @@
 
 export const fileDelimiter = (path: string): string => `===== FILE: ${path} =====`;
 
-/** A file's block as it appears in the prompt, and as it is counted. */
-export function fileBlock(path: string, text: string): string {
-  return `${fileDelimiter(path)}\n${text}${text.endsWith('\n') ? '' : '\n'}\n`;
+/** A file's block as it appears in the prompt, and as it is counted (a sliced file's end read from its last slice). */
+export function fileBlock(file: { path: string; text: string; slices?: readonly string[] | undefined }): string {
+  const end = file.slices?.at(-1) ?? file.text;
+  return `${fileDelimiter(file.path)}\n${file.text}${end.endsWith('\n') ? '' : '\n'}\n`;
 }
 
 export interface PromptParts {

@@ -13,11 +13,11 @@ import { readGitDiff } from './git-diff-source.js';
 import type { RepoFiles } from './repo-files.js';
 import { readTarball } from './tarball-source.js';
 
-export async function readSource(source: string, opts: { diff?: string | undefined; maxBytes: number }): Promise<RepoFiles> {
-  if (opts.diff !== undefined) return readGitDiff(source, opts.diff, opts.maxBytes);
+export async function readSource(source: string, opts: { diff?: string | undefined; maxBytes: number; signal?: AbortSignal | undefined }): Promise<RepoFiles> {
+  if (opts.diff !== undefined) return readGitDiff(source, opts.diff, opts.maxBytes, opts.signal);
   const info = await stat(source).catch(() => undefined);
   if (!info) throw new PanoptesError('invalid_input', `no such folder or file: ${source}`, { where: source });
-  return info.isDirectory() ? readFolder(source, opts.maxBytes) : readTarball(source, opts.maxBytes);
+  return info.isDirectory() ? readFolder(source, opts.maxBytes, opts.signal) : readTarball(source, opts.maxBytes, opts.signal);
 }
 
 /** The smallest of the models' windows (each model's largest host window), refusing a model the catalog does not have. */

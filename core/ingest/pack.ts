@@ -11,8 +11,9 @@ import { PanoptesError } from '../domain.js';
 import { estimatePromptTokens, estimateTextTokens, withPromptMargin } from '../models/router/token-estimate.js';
 import { fitFiles, type SizedFile } from './fit.js';
 import { tierOf } from './file-rules.js';
-import { fileBlock, packHeader, packPrompt, type PromptParts } from './pack-prompt.js';
-import type { LeftOutFile, RepoFiles } from './repo-files.js';
+import { fileBlock, fileDelimiter, packHeader, packPrompt, type PromptParts } from './pack-prompt.js';
+import { throwIfStopped } from './pack-abort.js';
+import type { LeftOutFile, RepoFiles, SourceFile } from './repo-files.js';
 import { groupFiles, type SplitRule } from './split.js';
 
 export interface PackOptions {
@@ -24,6 +25,8 @@ export interface PackOptions {
   /** Tokens kept free for the answer. */
   answerTokens: number;
   split?: SplitRule | undefined;
+  /** Stops the pack between steps (the app's Cancel, a time limit). */
+  signal?: AbortSignal | undefined;
 }
 
 export interface PackCoverage {
@@ -54,21 +57,62 @@ export interface PackedVignette {
   metadata: PackMetadata;
 }
 
-/** Files counted at once by the tokenizer thread, with a turn of the event loop between batches. */
+/**
+ * Files counted at once by the tokenizer thread, with a turn of the event loop between batches; a
+ * batch also stops at `COUNT_BATCH_CHARS`, so the main thread's part (ranking, delimiting, sampling
+ * each file) stays short however large the files are.
+ */
 const COUNT_BATCH = 256;
+const COUNT_BATCH_CHARS = 1 << 19;
 /** Refits after the whole prompt's count, in case sampling counted the pieces low. */
 const MAX_REFITS = 4;
 
-interface PackFile extends SizedFile {
+export interface PackFile extends SizedFile {
   block: string;
 }
 
-async function sizeFiles(repo: RepoFiles): Promise<PackFile[]> {
+/** Where the batch of files starting at `start` ends: `COUNT_BATCH` files, or past `COUNT_BATCH_CHARS` characters. */
+export function batchEnd(files: readonly SourceFile[], start: number): number {
+  let end = start + 1;
+  for (let chars = files[start]!.text.length; end < files.length && end - start < COUNT_BATCH; end++) {
+    chars += files[end]!.text.length;
+    if (chars > COUNT_BATCH_CHARS) break;
+  }
+  return end;
+}
+
+/**
+ * One batch's step on the main thread: each file ranked and delimited, and the blocks' samples
+ * handed to the tokenizer thread; the counts come back later, off the loop. A file decoded in
+ * slices is counted as its delimiter line and its slices, so no step reads its block whole.
+ */
+export function startBatch(files: readonly SourceFile[]): { batch: PackFile[]; counts: Promise<number[]> } {
+  const batch = files.map((f) => ({ ...f, tier: tierOf(f.path, f.text), block: fileBlock(f), tokens: 0 }));
+  const texts: string[] = [];
+  const owners: number[] = [];
+  batch.forEach((f, i) => {
+    for (const t of f.slices ? [`${fileDelimiter(f.path)}\n`, ...f.slices] : [f.block]) {
+      texts.push(t);
+      owners.push(i);
+    }
+  });
+  const counts = estimateTextTokens(texts).then((each) => {
+    const perFile = batch.map(() => 0);
+    each.forEach((n, j) => (perFile[owners[j]!]! += n));
+    return perFile;
+  });
+  return { batch, counts };
+}
+
+async function sizeFiles(repo: RepoFiles, signal: AbortSignal | undefined): Promise<PackFile[]> {
   const out: PackFile[] = [];
-  for (let i = 0; i < repo.files.length; i += COUNT_BATCH) {
-    const batch = repo.files.slice(i, i + COUNT_BATCH).map((f) => ({ ...f, tier: tierOf(f.path, f.text), block: fileBlock(f.path, f.text), tokens: 0 }));
-    const counts = await estimateTextTokens(batch.map((f) => f.block));
-    batch.forEach((f, j) => out.push({ ...f, tokens: counts[j]! }));
+  for (let i = 0; i < repo.files.length; ) {
+    throwIfStopped(signal);
+    const end = batchEnd(repo.files, i);
+    const { batch, counts } = startBatch(repo.files.slice(i, end));
+    i = end;
+    const tokens = await counts;
+    batch.forEach((f, j) => out.push({ ...f, tokens: tokens[j]! }));
     await turn();
   }
   return out;
@@ -108,6 +152,7 @@ async function packGroup(repo: RepoFiles, files: PackFile[], opts: PackOptions, 
     throw new PanoptesError('invalid_input', `${what} alone (~${overhead} tokens) does not fit the window of ${opts.window} tokens less ${opts.answerTokens} for the answer`, { where: repo.diff ? '--diff' : '--prompt' });
   }
   for (let refit = 0; ; refit++) {
+    throwIfStopped(opts.signal);
     const { kept, dropped } = fitFiles(files, overhead!, raw);
     const prompt = packPrompt(parts(kept), kept.map((f) => f.block));
     const promptTokens = await estimatePromptTokens([{ role: 'user', content: prompt }]);
@@ -144,7 +189,7 @@ export async function packRepository(repo: RepoFiles, opts: PackOptions): Promis
   if (repo.files.length === 0) {
     throw new PanoptesError('invalid_input', `${repo.name} has no text files to pack`, { where: repo.name });
   }
-  const files = await sizeFiles(repo);
+  const files = await sizeFiles(repo, opts.signal);
   const whole = await packGroup(repo, files, opts, undefined);
   if (!opts.split || whole.metadata.dropped.length === 0) return [whole];
   const out: PackedVignette[] = [];

@@ -4,6 +4,7 @@
  * fitting and the prompt never know where the files came from.
  * Runs on: Node (core).
  */
+import { setImmediate as turn } from 'node:timers/promises';
 import { PanoptesError } from '../domain.js';
 import type { LeftOutReason } from './file-rules.js';
 import { isBinaryContent, leftOutByPath } from './file-rules.js';
@@ -12,6 +13,12 @@ export interface SourceFile {
   /** Relative to the repository's root, with `/` separators. */
   path: string;
   text: string;
+  /**
+   * A file decoded a megabyte at a time: the decoded slices, each flat, of which `text` is the
+   * join. Reading the joined text (a slice of it, its last character) would copy all of it at
+   * once, over a hundred milliseconds for a few megabytes on a busy machine; the pack reads these.
+   */
+  slices?: string[];
 }
 
 export interface LeftOutFile {
@@ -27,6 +34,26 @@ export interface RepoFiles {
   leftOut: LeftOutFile[];
   /** Diff mode: the refs compared and `git diff`'s unified output. */
   diff?: { base: string; head: string; text: string };
+}
+
+/** Bytes decoded at once: a file of tens of megabytes is decoded a slice at a time, a turn of the event loop between. */
+const DECODE_BYTES = 1 << 20;
+
+async function decodeUtf8(content: Buffer): Promise<{ text: string; slices?: string[] }> {
+  if (content.length <= DECODE_BYTES) return { text: content.toString('utf8') };
+  // The streaming decoder keeps a character cut at a slice's end for the next slice.
+  const decoder = new TextDecoder('utf-8');
+  const slices: string[] = [];
+  for (let at = 0; at < content.length; at += DECODE_BYTES) {
+    slices.push(decoder.decode(content.subarray(at, at + DECODE_BYTES), { stream: true }));
+    await turn();
+  }
+  slices.push(decoder.decode());
+  const kept = slices.filter((t) => t !== '');
+  // Joined by concatenation, which links the slices without copying them (a join would copy all at once).
+  let text = '';
+  for (const t of kept) text += t;
+  return { text, slices: kept };
 }
 
 /** The default `--max-bytes`: a repository holding more bytes of packable files is refused. */
@@ -69,7 +96,7 @@ export class RepoCollector {
   /** Adds a file's content: text is kept, binary content left out. */
   async add(path: string, content: Buffer): Promise<void> {
     if (await isBinaryContent(content)) this.leftOut.push({ path, reason: 'binary' });
-    else this.files.push({ path, text: content.toString('utf8') });
+    else this.files.push({ path, ...(await decodeUtf8(content)) });
   }
 
   /** Files in path order, so a pack of the same tree is the same prompt whatever order it was read in. */

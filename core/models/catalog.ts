@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { PanoptesError } from '../domain.js';
-import { FALLBACK_PRICE, type Price } from './cost.js';
+import { FALLBACK_PRICE, type Price } from '../common/cost.js';
 import { formatZodIssues } from '../validation.js';
 
 export const ProviderKindSchema = z.enum(['openai', 'anthropic', 'generate', 'mock', 'scripted', 'gguf']);

@@ -34,10 +34,13 @@ export interface JudgePrompt extends JudgeMaterial {
   answers: readonly [string] | readonly [string, string];
 }
 
+/** A pairwise judge's pick: answer A, answer B, or neither. */
+export type PairwiseWinner = 'A' | 'B' | 'tie';
+
 /** What a judge said: a score (single mode) or a winner (pairwise), with its reason. */
 export type Verdict =
   | { ok: true; kind: 'score'; score: number; reason: string }
-  | { ok: true; kind: 'winner'; winner: 'A' | 'B' | 'tie'; reason: string }
+  | { ok: true; kind: 'winner'; winner: PairwiseWinner; reason: string }
   | { ok: false; why: string };
 
 const PROTOCOL_LINE = /^protocol: panoptes-judge\/1 mode=(single|pairwise) scale=(pass_fail|(-?[0-9.e+-]+)\.\.(-?[0-9.e+-]+)) boundary=([0-9a-f]+)$/;
@@ -126,7 +129,7 @@ export function readJudgePrompt(messages: readonly ChatMessage[]): Omit<JudgePro
 }
 
 /** A verdict in the protocol's answer format. */
-export function formatVerdict(v: { score: number | 'pass' | 'fail'; reason: string } | { winner: 'A' | 'B' | 'tie'; reason: string }): string {
+export function formatVerdict(v: { score: number | 'pass' | 'fail'; reason: string } | { winner: PairwiseWinner; reason: string }): string {
   return 'winner' in v ? JSON.stringify({ reason: v.reason, winner: v.winner }) : JSON.stringify({ reason: v.reason, score: v.score });
 }
 

@@ -4,12 +4,13 @@
  * Runs on: Node (core).
  */
 import { z } from 'zod';
+import { MAX_TOKENS, TEMPERATURE } from '../common/input-bounds.js';
 
 export const SamplingSchema = z
   .object({
-    temperature: z.number().min(0).max(2).optional(),
+    temperature: z.number().min(TEMPERATURE.min).max(TEMPERATURE.max).optional(),
     topP: z.number().gt(0).max(1).optional(),
-    maxTokens: z.number().int().positive().max(1_000_000).optional(),
+    maxTokens: z.number().int().positive().max(MAX_TOKENS.max).optional(),
     seed: z.number().int().optional(),
     stop: z.array(z.string()).max(16).optional(),
     reasoningEffort: z.enum(['low', 'medium', 'high']).optional(),

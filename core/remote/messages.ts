@@ -8,15 +8,17 @@
 import { z } from 'zod';
 import type { ErrorCode } from '../domain.js';
 import { SamplingSchema } from '../models/sampling.js';
+import { CheckedTemplateSchema } from '../templates/template-file.js';
 import { LatencySchema, RecordUsageSchema } from '../workers/answer-bounds.js';
 
 /**
  * Bumped when a frame changes shape or a frame type is added; a coordinator refuses a worker that
  * speaks another one. 2: `gave_up` and `waiting`, and the job
  * options' cache flag named `skipPromptCache`. 3: a vignette's chat `messages`, and a record's
- * `finishReason`.
+ * `finishReason`. 4: staged templates: the job options' `template`, a vignette's `target`,
+ * `metadata` and `finishedStages`, a record's `stages`, and the `stage` frame.
  */
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 /** Largest frame either end accepts once registered (configurable on the listener). */
 export const DEFAULT_MAX_FRAME_BYTES = 8 * 1024 * 1024;
 /** Largest frame a connection may send before it has registered. */
@@ -46,6 +48,24 @@ export const UsageSchema = z
   })
   .strict();
 
+/** One call of a staged vignette's chain, as StageAnswer has it. */
+export const WireStageSchema = z
+  .object({
+    stage: z.string().min(1).max(64),
+    item: z.number().int().nonnegative().nullable(),
+    round: z.number().int().min(1).max(5),
+    response: z.string(),
+    usage: RecordUsageSchema.strict(),
+    latencyMs: LatencySchema,
+    host: z.string().min(1).max(400),
+    cached: z.boolean(),
+  })
+  .strict();
+export type WireStage = z.infer<typeof WireStageSchema>;
+
+/** Calls one staged vignette may carry: a judge loop's rounds on top of a fan-out's items. */
+const MAX_STAGE_CALLS = 4096;
+
 /** A vignette as a worker needs it: what to pose, and where it sits in the manifest. */
 export const WireVignetteSchema = z
   .object({
@@ -58,6 +78,11 @@ export const WireVignetteSchema = z
       .array(z.object({ role: z.enum(['system', 'user', 'assistant']), content: z.string() }).strict())
       .min(1)
       .optional(),
+    /** What a staged template's placeholders and judge loop read of the vignette. */
+    target: z.string().optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+    /** The calls of its staged chain that finished before the job was interrupted: posed again from the next. */
+    finishedStages: z.array(WireStageSchema).max(MAX_STAGE_CALLS).optional(),
   })
   .strict();
 export type WireVignette = z.infer<typeof WireVignetteSchema>;
@@ -77,6 +102,8 @@ export const WireRecordSchema = z
     cached: z.boolean(),
     finishedAt: z.number().int().nonnegative(),
     finishReason: z.string().max(64).optional(),
+    /** A staged template's calls behind the record, in call order. */
+    stages: z.array(WireStageSchema).min(1).max(MAX_STAGE_CALLS).optional(),
   })
   .strict();
 export type WireRecord = z.infer<typeof WireRecordSchema>;
@@ -87,6 +114,7 @@ export const JobOptionsSchema = z
     privacy: z.enum(['strict', 'fallback', 'off']),
     skipPromptCache: z.boolean(),
     shareCacheAcrossEpochs: z.boolean(),
+    template: CheckedTemplateSchema.optional(),
   })
   .strict();
 
@@ -159,12 +187,24 @@ export const WaitingSchema = z
   })
   .strict();
 
+/** One call of a staged vignette's chain answered: stored at once, so a resumed job does not pose it again. */
+export const StageSchema = z
+  .object({
+    type: z.literal('stage'),
+    job_id: JobIdSchema,
+    attempt: AttemptSchema,
+    vignette_index: z.number().int().nonnegative(),
+    call_idx: z.number().int().nonnegative().max(MAX_STAGE_CALLS - 1),
+    answer: WireStageSchema,
+  })
+  .strict();
+
 export const WorkerHeartbeatSchema = z
   .object({ type: z.literal('heartbeat'), jobs: z.array(JobProgressSchema).max(1024).optional() })
   .strict();
 
 /** Everything a registered worker may send. */
-export const WorkerMessageSchema = z.discriminatedUnion('type', [RecordsSchema, ResultSchema, GaveUpSchema, WaitingSchema, WorkerHeartbeatSchema]);
+export const WorkerMessageSchema = z.discriminatedUnion('type', [RecordsSchema, ResultSchema, GaveUpSchema, WaitingSchema, StageSchema, WorkerHeartbeatSchema]);
 
 // ---- Coordinator -> worker ----------------------------------------------------------------------
 
@@ -240,6 +280,7 @@ export type RecordsMessage = z.infer<typeof RecordsSchema>;
 export type ResultMessage = z.infer<typeof ResultSchema>;
 export type GaveUpMessage = z.infer<typeof GaveUpSchema>;
 export type WaitingMessage = z.infer<typeof WaitingSchema>;
+export type StageMessage = z.infer<typeof StageSchema>;
 export type WorkerMessage = z.infer<typeof WorkerMessageSchema>;
 export type CoordinatorMessage = z.infer<typeof CoordinatorMessageSchema>;
 /** Any frame, for the sending side (validation happens on the receiving side). */

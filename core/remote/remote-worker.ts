@@ -3,7 +3,8 @@
  * same WorkerHandle as LocalWorker, so the scheduler cannot tell them apart: `dispatch` sends an
  * `assign` (split over frames when large), streams the worker's `records` into the job's sink as
  * they arrive, passes on the vignettes it gave up on and the down host it waits for (`gave_up`,
- * `waiting`), and settles on the matching `result` — matched by job id AND attempt. Never more
+ * `waiting`), stores each call of a staged template's chain as the worker reports it (`stage`), and
+ * settles on the matching `result` — matched by job id AND attempt. Never more
  * than the declared capacity is assigned (a cancelled job holds its slot until the worker says it
  * stopped). A closed socket, a protocol error or a silent peer fails every job in flight with a
  * retryable `worker_lost`, and the scheduler redelivers each elsewhere.
@@ -14,7 +15,9 @@ import {
   PanoptesError,
   type EvalJob,
   type IndexedVignette,
+  type JobVignette,
   type JobOutcome,
+  type StageAnswer,
   type Usage,
 } from '../domain.js';
 import { answerViolation } from '../workers/answer-bounds.js';
@@ -30,7 +33,9 @@ import type {
   RecordsMessage,
   RegisterMessage,
   ResultMessage,
+  StageMessage,
   WaitingMessage,
+  WireStage,
   WireVignette,
   WorkerMessage,
 } from './messages.js';
@@ -142,12 +147,12 @@ export class RemoteWorker implements WorkerHandle {
 
   async dispatch(job: EvalJob, attempt: number, sink: JobSink, signal: AbortSignal): Promise<JobOutcome> {
     if (!this.isAlive()) throw this.lostError();
-    if (job.options.template) {
-      // Its records would come back without their stages: retried on another worker (this one is avoided), a local one.
-      throw new PanoptesError('invalid_input', `worker ${this.id}: staged templates run only on this process's own workers`, { retryable: true });
+    if (!(Symbol.iterator in job.vignettes)) {
+      // A run posed until decided hands out its vignettes a batch at a time, as its decision allows: retried on a local worker.
+      throw new PanoptesError('invalid_input', `worker ${this.id}: a run posed until decided (--until-decided) runs only on this process's own workers`, { retryable: true });
     }
     // Frames are planned before anything is sent: a vignette too large for any frame fails this job only.
-    const { frames, vignettes } = this.assignFrames(job, attempt);
+    const { frames, vignettes } = this.assignFrames(job, job.vignettes, attempt);
     try {
       await this.slots.acquire(AbortSignal.any([signal, this.lost.signal]));
     } catch {
@@ -201,6 +206,8 @@ export class RemoteWorker implements WorkerHandle {
         return this.onGaveUp(message);
       case 'waiting':
         return this.onWaiting(message);
+      case 'stage':
+        return this.onStage(message);
       case 'heartbeat': {
         let changed = false;
         for (const p of message.jobs ?? []) {
@@ -248,18 +255,19 @@ export class RemoteWorker implements WorkerHandle {
    * The job's frames, and its vignettes by index (records come back naming only the index). A
    * remote job's vignettes are held for as long as it runs: its records are rebuilt from them.
    */
-  private assignFrames(job: EvalJob, attempt: number): { frames: object[]; vignettes: Map<number, IndexedVignette> } {
+  private assignFrames(job: EvalJob, source: Iterable<JobVignette>, attempt: number): { frames: object[]; vignettes: Map<number, IndexedVignette> } {
     const vignettes = new Map<number, IndexedVignette>();
     const wire: WireVignette[] = [];
-    for (const v of job.vignettes) {
+    for (const v of source) {
       vignettes.set(v.index, v);
-      wire.push({ id: v.id, index: v.index, prompt: v.prompt, system: v.system, messages: v.messages });
+      wire.push({ id: v.id, index: v.index, prompt: v.prompt, system: v.system, messages: v.messages, target: v.target, metadata: v.metadata, finishedStages: v.finishedStages });
     }
     const first: AssignMessage = {
       type: 'assign',
       job_id: job.jobId,
       attempt,
-      job: { runId: job.runId, model: job.model, epoch: job.epoch, vignetteCount: wire.length, options: job.options, vignettes: [] },
+      // The template's scorers are the definitions the same schema parsed when the run was made.
+      job: { runId: job.runId, model: job.model, epoch: job.epoch, vignetteCount: wire.length, options: job.options as AssignMessage['job']['options'], vignettes: [] },
       more: false,
     };
     const batches: WireVignette[][] = [];
@@ -298,7 +306,9 @@ export class RemoteWorker implements WorkerHandle {
       if (violation !== null) {
         throw new Error(`"records" frame for job ${message.job_id} attempt ${message.attempt}: records.${i}.${violation}`);
       }
-      return responseRecord(entry.job, v, r);
+      const record = responseRecord(entry.job, v, r);
+      if (r.stages) record.stages = r.stages.map((st, j) => this.checkedStage(st, `"records" frame for job ${message.job_id}: records.${i}.stages.${j}`));
+      return record;
     });
     for (const record of records) entry.sink.record(record);
   }
@@ -310,6 +320,23 @@ export class RemoteWorker implements WorkerHandle {
       throw new Error(`gave_up for vignette index ${message.vignette_index}, which job ${message.job_id} does not contain`);
     }
     entry.sink.gaveUp?.({ vignetteIndex: message.vignette_index, attempts: message.attempts, code: message.code, message: message.message });
+  }
+
+  /** A staged call's answer is held to the records' response bound before it is stored. */
+  private checkedStage(st: WireStage, where: string): StageAnswer {
+    const bytes = Buffer.byteLength(st.response, 'utf8');
+    if (bytes > this.opts.maxResponseBytes) throw new Error(`${where}.response: ${bytes} bytes, over the ${this.opts.maxResponseBytes}-byte limit`);
+    return st;
+  }
+
+  private onStage(message: StageMessage): void {
+    const entry = this.entryFor(message.job_id, message.attempt, 'stage');
+    if (!entry) return;
+    if (!entry.vignettes.has(message.vignette_index)) {
+      throw new Error(`stage for vignette index ${message.vignette_index}, which job ${message.job_id} does not contain`);
+    }
+    const answer = this.checkedStage(message.answer, `"stage" frame for job ${message.job_id}: answer`);
+    entry.sink.stage?.(message.vignette_index, message.call_idx, answer);
   }
 
   private onWaiting(message: WaitingMessage): void {

@@ -17,13 +17,17 @@ import {
   toPanoptesError,
   type EvalJob,
   type HostWait,
-  type IndexedVignette,
+  type JobOptions,
+  type JobVignette,
   type ResponseRecord,
+  type StageAnswer,
   type Usage,
 } from '../domain.js';
 import type { ModelClient } from '../models/model-client.js';
 import { formatZodIssues } from '../validation.js';
 import { LocalWorker } from '../workers/local-worker.js';
+import type { StageJudge } from '../workers/staged-eval.js';
+import { toStagedTemplate } from '../templates/template-file.js';
 import type { GaveUp, JobSink } from '../workers/worker-handle.js';
 import { FrameBatcher, budgetFor, jsonBytes } from './frame-batcher.js';
 import { Heartbeat } from './heartbeat.js';
@@ -56,6 +60,8 @@ export interface WorkerAgentOptions {
   callConcurrency: number;
   version: string;
   logger: Logger;
+  /** Scores a staged template's final answer for its judge loop (this machine's own scorers and judges). */
+  stageJudge?: StageJudge | undefined;
 }
 
 /** Pauses between connection attempts: from 100 ms doubling to 5 s, with jitter. */
@@ -71,6 +77,12 @@ interface SessionEnd {
   /** The coordinator refused us (bad token, protocol): retrying cannot help. */
   refusal?: PanoptesError;
   reason: string;
+}
+
+/** The engine's job options from an assign frame's (the template in the engine's own shape). */
+function jobOptionsOf(wire: AssignMessage['job']['options']): JobOptions {
+  const { template, ...rest } = wire;
+  return template === undefined ? rest : { ...rest, template: toStagedTemplate(template) };
 }
 
 export class WorkerAgent {
@@ -101,7 +113,13 @@ export class WorkerAgent {
         { where: '--models' },
       );
     }
-    this.executor = new LocalWorker({ id: opts.workerId, client: opts.client, callConcurrency: opts.callConcurrency, capacity: opts.capacity });
+    this.executor = new LocalWorker({
+      id: opts.workerId,
+      client: opts.client,
+      callConcurrency: opts.callConcurrency,
+      capacity: opts.capacity,
+      stageJudge: opts.stageJudge,
+    });
   }
 
   /**
@@ -266,9 +284,9 @@ class Session {
       runId: first.job.runId,
       model: first.job.model,
       epoch: first.job.epoch,
-      vignettes: vignettes as IndexedVignette[],
+      vignettes: vignettes as JobVignette[],
       vignetteCount: vignettes.length,
-      options: first.job.options,
+      options: jobOptionsOf(first.job.options),
     };
     const state: RunningJob = { jobId, attempt, controller: new AbortController(), vignettesDone: 0, usage: emptyUsage() };
     this.running.set(keyOf(jobId, attempt), state);
@@ -295,6 +313,7 @@ class Session {
           cached: r.cached,
           finishedAt: r.finishedAt,
           ...(r.finishReason === undefined ? {} : { finishReason: r.finishReason }),
+          ...(r.stages === undefined ? {} : { stages: r.stages }),
         });
         state.vignettesDone += 1;
         addUsage(state.usage, r.usage);
@@ -313,6 +332,10 @@ class Session {
       },
       waiting: (wait: HostWait | null) => {
         this.stream.send({ type: 'waiting', job_id: jobId, attempt, wait: wait && { host: wait.host.slice(0, 400), since: wait.since } });
+      },
+      // Sent at once, not batched: the coordinator stores it, so a job redelivered after this worker dies does not pose it again.
+      stage: (vignetteIndex: number, callIdx: number, answer: StageAnswer) => {
+        this.stream.send({ type: 'stage', job_id: jobId, attempt, vignette_index: vignetteIndex, call_idx: callIdx, answer });
       },
     };
     this.executor.dispatch(job, attempt, sink, state.controller.signal).then(

@@ -8,10 +8,10 @@
  * this ledger drives, and the SQL in the store. Every write is fenced by the run's owner.
  * Runs on: Node (core).
  */
+import type { Logger } from 'pino';
 import type { HostWait, Job, JobOutcome, Run } from '../domain.js';
-import type { RunFence } from '../store/run-fence.js';
+import { RunLostError, type RunFence } from '../store/run-fence.js';
 import type { Store } from '../store/store.js';
-import type { JobSink } from '../workers/worker-handle.js';
 import type { EngineEvents } from './engine-events.js';
 import type { AttemptSink, RecordLander } from './record-lander.js';
 
@@ -21,6 +21,11 @@ export interface JobLedgerDeps {
   events: EngineEvents;
   run: Run;
   fence: RunFence;
+  /** Hears of every landing and give-up of the run's jobs (a run posed until decided waits on them between batches). */
+  onAnswered?: (() => void) | undefined;
+  /** Called when a fenced write finds the run gone to another process. */
+  onLost?: (() => void) | undefined;
+  logger?: Logger | undefined;
 }
 
 export class JobLedger {
@@ -28,11 +33,15 @@ export class JobLedger {
 
   /** Starts an attempt of `job` on `workerId`; null when the job was settled elsewhere (cancelled). */
   begin(job: Job, workerId: string): JobAttempt | null {
-    const { store, lander, events, run, fence } = this.deps;
+    const { store, events, run, fence } = this.deps;
     const attempt = store.jobs.startAttempt(job.id, workerId, fence);
     if (attempt === null) return null;
     events.jobChanged(run.id, job.id);
-    return new JobAttempt(this.deps, job, attempt, lander.sink(job.id, attempt, () => events.jobChanged(run.id, job.id)));
+    const landed = () => {
+      events.jobChanged(run.id, job.id);
+      this.deps.onAnswered?.();
+    };
+    return new JobAttempt(this.deps, job, attempt, landed);
   }
 
   /** Fails a job that could not start (no worker serves its model), as an attempt of its own. */
@@ -52,34 +61,47 @@ export class JobLedger {
 
 /** One attempt of a job, from its start to the one way it ends. */
 export class JobAttempt {
-  /** Where the worker delivers: records land through the lander; give-ups and waits are noted at once. */
-  readonly sink: JobSink;
+  /** Where the worker delivers, the lander's sink itself: records wait there for the lander's commit; give-ups and waits are noted at once. */
+  readonly sink: AttemptSink;
 
   constructor(
     private readonly deps: JobLedgerDeps,
     private readonly job: Job,
     readonly number: number,
-    private readonly landing: AttemptSink,
+    onLanded: () => void,
   ) {
-    const { store, events, run } = deps;
-    this.sink = {
-      record: (record) => landing.record(record),
+    const { store, lander, events, run } = deps;
+    this.sink = lander.sink(job.id, number, onLanded, {
       gaveUp: (f) => {
         store.jobs.recordVignetteFailure(job.id, number, f);
         events.jobChanged(run.id, job.id);
+        deps.onAnswered?.();
       },
       waiting: (wait: HostWait | null) => {
         store.jobs.setJobWaiting(job.id, number, wait);
         events.jobChanged(run.id, job.id);
         events.runChanged(run.id);
       },
-    };
+      // Each finished call of a staged vignette is stored at once (fenced), not with the record: a resumed job reuses it.
+      stage: (vignetteIndex, callIdx, answer) => {
+        try {
+          store.stages.finish(job.id, number, vignetteIndex, callIdx, answer, deps.fence);
+        } catch (err) {
+          if (err instanceof RunLostError) deps.onLost?.();
+          else deps.logger?.warn({ err, job_id: job.id }, 'could not store a finished stage; a resumed run poses it again');
+        }
+      },
+    });
   }
 
-  /** Lands the outcome and every record still buffered in one transaction; false when a newer attempt or a cancel got there first. */
-  settle(outcome: JobOutcome): boolean {
+  /**
+   * Lands the outcome and every record still buffered in one transaction; false when a newer
+   * attempt or a cancel got there first. `posed`: the vignettes the job was given, when a run posed
+   * until decided stopped its model before the end of the manifest.
+   */
+  settle(outcome: JobOutcome, posed?: number): boolean {
     const { store, lander, events, run, fence } = this.deps;
-    const result = store.records.settle(outcome, this.landing.drain(), fence);
+    const result = store.records.settle(outcome, this.sink.drain(), fence, posed);
     lander.outcomeLanded(result);
     events.jobChanged(run.id, this.job.id);
     events.runChanged(run.id);
@@ -88,7 +110,7 @@ export class JobAttempt {
 
   /** Ends the attempt without a verdict (the run stopped, or the worker's failure is still being judged): what landed stays landed. */
   abandon(): void {
-    this.landing.close();
+    this.sink.close();
     this.deps.events.jobChanged(this.deps.run.id, this.job.id);
   }
 

@@ -1,7 +1,7 @@
 /**
  * RecordLander: lands the records of a run's jobs in group commits, and makes them durable within a
- * second. Each job attempt writes to a sink that only buffers; one transaction lands what every
- * sink holds, `maxDelayMs` after the first record waits or as soon as `maxBatch` records wait
+ * second. Each job attempt's worker delivers to one sink, which holds its records; one
+ * transaction lands what every sink holds, `maxDelayMs` after the first record waits or as soon as `maxBatch` records wait
  * across the run, so a run makes at most ~10 commits a second when calls are slow however many
  * jobs are in flight (with a timer per job, 50 jobs would make 500). At full speed a commit carries
  * `maxBatch` records, which keeps each one around a millisecond so the event loop stays responsive.
@@ -47,17 +47,37 @@ export interface RecordLanderOptions {
   onLost?: () => void;
 }
 
-/** One job attempt's sink: what it takes waits in the lander until the lander's next commit. */
+/** What an attempt reports besides its records, noted at once by whoever began it (the job ledger). */
+export type AttemptNotes = Omit<JobSink, 'record'>;
+
+/**
+ * The one sink of a job attempt: its worker delivers here. A record waits in the sink until the
+ * lander's next commit (which it may trigger); give-ups, waits and staged calls go straight to the
+ * attempt's notes.
+ */
 export class AttemptSink implements JobSink {
+  /** Records taken and not landed yet, for the lander's next commit; null once detached (a late record is dropped: it would be refused anyway). */
+  waitingRecords: ResponseRecord[] | null = [];
+  readonly gaveUp?: NonNullable<AttemptNotes['gaveUp']>;
+  readonly waiting?: NonNullable<AttemptNotes['waiting']>;
+  readonly stage?: NonNullable<AttemptNotes['stage']>;
+
   constructor(
     private readonly lander: RecordLander,
     readonly jobId: JobId,
     readonly attempt: number,
     readonly onLanded: ((records: StoredResponse[]) => void) | undefined,
-  ) {}
+    notes: AttemptNotes = {},
+  ) {
+    if (notes.gaveUp) this.gaveUp = notes.gaveUp;
+    if (notes.waiting) this.waiting = notes.waiting;
+    if (notes.stage) this.stage = notes.stage;
+  }
 
   record(record: ResponseRecord): void {
-    this.lander.take(this, record);
+    if (this.waitingRecords === null) return;
+    this.waitingRecords.push(record);
+    this.lander.took();
   }
 
   /** Hands back what still waits without writing it (the job outcome's transaction lands it) and detaches the sink. */
@@ -73,8 +93,8 @@ export class AttemptSink implements JobSink {
 }
 
 export class RecordLander {
-  /** Each attached sink's records waiting for the next commit; a detached sink is not here, and what it sends is dropped. */
-  private readonly buffers = new Map<AttemptSink, ResponseRecord[]>();
+  /** The attached sinks, whose records the next commit lands; a detached sink is not here. */
+  private readonly sinks = new Set<AttemptSink>();
   private waiting = 0;
   private timer: NodeJS.Timeout | null = null;
   /** Set while commits fail: wait for the timer instead of retrying on every record. */
@@ -103,18 +123,18 @@ export class RecordLander {
     this.maxUnsynced = opts.maxUnsynced ?? 256;
   }
 
-  /** A sink for one attempt of a job; `onLanded` hears of that job's records as they land. */
-  sink(jobId: JobId, attempt: number, onLanded?: (records: StoredResponse[]) => void): AttemptSink {
-    const sink = new AttemptSink(this, jobId, attempt, onLanded);
-    this.buffers.set(sink, []);
+  /**
+   * The sink of one attempt of a job: `onLanded` hears of that job's records as they land, `notes`
+   * of the rest the attempt reports.
+   */
+  sink(jobId: JobId, attempt: number, onLanded?: (records: StoredResponse[]) => void, notes?: AttemptNotes): AttemptSink {
+    const sink = new AttemptSink(this, jobId, attempt, onLanded, notes);
+    this.sinks.add(sink);
     return sink;
   }
 
   /** A sink took a record: it waits for the next commit, which it may trigger. */
-  take(sink: AttemptSink, record: ResponseRecord): void {
-    const buffer = this.buffers.get(sink);
-    if (!buffer) return; // the attempt is settled: a late record would be refused anyway
-    buffer.push(record);
+  took(): void {
     this.waiting += 1;
     if (this.lost) return;
     if (this.waiting >= this.maxBatch && !this.failing) this.flush();
@@ -123,8 +143,9 @@ export class RecordLander {
 
   /** A sink leaves: hands back what of its records still waits, which the lander no longer lands. */
   detach(sink: AttemptSink): ResponseRecord[] {
-    const rest = this.buffers.get(sink) ?? [];
-    if (this.buffers.delete(sink)) this.waiting -= rest.length;
+    const rest = sink.waitingRecords ?? [];
+    sink.waitingRecords = null;
+    if (this.sinks.delete(sink)) this.waiting -= rest.length;
     return rest;
   }
 
@@ -135,7 +156,8 @@ export class RecordLander {
       this.timer = null;
     }
     if (this.lost) return;
-    const waiting = [...this.buffers].filter(([, records]) => records.length > 0);
+    const waiting: [AttemptSink, ResponseRecord[]][] = [];
+    for (const s of this.sinks) if (s.waitingRecords !== null && s.waitingRecords.length > 0) waiting.push([s, s.waitingRecords]);
     if (waiting.length === 0) return;
     let landed: StoredResponse[][];
     try {
@@ -154,7 +176,7 @@ export class RecordLander {
     for (const [s, records] of waiting) {
       // A stale attempt's records were refused: its work is moot, a newer attempt poses them again.
       this.waiting -= records.length;
-      this.buffers.set(s, []);
+      s.waitingRecords = [];
     }
     for (const [i, [s]] of waiting.entries()) {
       const records = landed[i]!;
@@ -219,7 +241,8 @@ export class RecordLander {
   private runLost(): void {
     this.lost = true;
     this.unsynced = [];
-    this.buffers.clear();
+    for (const s of this.sinks) s.waitingRecords = null;
+    this.sinks.clear();
     this.waiting = 0;
     if (this.timer) clearTimeout(this.timer);
     if (this.syncTimer) clearTimeout(this.syncTimer);

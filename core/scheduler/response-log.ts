@@ -4,7 +4,7 @@
  * is appended only once its record is durable there, and the file is brought back in line with the
  * database whenever it may have drifted:
  *
- * - `reconcile` (when a run is claimed or resumed, and at its end) reads the file against the
+ * - `reconcile` (when a run is claimed or resumed, and at its end unless the file is known whole) reads the file against the
  *   records line by line. The first line that is torn, foreign, out of order or extra is cut with
  *   everything after it, and what the file then lacks is written from the database. A file deleted
  *   or replaced during the run is rebuilt the same way.
@@ -112,6 +112,17 @@ export class ResponseLog {
     }
     this.behind = false;
     return { cutBytes, written };
+  }
+
+  /**
+   * At a run's end: nothing to do when the file is known whole (no write failed, nothing changed it
+   * since it was checked, and its last line is the run's last record); a full `reconcile` otherwise.
+   */
+  async finish(): Promise<Reconciliation> {
+    if (!this.behind && !this.changedUnderneath() && this.lastSeq === this.store.queries.lastRecordSeq(this.runId)) {
+      return { cutBytes: 0, written: 0 };
+    }
+    return this.reconcile();
   }
 
   /** Appends records that are durable in the database (in sequence order). */

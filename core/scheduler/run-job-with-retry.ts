@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { toPanoptesError, type Job, type Run } from '../domain.js';
 import { RunLostError } from '../store/run-fence.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
+import type { AdaptiveRun } from './adaptive-run.js';
 import type { JobLedger } from './job-ledger.js';
 import { backoffDelay, pause } from '../concurrency/backoff.js';
 
@@ -25,6 +26,8 @@ export interface JobContext {
   signal: AbortSignal;
   /** Called when a fenced write finds the run gone to another process. */
   onLost: () => void;
+  /** A run posed until decided: its jobs' vignettes come batch by batch from its loop. */
+  adaptive?: AdaptiveRun | undefined;
 }
 
 export async function runJobWithRetry(job: Job, ctx: JobContext): Promise<void> {
@@ -41,31 +44,33 @@ async function driveJob(job: Job, ctx: JobContext): Promise<void> {
   const logger = ctx.logger.child({ job_id: job.id, model: job.model, epoch: job.epoch });
   const triedWorkers = new Set<string>();
   for (let tries = 1; ; tries++) {
-    let lease;
+    let slot;
     try {
-      lease = await pool.acquire(job.model, triedWorkers, signal);
+      slot = await pool.acquire(job.model, triedWorkers, signal);
     } catch (err) {
       if (signal.aborted) return;
       const e = toPanoptesError(err);
       ledger.failUnstarted(job, e.message);
+      ctx.adaptive?.jobFailed(job.id);
       logger.warn({ err: e.message }, 'job failed: no worker');
       return;
     }
-    const worker = lease.worker;
+    const worker = slot.worker;
     try {
       const attempt = ledger.begin(job, worker.id);
       if (attempt === null) return; // settled elsewhere (cancelled)
       try {
         const pending = ledger.pending(job);
         logger.debug({ attempt: attempt.number, worker: worker.id, vignettes: pending.count }, 'dispatching job');
-        const { concurrency: _jobs, endWithFailures: _end, ...options } = run.options;
+        const { concurrency: _jobs, endWithFailures: _end, untilDecided: _decided, ...options } = run.options;
+        const vignettes = ctx.adaptive ? ctx.adaptive.source(job) : pending.vignettes;
         const outcome = await worker.dispatch(
-          { jobId: job.id, runId: run.id, model: job.model, epoch: job.epoch, vignettes: pending.vignettes, vignetteCount: pending.count, options },
+          { jobId: job.id, runId: run.id, model: job.model, epoch: job.epoch, vignettes, vignetteCount: pending.count, options },
           attempt.number,
           attempt.sink,
           signal,
         );
-        const landed = attempt.settle(outcome);
+        const landed = attempt.settle(outcome, ctx.adaptive?.posedTo(job.model));
         logger.debug({ attempt: attempt.number, landed }, 'job finished');
         return;
       } catch (err) {
@@ -76,6 +81,7 @@ async function driveJob(job: Job, ctx: JobContext): Promise<void> {
         triedWorkers.add(worker.id);
         if (!e.retryable || tries >= ctx.maxAttempts) {
           attempt.fail(e.message);
+          ctx.adaptive?.jobFailed(job.id);
           logger.warn({ attempt: attempt.number, err: e.message, code: e.code }, 'job failed');
           return;
         }
@@ -85,7 +91,7 @@ async function driveJob(job: Job, ctx: JobContext): Promise<void> {
         if (e.code !== 'worker_lost') await pause(backoffDelay({ baseMs: ctx.retryBackoffMs, maxMs: 30_000 }, tries, e.retryAfterMs), signal);
       }
     } finally {
-      lease.release();
+      slot.release();
     }
   }
 }

@@ -8,12 +8,13 @@
 import { setMaxListeners } from 'node:events';
 import type { Logger } from 'pino';
 import { backoffDelay, pause } from '../concurrency/backoff.js';
-import { PanoptesError, TERMINAL_RUN_STATUSES, type Run, type RunId } from '../domain.js';
+import { PanoptesError, TERMINAL_RUN_STATUSES, type Job, type Run, type RunId } from '../domain.js';
 import { logger as rootLogger } from '../telemetry.js';
 import { RunLostError, type RunFence } from '../store/run-fence.js';
 import { processOwnerId } from '../store/owner-liveness.js';
 import type { Store } from '../store/store.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
+import { AdaptiveRun, type AdaptiveRows, type AdaptiveState } from './adaptive-run.js';
 import { NO_EVENTS, type EngineEvents } from './engine-events.js';
 import { JobLedger } from './job-ledger.js';
 import { planJobs } from './plan-jobs.js';
@@ -41,6 +42,8 @@ export interface SchedulerOptions {
   leaseMs?: number | undefined;
   /** How long a run keeps trying to bring its responses.jsonl in line with the database (a full disk) before it fails with the reason (default 2 min). */
   logPatienceMs?: number | undefined;
+  /** Where a run posed until decided reads each batch's scores; without it such a run fails, saying so. */
+  adaptiveRows?: AdaptiveRows | undefined;
 }
 
 interface ActiveRun {
@@ -60,6 +63,9 @@ export class Scheduler {
   private readonly retryBackoffMs: number;
   private readonly leaseMs: number;
   private readonly logPatienceMs: number;
+  private readonly adaptiveRows: AdaptiveRows | undefined;
+  /** The live loops of the runs posed until decided that this scheduler drives. */
+  private readonly adaptive = new Map<RunId, AdaptiveRun>();
   private readonly active = new Map<RunId, ActiveRun>();
   /** Runs this scheduler was driving when another process took them over. */
   private readonly lost = new Set<RunId>();
@@ -79,6 +85,12 @@ export class Scheduler {
     this.retryBackoffMs = opts.retryBackoffMs ?? 250;
     this.leaseMs = opts.leaseMs ?? 30_000;
     this.logPatienceMs = opts.logPatienceMs ?? 120_000;
+    this.adaptiveRows = opts.adaptiveRows;
+  }
+
+  /** Where a run posed until decided that this scheduler drives stands: the open batch, the models posed it, every pair. */
+  adaptiveState(runId: RunId): AdaptiveState | undefined {
+    return this.adaptive.get(runId)?.state();
   }
 
   /** Starts ticking: interrupted and queued runs are taken up from now on. */
@@ -221,19 +233,22 @@ export class Scheduler {
       logger.info({ jobs: jobs.length, pending: pending.length }, 'planned jobs for run');
       this.events.runChanged(run.id);
 
+      const adaptive = await this.adaptiveLoop(run, jobs, logger, signal);
       const ctx = {
         pool: this.pool,
-        ledger: new JobLedger({ store: this.store, lander, events: this.events, run, fence }),
+        ledger: new JobLedger({ store: this.store, lander, events: this.events, run, fence, onLost, logger, onAnswered: adaptive ? () => adaptive.answered() : undefined }),
         run,
         logger,
         maxAttempts: this.maxAttempts,
         retryBackoffMs: this.retryBackoffMs,
         signal,
         onLost,
+        adaptive,
       };
-      // Bounded concurrency over the jobs: `concurrency` loops, each taking the next job.
+      // Bounded concurrency over the jobs: `concurrency` loops, each taking the next job. A run posed
+      // until decided runs every job at once (each batch waits for all of them; calls stay bounded by the worker).
       let next = 0;
-      const loops = Array.from({ length: Math.min(run.options.concurrency, pending.length) }, async () => {
+      const loops = Array.from({ length: adaptive ? pending.length : Math.min(run.options.concurrency, pending.length) }, async () => {
         while (next < pending.length && !signal.aborted) {
           const job = pending[next++]!;
           await runJobWithRetry(job, ctx);
@@ -251,7 +266,7 @@ export class Scheduler {
       // Records still waiting reach the database and responses.jsonl before the run is settled.
       lander.close();
       if (lost) return this.gaveUp(run.id, logger);
-      await this.reconcileLog(log, logger, signal);
+      await this.reconcileLog(log, logger, signal, 'finish');
       if (signal.aborted) return this.store.queries.getRun(run.id)!;
       const { run: settled } = this.store.runs.settleRun(run.id, fence);
       logger.info({ status: settled.status, error: settled.error ?? undefined }, 'run finished');
@@ -267,6 +282,7 @@ export class Scheduler {
         throw failErr;
       }
     } finally {
+      this.adaptive.delete(run.id);
       clearInterval(renew);
       lander?.close();
       log?.close();
@@ -274,17 +290,28 @@ export class Scheduler {
     }
   }
 
+  /** The live loop of a run posed until decided, its stored batches replayed; undefined for any other run. */
+  private async adaptiveLoop(run: Run, jobs: readonly Job[], logger: Logger, signal: AbortSignal): Promise<AdaptiveRun | undefined> {
+    const untilDecided = run.options.untilDecided;
+    if (!untilDecided) return undefined;
+    if (!this.adaptiveRows) throw new PanoptesError('internal', `run ${run.id} is posed until decided, and this scheduler reads no scores`);
+    const loop = new AdaptiveRun({ run: { ...run, options: { ...run.options, untilDecided } }, store: this.store, rows: this.adaptiveRows, logger, signal, onBatch: () => this.events.runChanged(run.id) });
+    this.adaptive.set(run.id, loop);
+    await loop.resume(jobs);
+    return loop;
+  }
+
   /**
    * Brings the run's responses.jsonl in line with the database: lines it lacks are written, a torn
-   * or foreign tail is cut. A write that fails (the disk full) is tried again with a growing pause
+   * or foreign tail is cut (at the run's end only when the file is not known whole). A write that fails (the disk full) is tried again with a growing pause
    * until `logPatienceMs` has passed; the run then fails with the reason, every record still in the
    * database, and retrying the run finishes the file.
    */
-  private async reconcileLog(log: ResponseLog, logger: Logger, signal: AbortSignal): Promise<void> {
+  private async reconcileLog(log: ResponseLog, logger: Logger, signal: AbortSignal, step: 'reconcile' | 'finish' = 'reconcile'): Promise<void> {
     const giveUpAt = Date.now() + this.logPatienceMs;
     for (let failures = 1; ; failures++) {
       try {
-        const { cutBytes, written } = await log.reconcile();
+        const { cutBytes, written } = await (step === 'finish' ? log.finish() : log.reconcile());
         if (cutBytes > 0 || written > 0) logger.warn({ path: log.path, cutBytes, written }, 'responses.jsonl differed from the database; repaired it');
         return;
       } catch (err) {

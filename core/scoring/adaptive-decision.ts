@@ -37,6 +37,8 @@ export interface PairDecision {
 /** What the decision over a run says (the contract's `decide`): per pair and per model. */
 export interface DecisionReport {
   run_id: string;
+  /** The run was posed until decided: the calls are those it made, not those a run stopping there would have made. */
+  posed_until_decided: boolean;
   scorer: string;
   seed: number;
   batch: number;
@@ -75,8 +77,13 @@ export class AdaptiveDecision {
     }
   }
 
-  /** Feeds one batch of the order and decides which pairs stop. */
-  addBatch(rows: readonly OrderRow[]): void {
+  /**
+   * Feeds one batch of the order and decides which pairs stop. A model in `failed` (one of its
+   * jobs failed for good, so it answers nothing more) that is absent from every row of the batch
+   * leaves contention: its open pairs end undecided, and the others are not posed on for its sake.
+   * The rule reads only the stored rows, so a live run, its resume and `decide` apply it alike.
+   */
+  addBatch(rows: readonly OrderRow[], failed: ReadonlySet<string> = new Set()): void {
     for (const row of rows) {
       for (const p of this.pairs) {
         if (!p.decision.open) continue;
@@ -101,6 +108,10 @@ export class AdaptiveDecision {
       } else if (p.cs.n >= this.opts.population) {
         p.decision.open = false;
       }
+    }
+    for (const model of failed) {
+      if (rows.length === 0 || rows.some((row) => row.has(model))) continue;
+      for (const p of this.pairs) if (p.a === model || p.b === model) p.decision.open = false;
     }
   }
 

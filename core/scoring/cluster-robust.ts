@@ -12,6 +12,9 @@
  * Runs on: Node (core); pure, no I/O.
  */
 
+/** One cluster holding more than this share of the values dominates: CR2 is not trusted alone, and the report warns. */
+export const DOMINANT_CLUSTER_SHARE = 0.5;
+
 export interface ClusterRobust {
   /** The CR2 standard error of the mean; NaN with fewer than two clusters. */
   stderr: number;

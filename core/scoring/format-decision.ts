@@ -4,11 +4,8 @@
  * Runs on: Node (core); pure.
  */
 import { alignColumns } from '../text-table.js';
+import { signed } from './signed-text.js';
 import type { DecisionReport } from './adaptive-decision.js';
-
-function signed(x: number): string {
-  return (x > 0 ? '+' : x < 0 ? '' : '±') + x.toFixed(3);
-}
 
 export function formatDecision(r: DecisionReport): string[] {
   const lines = [
@@ -26,6 +23,11 @@ export function formatDecision(r: DecisionReport): string[] {
   for (const m of r.models) models.push([m.model, String(m.vignettes), String(m.calls), String(m.calls_saved), `$${m.usd_saved.toFixed(m.usd_saved > 0 && m.usd_saved < 0.01 ? 4 : 2)}`]);
   lines.push(...alignColumns(models));
   const share = r.calls_full > 0 ? (100 * r.calls) / r.calls_full : 100;
-  lines.push('', `stopping there takes ${r.calls} of the full sweep's ${r.calls_full} calls (${share.toFixed(0)} %)`);
+  lines.push(
+    '',
+    r.posed_until_decided
+      ? `posed until decided: ${r.calls} of the full sweep's ${r.calls_full} calls (${share.toFixed(0)} %), ${r.calls_full - r.calls} saved`
+      : `stopping there takes ${r.calls} of the full sweep's ${r.calls_full} calls (${share.toFixed(0)} %)`,
+  );
   return lines;
 }

@@ -5,6 +5,7 @@
  * Runs on: Node (core); pure.
  */
 import { alignColumns } from '../text-table.js';
+import { signed } from './signed-text.js';
 import type { GateLine, GateResult } from './gate.js';
 
 const VERDICT_TEXT: Record<GateLine['verdict'], string> = {
@@ -16,10 +17,6 @@ const VERDICT_TEXT: Record<GateLine['verdict'], string> = {
 
 function num(x: number | null): string {
   return x === null || Number.isNaN(x) ? 'n/a' : x.toFixed(3);
-}
-
-function signed(x: number): string {
-  return (x > 0 ? '+' : x < 0 ? '' : '±') + x.toFixed(3);
 }
 
 function difference(l: GateLine): string {

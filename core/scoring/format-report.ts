@@ -6,8 +6,11 @@
  * each slice. The JSON form (`--json`) is the ScoreReport itself.
  * Runs on: Node (core); pure.
  */
+import { formatPValue } from '../common/score-format.js';
 import { alignColumns } from '../text-table.js';
+import { formatDecision } from './format-decision.js';
 import { MIN_VIGNETTES_TO_COMPARE, type ModelScore, type PairComparison, type RunComparison, type ScoreReport } from './report-shape.js';
+import { signed } from './signed-text.js';
 
 /** The verdict rule, said once under the pair table. */
 export const VERDICT_NOTE = `better: the Holm-adjusted p of the test shown is below 0.05 (across every pair above); otherwise not distinguishable; under ${MIN_VIGNETTES_TO_COMPARE} shared vignettes, too few to compare.`;
@@ -16,9 +19,7 @@ export function fixed(x: number, digits = 3): string {
   return x.toFixed(digits);
 }
 
-export function signed(x: number, digits = 3): string {
-  return (x > 0 ? '+' : x < 0 ? '' : '±') + x.toFixed(digits);
-}
+export { signed };
 
 export function interval(ci: [number, number] | null, sign = false): string {
   if (ci === null) return 'n/a';
@@ -26,10 +27,9 @@ export function interval(ci: [number, number] | null, sign = false): string {
   return `[${f(ci[0])}, ${f(ci[1])}]`;
 }
 
-/** p-values: three places, or "<0.001". */
+/** p-values by the one rule of every surface (core/common/score-format.ts), "n/a" when there is none. */
 export function formatP(p: number | null): string {
-  if (p === null) return 'n/a';
-  return p < 0.001 ? '<0.001' : p.toFixed(3);
+  return formatPValue(p, 'n/a');
 }
 
 function leaderboard(models: readonly ModelScore[], report: ScoreReport): string[] {
@@ -71,21 +71,29 @@ export function verdictText(p: PairComparison): string {
   return p.verdict === 'a_better' ? `${p.a} better` : p.verdict === 'b_better' ? `${p.b} better` : p.verdict === 'too_few' ? 'too few vignettes to compare' : 'not distinguishable';
 }
 
+/** A pair's row as the text and the HTML report both begin it: pair, n, difference, interval, p, p (Holm). */
+export function pairCells(p: PairComparison): string[] {
+  return [
+    `${p.a} − ${p.b}`,
+    String(p.n),
+    signed(p.diff),
+    interval(p.ci95, true),
+    formatP(p.p_value) + (p.test === 'mcnemar_exact' ? ' (McNemar)' : ''),
+    formatP(p.p_holm),
+  ];
+}
+
 function pairTable(pairs: readonly PairComparison[]): string[] {
   const rows = [['pair', 'n', 'diff', '95 % CI', 'p', 'p (Holm)', 'min. detectable', '']];
   for (const p of pairs) {
-    rows.push([
-      `${p.a} − ${p.b}`,
-      String(p.n),
-      signed(p.diff),
-      interval(p.ci95, true),
-      formatP(p.p_value) + (p.test === 'mcnemar_exact' ? ' (McNemar)' : ''),
-      formatP(p.p_holm),
-      p.min_detectable_diff === null ? 'n/a' : fixed(p.min_detectable_diff),
-      verdictText(p),
-    ]);
+    rows.push([...pairCells(p), p.min_detectable_diff === null ? 'n/a' : fixed(p.min_detectable_diff), verdictText(p)]);
   }
   return alignColumns(rows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'left']);
+}
+
+/** What a report of prompt variants says once, above its figures. */
+export function variantsNote(variants: readonly string[]): string {
+  return `Prompt variants ${variants.join(', ')}: each row is an arm, a model under one variant (model · variant), paired with every other arm by item (metadata "item").`;
 }
 
 /** The report as lines of text, no trailing newlines. */
@@ -106,13 +114,14 @@ export function formatScoreReport(report: ScoreReport): string[] {
     lines.push(`Judges ${report.judges.judges.join(', ')}: Krippendorff's alpha ${alpha} (${report.kind === 'pass_fail' ? 'nominal' : 'interval'}; 1 full agreement, 0 chance).`);
   }
   if (report.pending > 0) lines.push(`${report.pending} scores still pending: figures will move.`);
-  if (report.failed > 0) lines.push(`${report.failed} records could not be scored, left out of every figure: ${report.failure ?? 'no reason kept'}.`);
   if (report.attempt === 'final') lines.push("Each record's last attempt after retries on hard fails (not the sweep's own answers).");
   if (report.models.length === 0) {
+    for (const w of report.warnings ?? []) lines.push(`Warning: ${w}`);
     lines.push('No scores yet.');
     return lines;
   }
-  if (report.by !== null) lines.push(`Standard errors clustered by metadata key "${report.by}" (CR2, never narrower than unclustered).`);
+  if (report.by !== null) lines.push(`Standard errors clustered by metadata key "${report.by}" (CR2 with Bell-McCaffrey degrees of freedom; floored at the unclustered standard error where one cluster holds most vignettes).`);
+  if (report.variants) lines.push(variantsNote(report.variants));
   for (const w of report.warnings ?? []) lines.push(`Warning: ${w}`);
   lines.push('', ...leaderboard(report.models, report));
   const unstable = unstableLines(report.models);
@@ -130,6 +139,9 @@ export function formatScoreReport(report: ScoreReport): string[] {
       VERDICT_NOTE,
       'min. detectable: the smallest true difference the paired t test at this many vignettes finds 80 % of the time (α = 0.05).',
     );
+  }
+  if (report.anytime) {
+    lines.push('', 'Posed until decided: the pairs are those of the anytime-valid confidence sequences (a fixed-n interval is not valid after a stop the data chose):', ...formatDecision(report.anytime));
   }
   for (const slice of report.slices ?? []) {
     lines.push('', `${report.by} = ${slice.value}:`, ...leaderboard(slice.models, report).map((l) => `  ${l}`));
@@ -156,6 +168,7 @@ function sideBySide(c: RunComparison): string[] {
 export function formatRunComparison(c: RunComparison): string[] {
   const versions = c.scorer_version_a === c.scorer_version_b ? `version ${c.scorer_version_a}` : `versions ${c.scorer_version_a} (A) and ${c.scorer_version_b} (B)`;
   const lines = [`Run B ${c.run_b} against run A ${c.run_a}: scorer ${c.scorer} (${versions}), epochs reduced by ${c.reducer}, paired by vignette id.`];
+  if (c.variants) lines.push(variantsNote(c.variants));
   if (c.scorer_version_a !== c.scorer_version_b) lines.push('The runs were scored with different versions of the scorer: a difference may come from the scorer, not the models.');
   if (c.models_a.length === 0 && c.models_b.length === 0) {
     lines.push('No scores yet.');

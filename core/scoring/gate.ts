@@ -8,12 +8,13 @@
  * Runs on: Node (core); pure; types shared with the renderer.
  */
 import { MIN_VIGNETTES_TO_COMPARE, type RunComparison } from './report-shape.js';
+import type { ScorerKind } from '../domain.js';
 
 /** One scorer of one model, base against head. */
 export interface GateLine {
   scorer: string;
   model: string;
-  kind: 'pass_fail' | 'graded';
+  kind: ScorerKind;
   /** Vignettes both runs scored for this model. */
   n: number;
   base_mean: number | null;
@@ -59,7 +60,7 @@ export type PassMap = Map<string, Map<string, boolean>>;
 /** What the gate decides from, for one scorer both runs have. */
 export interface GateScorerInput {
   comparison: RunComparison;
-  kind: 'pass_fail' | 'graded';
+  kind: ScorerKind;
   /** Pass/fail scorers only. */
   basePasses?: PassMap;
   headPasses?: PassMap;

@@ -2,7 +2,7 @@
  * Retries on hard fails (`retryOnHardFail: N`): when a scorer finds a record a hard fail, the same
  * vignette is posed to the same model again, with the run's sampling and privacy mode, and the new
  * answer is scored by the same scorer, until one passes or N retries are spent. Each attempt is
- * kept beside the record; the ScoreWorker stores them with the page that asked for them.
+ * kept beside the record; the Scorekeeper stores them with the page that asked for them.
  *
  * Why the statistics keep the first attempt: a model that is retried until it passes looks better
  * than it is. Reports read attempt 1 (the sweep's own record) unless asked for the final one.
@@ -16,6 +16,7 @@
 import { toPanoptesError, type PrivacyMode, type Sampling } from '../domain.js';
 import type { ModelClient } from '../models/model-client.js';
 import type { AttemptStore, NewAttempt } from '../store/attempt-store.js';
+import { isStoppedByDisk } from '../store/disk-full.js';
 import type { NewScore, RecordToScore, RunScorer } from '../store/score-store.js';
 import { assertAnswerBounds, maxResponseBytes } from '../workers/answer-bounds.js';
 import { messagesOf } from '../workers/run-eval.js';
@@ -56,7 +57,8 @@ export interface RetryOutcome {
 
 export class HardFailRetrier {
   constructor(
-    private readonly client: ModelClient,
+    /** The client a scorer version's retries are posed through (the scorekeeper's bills them to it). */
+    private readonly clientOf: (scorerId: number) => ModelClient,
     private readonly stored: AttemptStore,
   ) {}
 
@@ -72,8 +74,9 @@ export class HardFailRetrier {
     for (let attempt = 2; attempt <= hf.limit + 1 && !signal.aborted; attempt++) {
       let posed: Omit<NewAttempt, 'scores' | 'attempt'>;
       try {
-        posed = await this.pose(run, hf.record, attempt, signal);
+        posed = await this.pose(this.clientOf(hf.rs.scorerId), run, hf.record, attempt, signal);
       } catch (err) {
+        if (isStoppedByDisk(err)) throw err;
         noted(standing, `retry ${attempt} got no answer (${toPanoptesError(err).message}): this attempt stands`);
         break;
       }
@@ -92,10 +95,10 @@ export class HardFailRetrier {
     return { first: hf.first, attempts };
   }
 
-  private async pose(run: RetryRun, r: RecordToScore, attempt: number, signal: AbortSignal): Promise<Omit<NewAttempt, 'scores' | 'attempt'>> {
+  private async pose(client: ModelClient, run: RetryRun, r: RecordToScore, attempt: number, signal: AbortSignal): Promise<Omit<NewAttempt, 'scores' | 'attempt'>> {
     const v = r.vignette;
     const startedAt = Date.now();
-    const res = await this.client.generate({
+    const res = await client.generate({
       model: r.model,
       messages: messagesOf({ ...v, index: r.vignetteIdx }),
       sampling: run.sampling,

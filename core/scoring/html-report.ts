@@ -12,7 +12,7 @@
  * Runs on: Node (core); pure.
  */
 import { createHash } from 'node:crypto';
-import { fixed, formatP, interval, signed, VERDICT_NOTE, verdictText } from './format-report.js';
+import { fixed, interval, pairCells, variantsNote, VERDICT_NOTE, verdictText } from './format-report.js';
 import { REPORT_SCRIPT, REPORT_STYLE } from './html-report-assets.js';
 import type { ModelScore, PairComparison, ScoreReport } from './report-shape.js';
 
@@ -89,12 +89,7 @@ function intervalChart(models: readonly ModelScore[]): string {
 
 function pairs(list: readonly PairComparison[]): string {
   const rows = list.map((p) => [
-    `${p.a} − ${p.b}`,
-    String(p.n),
-    signed(p.diff),
-    interval(p.ci95, true),
-    formatP(p.p_value) + (p.test === 'mcnemar_exact' ? ' (McNemar)' : ''),
-    formatP(p.p_holm),
+    ...pairCells(p),
     typeof p.verdict === 'string' ? verdictText(p) : p.distinguishable ? 'distinguishable' : 'not distinguishable',
   ]);
   return [
@@ -144,8 +139,8 @@ export function buildHtmlReport(report: ScoreReport, vignettes: ReportVignettes,
   ];
   if (report.pairwise) notes.push(`Pairwise against the baseline ${escapeHtml(report.pairwise.baseline)}: a mean is the win rate against it.`);
   if (report.by !== null) notes.push(`Standard errors clustered by metadata key "${escapeHtml(report.by)}".`);
+  if (report.variants) notes.push(escapeHtml(variantsNote(report.variants)));
   if (report.pending > 0) notes.push(`${report.pending} scores still pending: figures will move.`);
-  if (report.failed > 0) notes.push(`${report.failed} records could not be scored: ${escapeHtml(report.failure ?? 'no reason kept')}.`);
   const warnings = (report.warnings ?? []).map((w) => `<p class="warn">Warning: ${escapeHtml(w)}</p>`).join('\n');
   const body = report.models.length === 0
     ? '<p>No scores yet.</p>'

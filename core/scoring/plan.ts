@@ -7,7 +7,7 @@
  * all. Pure: the service gathers the variance components and the cost facts (run-plan.ts).
  * Runs on: Node (core); pure; types shared with the renderer.
  */
-import { estCostUsd, type Price } from '../models/cost.js';
+import { estCostUsd, type Price } from '../common/cost.js';
 import { minimumDetectable, vignettesNeeded, type Design, type VarianceComponents } from './power.js';
 
 /** One model's cost facts: mean tokens per call (null when no pilot or history says) and its price. */

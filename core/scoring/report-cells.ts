@@ -209,8 +209,6 @@ export class ModelSlots {
 export class RunCells {
   readonly models = new Map<string, ModelSlots>();
   readonly agreement: JudgeAgreement;
-  /** Every verdict so far was a boolean pass (value 1) or fail (value 0): pass/fail whatever was declared. */
-  booleanVerdicts = true;
   private lastModel: string | null = null;
   private lastSlots: ModelSlots | undefined;
 
@@ -246,7 +244,6 @@ export class RunCells {
       throw new RangeError(`score cell ${at} (${cell.model}, ${cell.vignetteId}, epoch ${cell.epoch}): more than 65,535 verdicts on one response`);
     }
     if (missing) return;
-    if (cell.passed === null || cell.passed === undefined || cell.value !== (cell.passed ? 1 : 0)) this.booleanVerdicts = false;
     if (typeof cell.judge === 'string' && cell.model !== this.notJudged) this.agreement.add(cell.model, vi, cell.epoch, cell.judge, cell.value);
   }
 

@@ -6,6 +6,9 @@
  * the app read the same fields.
  * Runs on: Node (core); types shared with the renderer.
  */
+import type { DecisionReport } from './adaptive-decision.js';
+
+import type { ScorerKind, ReportAttempt } from '../domain.js';
 
 /** How a vignette's K epoch scores become the one value x_i the statistics are taken over. */
 export type EpochReducer = 'mean' | 'majority' | 'max';
@@ -66,6 +69,11 @@ export interface ModelScore {
    * epochs would tighten the interval; near 0: more vignettes would. Null when K < 2 or Var(x) = 0.
    */
   epoch_noise_share: number | null;
+  /**
+   * In a report of prompt variants (`variants`), the arm this row is: a model under one variant.
+   * `model` then names the arm as `<model> · <variant>`, and the pairs' `a` and `b` name arms so.
+   */
+  arm?: { model: string; variant: string };
 }
 
 export interface PairComparison {
@@ -107,7 +115,7 @@ export interface ScoreReport {
   /** The scorer version (a hash of its whole definition) whose scores this report shows. */
   scorer_version: string;
   /** Whether values are pass/fail (0 or 1) or graded in [0, 1]. */
-  kind: 'pass_fail' | 'graded';
+  kind: ScorerKind;
   epochs: number;
   reducer: EpochReducer;
   /** The metadata key the standard errors are clustered by, if any. */
@@ -118,16 +126,28 @@ export interface ScoreReport {
   slices?: { value: string; models: ModelScore[] }[];
   /** Scores still to be computed for this scorer version when the report was made. */
   pending: number;
-  /** Records this scorer version could not score (a judge call kept failing); they are left out of every figure. */
+  /**
+   * Responses with no verdict, over every model (those left off the leaderboard too): the scorer
+   * could not score the record (a judge call kept failing, a plugin threw) or every judge answered
+   * without a verdict. Missing data, left out of every figure and never counted as fails; per model
+   * in `models[].not_scored`. The one count of what was not scored.
+   */
+  not_scored: number;
+  /** Why the last record the scorer could not score was not (e.g. a judge's missing API key); null when none failed. */
+  not_scored_reason: string | null;
+  /**
+   * Deprecated (read `not_scored`): the records this scorer version could not score, the part of
+   * `not_scored` that is not a judge's non-verdict, kept for readers of older reports.
+   */
   failed: number;
-  /** Why the last of them could not be scored (e.g. a judge's missing API key); null when none failed. */
+  /** Deprecated: the same as `not_scored_reason`. */
   failure: string | null;
   /**
    * Which attempt of each record the statistics use, when the scorer retried hard fails
    * (retryOnHardFail): `first`, the sweep's own record (the default: a model retried until it
    * passes looks better than it is), or `final`, each record's last attempt.
    */
-  attempt: 'first' | 'final';
+  attempt: ReportAttempt;
   /**
    * For an LLM-judge scorer: Krippendorff's alpha across its judges over the scored responses
    * (nominal for pass/fail, interval for graded; null with fewer than two judges or nothing to
@@ -141,12 +161,24 @@ export interface ScoreReport {
    * The kind the scorer declared, when the report reads it otherwise: a code plugin declared graded
    * whose every verdict is a boolean pass (value 1) or fail (value 0) is reported as pass/fail.
    */
-  declared_kind?: 'pass_fail' | 'graded';
+  declared_kind?: ScorerKind;
+  /**
+   * A run posed until decided: its pairs as its anytime-valid confidence sequences decided them
+   * (where, at which n, the calls used and saved). `pairs` is then empty: a fixed-n interval is not
+   * valid after a stop chosen by the data.
+   */
+  anytime?: DecisionReport;
   /**
    * For a pairwise judge: what each answer was compared with (a model of the run, or a baseline
    * file). Its values are 1 win, 0.5 tie, 0 loss, so a model's mean is its win rate against it.
    */
   pairwise?: { baseline: string };
+  /**
+   * The run's prompt variants (metadata `variant`, two or more): each leaderboard row is then an
+   * arm (model, variant), and arms are paired by the underlying item (metadata `item`), so prompt A
+   * against prompt B gets the same paired test, Holm and verdict as model A against model B.
+   */
+  variants?: string[];
 }
 
 /**
@@ -165,4 +197,6 @@ export interface RunComparison {
   models_a: ModelScore[];
   models_b: ModelScore[];
   pairs: PairComparison[];
+  /** Prompt variants of either run: rows and pairs are arms (model, variant), as in ScoreReport. */
+  variants?: string[];
 }

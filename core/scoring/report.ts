@@ -21,7 +21,9 @@
 import { MIN_VIGNETTES_TO_COMPARE, type EpochReducer, type ModelScore, type PairComparison, type RunComparison, type ScoreReport } from './report-shape.js';
 import { epochNoise, epochNoiseShare, flipRate, holm, passCurves, reduceEpochs } from './statistics.js';
 import { type ModelSlots, RunCells, type ScoreCells, Turns, VignetteIndex } from './report-cells.js';
+import { DOMINANT_CLUSTER_SHARE } from './cluster-robust.js';
 import { reportedMean, reportedPair } from './reported-interval.js';
+import type { ScorerKind, ReportAttempt } from '../domain.js';
 
 export type { ScoreCell, ScoreCells } from './report-cells.js';
 
@@ -30,7 +32,7 @@ export interface ReportOptions {
   runId: string;
   scorer: string;
   scorerVersion: string;
-  kind: 'pass_fail' | 'graded';
+  kind: ScorerKind;
   /** The run's epochs K: cells carry epochs 1..K. */
   epochs: number;
   /** Default `mean`. */
@@ -41,15 +43,18 @@ export interface ReportOptions {
   models?: readonly string[];
   /** Scores still to be computed for this scorer version (shown, not used). */
   pending?: number;
-  /** Records this scorer version could not score, and the last reason why (shown, not used). */
+  /** Records this scorer version could not score (they come as missing cells), and the last reason why. */
   failed?: number;
   failure?: string | null;
   /** Which attempt of each record the cells are (default `first`): said in the report, not used. */
-  attempt?: 'first' | 'final';
+  attempt?: ReportAttempt;
   /** A pairwise judge's baseline (a model, or a baseline file): means are win rates against it. */
   pairwiseBaseline?: string | undefined;
-  /** The scorer is a code plugin: declared graded, it is reported pass/fail when every verdict is a boolean. */
-  plugin?: boolean;
+  /**
+   * The kind the scorer declared, when `kind` (the one its figures are read as, reported-kind.ts)
+   * differs: a code plugin declared graded whose every verdict is a boolean. Said in the report.
+   */
+  declaredKind?: ScorerKind;
 }
 
 /** How many unstable vignette ids a model lists. */
@@ -99,7 +104,7 @@ async function modelScore(
   which: Int32Array,
   seen: Int32Array,
   index: VignetteIndex,
-  kind: 'pass_fail' | 'graded',
+  kind: ScorerKind,
   clustered: boolean,
   turns: Turns,
   baseline = false,
@@ -275,10 +280,10 @@ function reportWarnings(models: readonly ModelScore[], pairs: readonly PairCompa
       warnings.push(`${m.model}: ${m.verdicts_missing} judge verdict${m.verdicts_missing === 1 ? '' : 's'} missing: those responses are scored by the judges that answered.`);
     }
   }
-  if (clustering !== null && (clustering.count < MIN_CLUSTERS || clustering.largestShare > 0.5)) {
-    const why = clustering.count < MIN_CLUSTERS ? `only ${clustering.count} cluster${clustering.count === 1 ? '' : 's'} (fewer than ${MIN_CLUSTERS})` : `one cluster holds ${(100 * clustering.largestShare).toFixed(0)} % of the vignettes`;
+  if (clustering !== null && (clustering.count < MIN_CLUSTERS || clustering.largestShare > DOMINANT_CLUSTER_SHARE)) {
+    const why = clustering.count < MIN_CLUSTERS ? `only ${clustering.count} cluster${clustering.count === 1 ? '' : 's'} (fewer than ${MIN_CLUSTERS})` : `one cluster holding ${(100 * clustering.largestShare).toFixed(0)} % of the vignettes`;
     warnings.push(
-      `Clustering by "${clustering.by}" rests on ${why}: the clustered intervals and p-values (CR2, never narrower than unclustered) may still be too narrow; read them as rough.`,
+      `Clustering by "${clustering.by}" rests on ${why}: the clustered intervals and p-values (CR2 with Bell-McCaffrey degrees of freedom${clustering.largestShare > DOMINANT_CLUSTER_SHARE ? ', floored at the unclustered standard error' : ''}) rest on few independent clusters; read them as rough.`,
     );
   }
   const few = pairs.filter((p) => p.verdict === 'too_few').length;
@@ -296,19 +301,20 @@ export async function buildScoreReport(options: ReportOptions, cells: ScoreCells
   const baseline = options.pairwiseBaseline;
   const run = new RunCells(index, options.epochs, baseline);
   await run.read(cells, turns);
-  // A code plugin declared graded whose every verdict is a boolean is pass/fail, like a rule.
-  const kind = options.kind === 'graded' && options.plugin === true && run.booleanVerdicts && run.models.size > 0 ? 'pass_fail' : options.kind;
+  const kind = options.kind;
   const passFail = kind === 'pass_fail';
 
   const reduced = new Map<string, Reduced>();
   const models: ModelScore[] = [];
   // A model none of whose responses got a verdict has no mean: it leaves the leaderboard, named in a warning.
   const unscored: string[] = [];
+  let unscoredResponses = 0;
   for (const name of run.orderedModels(options.models)) {
     const slots = run.models.get(name)!;
     const r = await reduceModel(slots, index.ids.length, reducer, passFail, turns);
     if (r.present.length === 0) {
       unscored.push(name);
+      unscoredResponses += gapsOf(r, r.seen).notScored;
       continue;
     }
     reduced.set(name, r);
@@ -341,12 +347,18 @@ export async function buildScoreReport(options: ReportOptions, cells: ScoreCells
     models,
     pairs,
     pending: options.pending ?? 0,
+    not_scored: models.reduce((sum, m) => sum + m.not_scored, unscoredResponses),
+    not_scored_reason: options.failure ?? null,
     failed: options.failed ?? 0,
     failure: options.failure ?? null,
     attempt: options.attempt ?? 'first',
-    warnings: [...unscored.map((m) => `${m}: not one response scored (every judge failed or gave no verdict): left out.`), ...reportWarnings(models, pairs, clustering)],
+    warnings: [
+      ...unscored.map((m) => `${m}: not one response scored (every judge failed or gave no verdict, or the scorer could not score them): left out.`),
+      ...reportWarnings(models, pairs, clustering),
+      ...(options.failure ? [`Last reason a record could not be scored: ${options.failure} (scoring the run again retries those records).`] : []),
+    ],
   };
-  if (kind !== options.kind) report.declared_kind = options.kind;
+  if (options.declaredKind !== undefined && options.declaredKind !== kind) report.declared_kind = options.declaredKind;
   if (run.agreement.seen) report.judges = await run.agreement.report(kind);
   if (baseline !== undefined) report.pairwise = { baseline };
   if (by !== null) {
@@ -389,7 +401,7 @@ export interface ComparisonOptions {
   scorer: string;
   scorerVersionA: string;
   scorerVersionB: string;
-  kind: 'pass_fail' | 'graded';
+  kind: ScorerKind;
   epochsA: number;
   epochsB: number;
   reducer?: EpochReducer;

@@ -15,6 +15,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { MatrixScore, VignetteHead } from '../store/score-store.js';
 import type { EpochReducer } from './report-shape.js';
 import { flipRate, reduceEpochs } from './statistics.js';
+import type { ScorerKind } from '../domain.js';
 
 export type MatrixSort = 'vignette' | 'flip_rate' | 'judge_disagreement';
 
@@ -44,7 +45,7 @@ export interface ScoreMatrixPage {
   runId: string;
   scorer: string;
   scorerVersion: string;
-  kind: 'pass_fail' | 'graded';
+  kind: ScorerKind;
   reducer: EpochReducer;
   sort: MatrixSort;
   models: string[];
@@ -66,7 +67,7 @@ export interface MatrixOptions {
   runId: string;
   scorer: string;
   scorerVersion: string;
-  kind: 'pass_fail' | 'graded';
+  kind: ScorerKind;
   /** The run's models: the matrix's columns, in this order. */
   models: readonly string[];
   epochs: number;
@@ -84,7 +85,7 @@ export interface MatrixOptions {
 const SCORES_PER_RANGE = 1000;
 
 /** The cells of the vignettes of one range, by vignette index then model. */
-function cellsOf(scores: readonly MatrixScore[], models: readonly string[], epochs: number, kind: 'pass_fail' | 'graded', reducer: EpochReducer) {
+function cellsOf(scores: readonly MatrixScore[], models: readonly string[], epochs: number, kind: ScorerKind, reducer: EpochReducer) {
   const column = new Map(models.map((m, i) => [m, i]));
   // Per (vignette, model, epoch): every judge's value and whether it passed.
   const slots = new Map<number, { values: number[]; passes: number }[][]>();
@@ -105,7 +106,7 @@ function cellsOf(scores: readonly MatrixScore[], models: readonly string[], epoc
   return out;
 }
 
-function toCell(model: string, slots: readonly { values: number[]; passes: number }[], kind: 'pass_fail' | 'graded', reducer: EpochReducer): ScoreMatrixCell {
+function toCell(model: string, slots: readonly { values: number[]; passes: number }[], kind: ScorerKind, reducer: EpochReducer): ScoreMatrixCell {
   const epochs: (number | null)[] = [];
   const scoredValues: number[] = [];
   let passed = 0;

@@ -4,13 +4,12 @@
  * scoring work queue never learns which layer a scorer belongs to.
  * Runs on: Node (core).
  */
-import { PanoptesError } from '../domain.js';
+import { PanoptesError, type ScorerLayer } from '../domain.js';
+import type { ModelClient } from '../models/model-client.js';
 import { ruleCheck, ruleValue } from './rule-scorers.js';
-import type { Scorer, ScoreInput, ScoreValue } from './scorer.js';
+import type { Scorer, ScoreInput, ScoreValue, FailSeverity } from './scorer.js';
 import type { ScorerDefinition, ScoringConfig } from './scoring-config.js';
 import { scorerVersion } from './scorer-version.js';
-
-export type ScorerLayer = 'rule' | 'plugin' | 'judge';
 
 /** A built scorer and what the store keeps about it. */
 export interface BuiltScorer {
@@ -19,8 +18,14 @@ export interface BuiltScorer {
   definition: ScorerDefinition;
 }
 
+/**
+ * Wraps the client a scorer that calls models (a judge) calls through: the scorekeeper's bills
+ * each call to the scorer version before it is made (billed-client.ts).
+ */
+export type CallBilling = (client: ModelClient) => ModelClient;
+
 /** Builds a scorer of one type from its definition; `where` names it in errors (`scorers.2`). */
-export type ScorerBuilder = (definition: ScorerDefinition, version: string, where: string) => BuiltScorer;
+export type ScorerBuilder = (definition: ScorerDefinition, version: string, where: string, bill?: CallBilling) => BuiltScorer;
 
 /** What building cannot show of a definition, checked before a scoring file is accepted; rejects naming the field. */
 export type ScorerCheck = (definition: ScorerDefinition, where: string) => Promise<void>;
@@ -33,7 +38,7 @@ export class RuleScorer implements Scorer {
     readonly name: string,
     readonly version: string,
     private readonly check: (input: ScoreInput) => string | null,
-    private readonly severity: 'hard' | 'soft',
+    private readonly severity: FailSeverity,
   ) {}
 
   // Async so a record the rule refuses (an empty target) rejects, as the seam says, rather than throws.
@@ -62,19 +67,19 @@ export class ScorerRegistry {
     if (failed) throw failed.reason;
   }
 
-  build(definition: ScorerDefinition, where: string): BuiltScorer {
+  build(definition: ScorerDefinition, where: string, bill?: CallBilling): BuiltScorer {
     const version = scorerVersion(definition);
     const builder = this.builders.get(definition.type);
-    if (builder) return builder(definition, version, where);
+    if (builder) return builder(definition, version, where, bill);
     const check = ruleCheck(definition, where);
     return { scorer: new RuleScorer(definition.name, version, check, definition.severity ?? 'hard'), layer: 'rule', definition };
   }
 
-  /** Every scorer of a scoring file, or the first definition that cannot be built, named. */
-  buildAll(config: ScoringConfig): BuiltScorer[] {
+  /** Every scorer of a scoring file, or the first definition that cannot be built, named; `bill` wraps their judges' clients. */
+  buildAll(config: ScoringConfig, bill?: CallBilling): BuiltScorer[] {
     return config.scorers.map((d, i) => {
       try {
-        return this.build(d, `scorers.${i}`);
+        return this.build(d, `scorers.${i}`, bill);
       } catch (err) {
         if (err instanceof PanoptesError) throw err;
         throw new PanoptesError('invalid_input', `scorers.${i}: ${(err as Error).message}`, { where: `scorers.${i}` });

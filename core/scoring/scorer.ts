@@ -4,7 +4,7 @@
  * scoring as records land never learn which layer a scorer belongs to.
  * Runs on: Node (core).
  */
-import type { PrivacyMode } from '../domain.js';
+import type { PrivacyMode, ScorerKind, Severity } from '../domain.js';
 
 /**
  * The run's rules for model calls, which a scorer that calls models (an LLM judge) obeys as the
@@ -34,12 +34,9 @@ export interface ScoreInput {
   baseline?: { response: string };
 }
 
-/**
- * How a failed check counts: a hard fail makes the response unacceptable (and can trigger a retry
- * when the scorer asks for one); a soft flag only annotates it; none when the check passed or has
- * no notion of failing.
- */
-export type Severity = 'hard' | 'soft' | 'none';
+export type { Severity };
+/** The severity a scorer declares for its failures: a check that fails is hard or soft, never none. */
+export type FailSeverity = Exclude<Severity, 'none'>;
 
 /** One verdict. A scorer with several judges returns one per judge. */
 export interface ScoreValue {
@@ -74,7 +71,7 @@ export interface Scorer {
   readonly name: string;
   /** A hash of the whole definition (rules, plugin source, judge models, rubric, sampling). */
   readonly version: string;
-  readonly kind: 'pass_fail' | 'graded';
+  readonly kind: ScorerKind;
   /** The judges this scorer consults, in order; empty for rules and plugins. */
   readonly judges: readonly string[];
   /**
@@ -100,7 +97,7 @@ export class UnscorableRecord extends Error {
 }
 
 /**
- * The scorer cannot go on at all (a plugin whose thread kept crashing): the score worker stores
+ * The scorer cannot go on at all (a plugin whose thread kept crashing): the scorekeeper stores
  * the reason with the scorer version and scores nothing more with it, in this process or after a restart.
  */
 export class ScorerStopped extends Error {

@@ -22,11 +22,28 @@ export interface PricedResponse extends StoredResponse {
   savedCostUsd: number;
 }
 
+/** What a run's scoring cost on top of its sweep, in a runs list's line (the run's `stats` has them per model). */
+export interface RunScoringCosts {
+  /** The LLM judges' calls, at each judge's catalog price. */
+  judgeCostUsd: number;
+  /** The candidate models' calls that retried hard fails, at the run's kept prices. */
+  retryCostUsd: number;
+  /** Everything billed: the sweep's `estCostUsd` plus the judges' and the retries'. */
+  totalWithScoringUsd: number;
+}
+
 export interface StatsReport {
   /** The sweep's own calls; the totals below are theirs. */
   models: ModelCost[];
   /** The candidate models' extra calls that retried hard fails (a scorer's retryOnHardFail), apart from the sweep's. */
   retries: ModelCost[];
+  /** The LLM judges' calls, per judge model at the catalog's prices, apart from the sweep's. */
+  judges: ModelCost[];
+  /** What the judges' calls cost, and the retries' (both also in `totalWithScoringUsd`). */
+  totalJudgeCostUsd: number;
+  totalRetryCostUsd: number;
+  /** Everything billed: the sweep's cost (`totalEstCostUsd`) plus the judges' and the retries'. */
+  totalWithScoringUsd: number;
   totalEstCostUsd: number;
   totalInputTokens: number;
   totalOutputTokens: number;

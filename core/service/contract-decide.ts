@@ -5,6 +5,7 @@
  * Runs on: Node (core); types shared with the renderer.
  */
 import { z } from 'zod';
+import { DECIDE_BATCH, ORDER_SEED } from '../common/input-bounds.js';
 import type { GateLine, GateResult } from '../scoring/gate.js';
 import type { DecisionReport, PairDecision } from '../scoring/adaptive-decision.js';
 import type { Plan, PlanDesign } from '../scoring/plan.js';
@@ -62,10 +63,51 @@ export const DecideInputSchema = z
     /** Stop a pair as equivalent once its interval lies inside ±margin (default 0: never). */
     margin: z.number().min(0).lt(1).optional(),
     /** The order's seed (default 1): the order is fixed by it before any answer is read. */
-    seed: z.number().int().min(0).max(0xffffffff).optional(),
+    seed: z.number().int().min(ORDER_SEED.min).max(ORDER_SEED.max).optional(),
     /** Vignettes per batch between two looks (default 10). */
-    batch: z.number().int().min(1).max(100_000).optional(),
+    batch: z.number().int().min(DECIDE_BATCH.min).max(DECIDE_BATCH.max).optional(),
     alpha: z.number().gt(0).lt(1).optional(),
   })
   .strict();
 export type DecideInput = z.infer<typeof DecideInputSchema>;
+
+/**
+ * A run posed until decided (`createRun`'s `untilDecided`): its vignettes in the order of
+ * `orderSeed`, `batch` at a time, to the models still in contention, until every pair is decided
+ * or equivalent or the manifest is spent. Defaults filled in here are what the run stores.
+ */
+export const UntilDecidedInputSchema = z
+  .object({
+    /** The scorer the pairs are decided on (default: the run's first). */
+    scorer: z.string().min(1).max(100).optional(),
+    /** The chance of any wrong decision, split over the pairs (default 0.05). */
+    alpha: z.number().gt(0).lt(1).default(0.05),
+    /** Stop a pair as equivalent once its interval lies inside ±margin (default 0: never). */
+    margin: z.number().min(0).lt(1).default(0),
+    /** The order's seed (default 1); fixed before any answer is read. */
+    orderSeed: z.number().int().min(ORDER_SEED.min).max(ORDER_SEED.max).default(1),
+    /** Vignettes posed between two looks (default 10). */
+    batch: z.number().int().min(DECIDE_BATCH.min).max(DECIDE_BATCH.max).default(10),
+  })
+  .strict();
+
+/** Jobs a run posed until decided may have: every one runs at once, as each batch waits for all of them (a local worker takes 64). */
+export const UNTIL_DECIDED_MAX_JOBS = 64;
+
+/** What a schema of one field cannot check of a run posed until decided: two models, a scorer, its jobs all at once. */
+export function refineUntilDecided(
+  input: { models: string[]; epochs: number; scorers?: { scorers: { name: string }[] } | undefined; untilDecided?: { scorer?: string | undefined } | undefined },
+  ctx: z.RefinementCtx,
+): void {
+  const u = input.untilDecided;
+  if (!u) return;
+  const issue = (path: (string | number)[], message: string) => ctx.addIssue({ code: z.ZodIssueCode.custom, path, message });
+  if (input.models.length < 2) issue(['models'], 'a run posed until decided compares at least two models');
+  const names = (input.scorers?.scorers ?? []).map((s) => s.name);
+  if (names.length === 0) issue(['scorers'], 'a run posed until decided needs scorers: its pairs are decided on a scorer');
+  else if (u.scorer !== undefined && !names.includes(u.scorer)) issue(['untilDecided', 'scorer'], `no scorer "${u.scorer}" in the run's scorers (${names.join(', ')})`);
+  if (input.models.length * input.epochs > UNTIL_DECIDED_MAX_JOBS) {
+    issue(['epochs'], `a run posed until decided runs all its jobs at once: ${input.models.length} models × ${input.epochs} epochs is more than ${UNTIL_DECIDED_MAX_JOBS}`);
+  }
+}
+

@@ -5,7 +5,7 @@
  * Runs on: Node (core); types shared with the renderer.
  */
 import { z } from 'zod';
-import type { Vignette } from '../domain.js';
+import type { ScorerKind, ScorerLayer, Vignette } from '../domain.js';
 import type { Severity } from '../scoring/scorer.js';
 import { ScoringConfigSchema } from '../scoring/scoring-config.js';
 import type { ModelCost } from './contract-costs.js';
@@ -35,6 +35,29 @@ export const ReportInputSchema = z
   .strict();
 export type ReportInput = z.infer<typeof ReportInputSchema>;
 
+/** The report as one self-contained HTML page: the report's own fields, and how many vignettes its table lists. */
+export const ReportHtmlInputSchema = ReportInputSchema.extend({
+  /** Vignettes the page's table lists, the first N in manifest order (default 2,000). */
+  vignettes: z.number().int().min(0).max(1_000_000).optional(),
+  /**
+   * Where to write the page (the desktop app: from its save dialog); absent, the page is the
+   * answer. A remote transport refuses it: a browser or a client saves what it is sent.
+   */
+  outPath: z.string().min(1).optional(),
+}).strict();
+export type ReportHtmlInput = z.infer<typeof ReportHtmlInputSchema>;
+
+/** A report page: its text (unless written to `path`), the file name it suggests, and the vignettes its table lists of the run's. */
+export interface HtmlReportResult {
+  /** The scorer the page reports (the one asked for, else the run's first). */
+  scorer: string;
+  fileName: string;
+  html?: string;
+  path?: string;
+  rows: number;
+  total: number;
+}
+
 export const CompareRunsInputSchema = z
   .object({
     runA: z.string().min(1).max(100),
@@ -53,6 +76,8 @@ export const ScoreMatrixInputSchema = z
     reducer: ReducerInput.optional(),
     /** Manifest order (default), largest flip rate first, or largest judge disagreement first. */
     sort: z.enum(['vignette', 'flip_rate', 'judge_disagreement']).optional(),
+    /** Only the vignettes whose id, prompt or metadata holds this text (any case); `total` counts them. */
+    search: z.string().max(200).optional(),
     /** Rows per page (default 50). */
     limit: z.number().int().min(1).max(1000).optional(),
     /** Where the page starts in the order (a page's `nextCursor`). */
@@ -75,8 +100,9 @@ export type ScoreDetailInput = z.infer<typeof ScoreDetailInputSchema>;
 export interface ScorerStatus {
   name: string;
   version: string;
-  kind: 'pass_fail' | 'graded';
-  layer: 'rule' | 'plugin' | 'judge';
+  /** The kind its figures are read as: a code plugin declared graded whose every verdict is a boolean is pass/fail. */
+  kind: ScorerKind;
+  layer: ScorerLayer;
   judges: string[];
   /** Records scored. */
   done: number;
@@ -133,5 +159,21 @@ export interface ScoreDetail {
       response: string;
       scores: ScoreDetail['responses'][number]['scores'];
     }[];
+    /** A staged template's calls behind the answer, in order, each with the prompt it was posed with; absent without a template. */
+    stages?: DetailStage[];
   }[];
+}
+
+/** One call of a staged record in the side-by-side view. */
+export interface DetailStage {
+  stage: string;
+  /** The fan-out item's index, or null. */
+  item: number | null;
+  round: number;
+  /** Rebuilt from the template; null when the template no longer has the stage. */
+  prompt: string | null;
+  response: string;
+  inputTokens: number;
+  outputTokens: number;
+  latencyMs: number;
 }

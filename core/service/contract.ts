@@ -9,6 +9,7 @@
  * Runs on: Node (core); types shared with the renderer.
  */
 import { z } from 'zod';
+import { CONCURRENCY, EPOCHS, RUN_NAME_MAX, RUN_NOTES_MAX } from '../common/input-bounds.js';
 import type {
   ChatTurn,
   HostWait,
@@ -47,14 +48,19 @@ import type { Severity } from '../scoring/scorer.js';
 import type { EpochReducer, ModelScore, PairComparison, RunComparison, ScoreReport } from '../scoring/report-shape.js';
 import { ScoringConfigSchema, type ScorerDefinition, type ScoringConfig } from '../scoring/scoring-config.js';
 import type { MatrixSort, ScoreMatrixCell, ScoreMatrixPage, ScoreMatrixRow } from '../scoring/score-matrix.js';
-import type { ModelCost, PricedResponse, StatsReport } from './contract-costs.js';
+import type { ModelCost, PricedResponse, RunScoringCosts, StatsReport } from './contract-costs.js';
+import { FlippedVignettesInputSchema, type FlippedVignettes, type FlippedVignettesInput, type ModelFlips } from './contract-flips.js';
+import { ResponseSearchFields, type ResponseScoreCell, type ResponseScorerColumn, type ScoredResponse } from './contract-responses.js';
 import {
   CompareRunsInputSchema,
+  ReportHtmlInputSchema,
   ReportInputSchema,
   ScoreDetailInputSchema,
   ScoreMatrixInputSchema,
   ScoreRunInputSchema,
   type CompareRunsInput,
+  type HtmlReportResult,
+  type ReportHtmlInput,
   type ReportInput,
   type ScoreDetail,
   type ScoreDetailInput,
@@ -67,6 +73,8 @@ import {
   DecideInputSchema,
   GateInputSchema,
   PlanInputSchema,
+  UntilDecidedInputSchema,
+  refineUntilDecided,
   type DecideInput,
   type DecisionReport,
   type GateInput,
@@ -80,17 +88,24 @@ import {
 
 export type { ChatTurn, HostWait, Job, VignetteFailure, JobStatus, ModelUsage, PrivacyMode, Run, RunStatus, SerializedError, StoredResponse, Vignette, WorkerInfo };
 export type { ManifestIssue };
+export type { ReasoningEffort, ScorerKind, ScorerLayer } from '../domain.js';
 export type { EpochReducer, ModelScore, PairComparison, RunComparison, ScoreReport, ScorerDefinition, ScoringConfig, Severity };
 export type { MatrixSort, ScoreMatrixCell, ScoreMatrixPage, ScoreMatrixRow };
 export { ScoringConfigSchema };
 export type { CallAggregate, CallMetric, HostPosture, HostState, MetricsReport, ModelPosture, PostureReport };
 export type { ProbeOutcome, ProbeReport, ProbeResult, ProfileAggregate, RosterHost, RosterModel, RosterReport };
 export type { WorkerListenerStatus };
-export type { ModelCost, PricedResponse, StatsReport };
-export { CompareRunsInputSchema, ReportInputSchema, ScoreDetailInputSchema, ScoreMatrixInputSchema, ScoreRunInputSchema };
-export { DecideInputSchema, GateInputSchema, PlanInputSchema };
+export { MetricsInputSchema, ProbeInputSchema, StartWorkerListenerInputSchema, type MetricsInput, type ProbeInput, type StartWorkerListenerInput } from './contract-host-inputs.js';
+import { MetricsInputSchema, ProbeInputSchema, StartWorkerListenerInputSchema, type MetricsInput, type ProbeInput, type StartWorkerListenerInput } from './contract-host-inputs.js';
+export type { ModelCost, PricedResponse, RunScoringCosts, StatsReport };
+export { CancelPackInputSchema, PackRepositoryInputSchema, type CancelPackInput, type CancelPackResult, type PackRepositoryInput, type PackedVignetteSummary, type RepositoryPack } from './contract-pack.js';
+import { CancelPackInputSchema, PackRepositoryInputSchema, type CancelPackInput, type CancelPackResult, type PackRepositoryInput, type RepositoryPack } from './contract-pack.js';
+export type { ResponseScoreCell, ResponseScorerColumn, ScoredResponse };
+export type { FlippedVignettes, FlippedVignettesInput, ModelFlips };
+export { CompareRunsInputSchema, ReportHtmlInputSchema, ReportInputSchema, ScoreDetailInputSchema, ScoreMatrixInputSchema, ScoreRunInputSchema };
+export { DecideInputSchema, GateInputSchema, PlanInputSchema, UntilDecidedInputSchema };
 export type { DecideInput, DecisionReport, GateInput, GateLine, GateResult, PairDecision, Plan, PlanDesign, PlanInput };
-export type { CompareRunsInput, ReportInput, ScoreDetail, ScoreDetailInput, ScoreMatrixInput, ScoreRunInput, ScorerStatus, ScoringStatus };
+export type { CompareRunsInput, HtmlReportResult, ReportHtmlInput, ReportInput, ScoreDetail, ScoreDetailInput, ScoreMatrixInput, ScoreRunInput, ScorerStatus, ScoringStatus };
 
 // ---- Inputs ----------------------------------------------------------------------------------
 
@@ -101,9 +116,9 @@ export const CreateRunInputSchema = z
       .array(z.string().min(1))
       .min(1, 'choose at least one model')
       .refine((m) => new Set(m).size === m.length, 'each model at most once'),
-    epochs: z.number().int('a whole number').min(1, 'at least 1').max(10_000),
+    epochs: z.number().int('a whole number').min(EPOCHS.min, 'at least 1').max(EPOCHS.max),
     /** Jobs in flight at once for this run (default 4). */
-    concurrency: z.number().int().min(1).max(1024).optional(),
+    concurrency: z.number().int().min(CONCURRENCY.min).max(CONCURRENCY.max).optional(),
     sampling: SamplingSchema.optional(),
     privacy: z.enum(['strict', 'fallback', 'off']).optional(),
     /** Skip the prompt cache (no read, no write). The run's records are kept as always; metrics never hold text. */
@@ -116,15 +131,18 @@ export const CreateRunInputSchema = z
     /** Scorers that score each record as it lands. */
     scorers: ScoringConfigSchema.optional(),
     /** What to call the run in lists and headers (its id otherwise); editable later. */
-    name: z.string().trim().max(200).optional(),
+    name: z.string().trim().max(RUN_NAME_MAX).optional(),
     /**
      * A staged template: its YAML (or JSON) text, or a built-in's name (repo_audit, panel_debate,
      * design_doc, redteam). Each vignette is posed through its stages; the record is the last stage's answer.
      */
     template: z.string().min(1).max(1_000_000).optional(),
+    /** Pose the vignettes in a seeded order, batch by batch, only to models still in contention, until every pair is decided. */
+    untilDecided: UntilDecidedInputSchema.optional(),
   })
   .strict();
-export type CreateRunInput = z.infer<typeof CreateRunInputSchema>;
+// The input side: defaults (untilDecided's) are filled in by the schema.
+export type CreateRunInput = z.input<typeof CreateRunInputSchema>;
 
 export const RunIdInputSchema = z.object({ runId: z.string().min(1).max(100) }).strict();
 export type RunIdInput = z.infer<typeof RunIdInputSchema>;
@@ -154,8 +172,8 @@ export const DescribeRunInputSchema = z
   .object({
     runId: z.string().min(1).max(100),
     /** Empty clears it. */
-    name: z.string().trim().max(200).optional(),
-    notes: z.string().max(10_000).optional(),
+    name: z.string().trim().max(RUN_NAME_MAX).optional(),
+    notes: z.string().max(RUN_NOTES_MAX).optional(),
     tags: z
       .array(z.string().trim().min(1, 'a tag is not empty').max(50).regex(/^[^,]+$/, 'a tag has no comma'))
       .max(20)
@@ -176,6 +194,7 @@ export const ResponsesInputSchema = z
     text: z.string().max(1000).optional(),
     limit: z.number().int().min(1).max(1000).optional(),
     cursor: z.number().int().min(0).optional(),
+    ...ResponseSearchFields,
   })
   .strict();
 export type ResponsesInput = z.infer<typeof ResponsesInputSchema>;
@@ -186,15 +205,15 @@ export type StatsInput = z.infer<typeof StatsInputSchema>;
 export const ExportInputSchema = z
   .object({
     runId: z.string().min(1),
-    /** `inspect`: one inspect_ai EvalLog (`.json`, version 2) per model, written into the folder `outPath`. */
-    format: z.enum(['jsonl', 'csv', 'inspect']).default('jsonl'),
+    /** `inspect`: one inspect_ai EvalLog (`.json`, version 2) per model, written into the folder `outPath`; `scores`: one JSONL line per record, scorer, attempt and judge. */
+    format: z.enum(['jsonl', 'csv', 'inspect', 'scores']).default('jsonl'),
     /** Where to write (Electron: from the save dialog); a folder for `inspect`. */
     outPath: z.string().min(1),
-    /** The run's scores instead of its responses: one JSONL line per record, scorer and judge. */
+    /** With each record its scores: JSONL, a `scores` object keyed by scorer; CSV, a column per scorer. */
     scores: z.boolean().optional(),
   })
   .strict()
-  .refine((v) => !(v.scores && v.format !== 'jsonl'), { message: 'scores export as JSONL only', path: ['format'] });
+  .refine((v) => !(v.scores && v.format === 'inspect'), { message: 'scores export as JSONL or CSV', path: ['format'] });
 export type ExportInput = z.input<typeof ExportInputSchema>;
 
 export const CheckManifestInputSchema = z
@@ -208,60 +227,21 @@ export const CheckManifestInputSchema = z
   .refine((v) => (v.path === undefined) !== (v.content === undefined), 'give either path or content');
 export type CheckManifestInput = z.input<typeof CheckManifestInputSchema>;
 
-export const MetricsInputSchema = z
-  .object({
-    /** Only calls at or after this time (ms since the epoch; default: the last 24 hours). */
-    since: z.number().int().min(0).optional(),
-    /** Only calls for this logical model. */
-    model: z.string().min(1).max(200).optional(),
-    /** Only calls to this provider (its catalog name). */
-    provider: z.string().min(1).max(200).optional(),
-    /** Only calls made under this profile (its catalog name, or `default`). */
-    profile: z.string().min(1).max(200).optional(),
-    /** How many recent calls to list (default 100). Aggregates cover every matching call. */
-    limit: z.number().int().min(1).max(1000).optional(),
-  })
-  .strict();
-export type MetricsInput = z.infer<typeof MetricsInputSchema>;
-
-export const ProbeInputSchema = z
-  .object({
-    /** The logical models whose hosts to probe (default: every model in the catalog). */
-    models: z
-      .array(z.string().min(1).max(200))
-      .min(1, 'name at least one model, or leave models out to probe all')
-      .max(1000)
-      .optional(),
-  })
-  .strict();
-export type ProbeInput = z.infer<typeof ProbeInputSchema>;
-
-export const StartWorkerListenerInputSchema = z
-  .object({
-    /** The address to bind: 127.0.0.1 (this machine only, the default), 0.0.0.0 (every interface), or one interface's address. */
-    host: z
-      .string()
-      .min(1)
-      .max(253)
-      .regex(/^[\w.:-]+$/, 'an IP address or a host name')
-      .optional(),
-    /** The TCP port (default 7878; 0: any free port). */
-    port: z.number().int().min(0).max(65535).optional(),
-  })
-  .strict();
-export type StartWorkerListenerInput = z.infer<typeof StartWorkerListenerInputSchema>;
-
 export const EmptyInputSchema = z.object({}).strict().optional();
 
 // ---- Outputs ---------------------------------------------------------------------------------
 
 export interface ResponsesPage {
-  items: PricedResponse[];
+  items: ScoredResponse[];
+  /** The score columns: every scorer version attached to the run. */
+  scorers: ResponseScorerColumn[];
   /** Pass back as `cursor` for the next page; null at the end. */
   nextCursor: number | null;
+  /** Pass back as `after` for the next page, in any order (keyset paging); null at the end. */
+  nextAfter: number | null;
 }
 
-export interface RunSummary extends Run {
+export interface RunSummary extends Run, RunScoringCosts {
   /** Vignettes given up on after their attempts (listed in the run's detail). */
   failedVignettes: number;
   /** Set while some job's calls wait for a host that is down: "waiting for host". */
@@ -356,11 +336,17 @@ export interface ControlApi {
   deleteRun(input: RunIdInput): Promise<Run>;
   /** Retries a finished run: its failed and cancelled jobs (the same run, queued again), or all of it (a new run). */
   retryRun(input: RetryRunInput): Promise<Run>;
+  /** What Run again would create (manifest, models, epochs, options, name, scorers), for New run to show filled in. */
+  runDraft(input: RunIdInput): Promise<CreateRunInput>;
   responses(input: ResponsesInput): Promise<ResponsesPage>;
   stats(input?: StatsInput): Promise<StatsReport>;
   exportRun(input: ExportInput): Promise<ExportResult>;
   catalog(): Promise<CatalogModelEntry[]>;
   checkManifest(input: CheckManifestInput): Promise<ManifestPreview>;
+  /** A folder, a .tar.gz or a git diff packed (as `panoptes pack` packs it) into a manifest kept in the data folder. */
+  packRepository(input: PackRepositoryInput): Promise<RepositoryPack>;
+  /** Stops a pack in flight, by the packId it was given. */
+  cancelPack(input: CancelPackInput): Promise<CancelPackResult>;
   workers(): Promise<WorkerInfo[]>;
   defaults(): Promise<AppDefaults>;
   /** Recent model calls and per-provider/host aggregates (the router's metrics). */
@@ -383,8 +369,12 @@ export interface ControlApi {
   stopWorkerListener(): Promise<WorkerListenerStatus>;
   /** The leaderboard with 95 % intervals, consistency across epochs and every pair of models compared. */
   report(input: ReportInput): Promise<ScoreReport>;
+  /** The report as one self-contained HTML page (the leaderboard, pairs, consistency, judges and a vignette table): the page, or written to outPath. */
+  reportHtml(input: ReportHtmlInput): Promise<HtmlReportResult>;
   /** Two runs of one manifest, paired by vignette id, model by model (diff = B - A). */
   compareRuns(input: CompareRunsInput): Promise<RunComparison>;
+  /** Two runs of one manifest: the vignettes whose pass/fail verdict changed, per model (pass to fail, and back). */
+  flippedVignettes(input: FlippedVignettesInput): Promise<FlippedVignettes>;
   /** A page of the vignette x model matrix of one scorer: per cell the reduced score, each epoch's, the flip rate and the judges' disagreement. */
   scoreMatrix(input: ScoreMatrixInput): Promise<ScoreMatrixPage>;
   /** One vignette's responses, every model and epoch, each with every score it got and the judges' rationale. */
@@ -401,11 +391,12 @@ export type ControlMethod = keyof ControlApi;
 
 /** Each method's input schema: the allowlist every transport serves, and its validator. */
 export const CONTRACT_INPUTS = {
-  createRun: CreateRunInputSchema,
+  createRun: CreateRunInputSchema.superRefine(refineUntilDecided),
   listRuns: ListRunsInputSchema.optional(),
   getRun: RunIdInputSchema,
   cancelRun: RunIdInputSchema,
   retryRun: RetryRunInputSchema,
+  runDraft: RunIdInputSchema,
   describeRun: DescribeRunInputSchema,
   deleteRun: RunIdInputSchema,
   responses: ResponsesInputSchema,
@@ -413,6 +404,8 @@ export const CONTRACT_INPUTS = {
   exportRun: ExportInputSchema,
   catalog: EmptyInputSchema,
   checkManifest: CheckManifestInputSchema,
+  packRepository: PackRepositoryInputSchema,
+  cancelPack: CancelPackInputSchema,
   workers: EmptyInputSchema,
   defaults: EmptyInputSchema,
   metrics: MetricsInputSchema.optional(),
@@ -425,7 +418,9 @@ export const CONTRACT_INPUTS = {
   startWorkerListener: StartWorkerListenerInputSchema.optional(),
   stopWorkerListener: EmptyInputSchema,
   report: ReportInputSchema,
+  reportHtml: ReportHtmlInputSchema,
   compareRuns: CompareRunsInputSchema,
+  flippedVignettes: FlippedVignettesInputSchema,
   scoreMatrix: ScoreMatrixInputSchema,
   scoreDetail: ScoreDetailInputSchema,
   gate: GateInputSchema,

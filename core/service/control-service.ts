@@ -9,12 +9,12 @@ import { randomBytes } from 'node:crypto';
 import { rm } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { PanoptesError, type IndexedVignette, type PrivacyMode, type Run, type RunId, type RunOptions } from '../domain.js';
-import { ISSUES_LISTED, checkManifest, manifestError, readManifest } from '../manifest.js';
+import { ISSUES_LISTED, checkManifest, manifestError } from '../manifest.js';
 import { isEmptyTarget, refuseEmptyTarget } from './empty-targets.js';
 import type { Catalog } from '../models/catalog.js';
 import { nearestIds } from '../models/nearest-ids.js';
 import { hostRefusingReasoning } from '../models/reasoning.js';
-import { ScoringConfigSchema } from '../scoring/scoring-config.js';
+import { parseScoringConfig } from '../scoring/scorer-admission.js';
 import { templateFrom } from '../templates/template-file.js';
 import { effectivePrivacy } from '../models/router/privacy.js';
 import type { Router } from '../models/router/router.js';
@@ -22,15 +22,14 @@ import type { WorkerListenerControl } from '../remote/listener-control.js';
 import { responsesPath } from '../paths.js';
 import type { Scheduler } from '../scheduler/scheduler.js';
 import type { Store } from '../store/store.js';
-import { pinBaselineFiles } from '../scoring/judge/baseline-file.js';
-import { refuseBaselinesOutsideRun } from '../scoring/judge/baseline-model.js';
 import type { WorkerInfo } from '../workers/worker-handle.js';
-import type { ScorerDefinition } from '../scoring/scoring-config.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 import {
+  CONTRACT_INPUTS,
   type AppDefaults,
   type CatalogModelEntry,
   type ControlApi,
+  type CreateRunInput,
   type ExportResult,
   type ManifestPreview,
   type MetricsReport,
@@ -55,13 +54,17 @@ import {
 import type { ValidInput } from './contract-dispatcher.js';
 import type { EventHub } from './event-hub.js';
 import { ManifestUploads } from './manifest-uploads.js';
+import { RepositoryPacks } from './repository-packs.js';
 import { InspectExport } from './inspect-export.js';
-import type { RunExports } from './run-export.js';
-import { modelCosts, priceResponses, pricesForRun, statsReport, summarizeRun } from './summaries.js';
+import { exportKindOf, type RunExports } from './run-export.js';
+import { modelCosts, pricesForRun, statsReport, summarizeRun, summarizeRunsInTurns } from './summaries.js';
 import { RunScoring } from './run-scoring.js';
+import { ResponsePages } from './response-pages.js';
+import { runAgainInput } from './run-again.js';
 import { gateRuns } from './run-gate.js';
 import { planSweep } from './run-plan.js';
-import { decideRun } from './run-decide.js';
+import { decideRun, withDecision } from './run-decide.js';
+import { reportHtmlOf } from './report-html.js';
 import type { ServiceScoring } from './scoring-status.js';
 
 export interface ControlServiceOptions {
@@ -113,6 +116,11 @@ export class ControlService implements ControlApi {
   private readonly stageBatch: number;
   private readonly scoring: ServiceScoring;
   private readonly runScoring: RunScoring;
+  readonly reportHtml: ControlApi['reportHtml'] = (input) => reportHtmlOf(this, input);
+  private readonly responsePages: ResponsePages;
+  private readonly packs: RepositoryPacks;
+  readonly packRepository: ControlApi['packRepository'] = (input) => this.packs.pack(input);
+  readonly cancelPack: ControlApi['cancelPack'] = (input) => this.packs.cancel(input);
 
   constructor(opts: ControlServiceOptions) {
     this.store = opts.store;
@@ -127,6 +135,7 @@ export class ControlService implements ControlApi {
     this.scoring = opts.scoring;
     this.runScoring = new RunScoring({ store: opts.store, catalog: opts.catalog, events: opts.events, router: opts.router, scoring: opts.scoring });
     this.exports = opts.exports;
+    this.responsePages = new ResponsePages({ store: opts.store, scores: opts.scoring.scores, catalog: opts.catalog });
     this.inspectExport = new InspectExport({
       queries: opts.store.queries,
       scores: opts.scoring.scores,
@@ -134,6 +143,7 @@ export class ControlService implements ControlApi {
       panoptesVersion: opts.defaults.version,
     });
     this.uploads = new ManifestUploads(opts.dataDir);
+    this.packs = new RepositoryPacks({ catalog: opts.catalog, uploads: this.uploads });
     this.listener = opts.listener;
     this.pool.on('changed', () => this.events.workersChanged());
   }
@@ -160,13 +170,8 @@ export class ControlService implements ControlApi {
         });
       }
     });
-    // Scorers are built (so a bad one is refused) before anything is stored.
-    if (input.scorers) {
-      input.scorers = await pinBaselineFiles(input.scorers);
-      refuseBaselinesOutsideRun(input.scorers, input.models, 'the run');
-      this.runScoring.refuseUncallableJudges(input.privacy ?? DEFAULT_RUN_OPTIONS.privacy, this.scoring.registry.buildAll(input.scorers), 'the run');
-      await this.scoring.registry.check(input.scorers);
-    }
+    // Scorers are admitted (built and checked, so a bad one is refused) before anything is stored.
+    const scorers = input.scorers && (await this.runScoring.admit(input.scorers, input.models, input.privacy ?? DEFAULT_RUN_OPTIONS.privacy, 'the run'));
     const privacy = effectivePrivacy(input.privacy ?? DEFAULT_RUN_OPTIONS.privacy, this.router.privacyLock);
     if (privacy === 'strict') {
       // Refused here, naming the model, rather than accepted to fail every call.
@@ -183,16 +188,8 @@ export class ControlService implements ControlApi {
     // A template is checked (with its line) before the manifest is read, and its judge loop's scorers built.
     const template = input.template === undefined ? undefined : templateFrom(input.template, 'template');
     const judged = template?.stages.at(-1)?.judge;
-    if (judged) {
-      const config = ScoringConfigSchema.parse({ scorers: judged.scorers });
-      this.scoring.registry.buildAll(config);
-      await this.scoring.registry.check(config);
-    }
+    if (judged) await this.scoring.admission.admit(parseScoringConfig({ scorers: judged.scorers }));
     const manifestPath = resolve(input.manifestPath);
-    const check = await checkManifest(manifestPath, { previewCount: 0, maxIssues: ISSUES_LISTED });
-    if (check.issues.length > 0) throw manifestError(check);
-    if (input.probe) await this.probeBeforeRun(input.models, input.privacy ?? DEFAULT_RUN_OPTIONS.privacy);
-
     const options: RunOptions = {
       concurrency: input.concurrency ?? DEFAULT_RUN_OPTIONS.concurrency,
       sampling: input.sampling ?? {},
@@ -201,32 +198,33 @@ export class ControlService implements ControlApi {
       shareCacheAcrossEpochs: input.shareCacheAcrossEpochs ?? false,
       ...(input.endWithFailures === undefined ? {} : { endWithFailures: input.endWithFailures }),
       ...(template ? { template } : {}),
+      ...(input.untilDecided ? { untilDecided: input.untilDecided } : {}),
     };
+    // One read of the manifest checks it and copies it in; a failed check discards the copy.
     const runId = newRunId();
     this.store.runs.beginStaging(runId);
     let count = 0;
-    let emptyTarget: { idx: number; id: string } | null = null;
     try {
+      let emptyTarget: { idx: number; id: string } | null = null;
       let batch: IndexedVignette[] = [];
-      for await (const v of readManifest(manifestPath)) {
-        if (emptyTarget === null && isEmptyTarget(v.target)) emptyTarget = { idx: v.index, id: v.id };
-        batch.push(v);
-        if (batch.length >= this.stageBatch) {
+      const check = await checkManifest(manifestPath, {
+        previewCount: 0,
+        maxIssues: ISSUES_LISTED,
+        onVignette: async (v) => {
+          if (emptyTarget === null && isEmptyTarget(v.target)) emptyTarget = { idx: v.index, id: v.id };
+          batch.push(v);
+          if (batch.length < this.stageBatch) return;
           this.store.runs.stageVignettes(runId, batch);
-          count += batch.length;
           batch = [];
           // Let running sweeps and the UI breathe between batches of a large manifest.
           await new Promise<void>((r) => setImmediate(r));
-        }
-      }
+        },
+      });
+      if (check.issues.length > 0) throw manifestError(check);
       this.store.runs.stageVignettes(runId, batch);
-      count += batch.length;
-      if (count !== check.count) {
-        throw new PanoptesError('manifest_invalid', `${manifestPath} changed while the run was being created`, {
-          where: manifestPath,
-        });
-      }
-      if (input.scorers) await refuseEmptyTarget(input.scorers, emptyTarget, manifestPath);
+      count = check.count;
+      if (scorers) await refuseEmptyTarget(scorers.config, emptyTarget, manifestPath);
+      if (input.probe) await this.probeBeforeRun(input.models, input.privacy ?? DEFAULT_RUN_OPTIONS.privacy);
     } catch (err) {
       this.store.runs.discardStaging(runId);
       throw err;
@@ -241,14 +239,14 @@ export class ControlService implements ControlApi {
       prices: pricesForRun(this.catalogData, input.models),
       name: input.name,
     });
-    if (input.scorers) this.runScoring.attach(run, input.scorers);
+    if (scorers) this.runScoring.attach(run, scorers);
     this.events.runChanged(run.id);
     this.scheduler.wake();
     return run;
   }
 
   async listRuns(input: ValidInput<'listRuns'> = {}): Promise<RunSummary[]> {
-    return this.store.queries.listRuns(input).map((r) => this.summarize(r));
+    return summarizeRunsInTurns(this.store, this.catalogData, this.store.queries.listRuns(input));
   }
 
   async getRun({ runId }: ValidInput<'getRun'>): Promise<RunDetail> {
@@ -283,27 +281,8 @@ export class ControlService implements ControlApi {
 
   async retryRun({ runId, scope }: ValidInput<'retryRun'>): Promise<Run> {
     const run = this.requireRun(runId);
-    if (scope === 'all') {
-      // The whole run again is a new run with the same manifest, models, epochs, options, name and
-      // scorers (each name's newest version, the one its report shows): the old one keeps its
-      // records (and its responses.jsonl) as they are.
-      const { concurrency, sampling, privacy, skipPromptCache, shareCacheAcrossEpochs, endWithFailures } = run.options;
-      const newest = new Map(this.scoring.scores.runScorers(runId).map((s) => [s.name, s.definition as ScorerDefinition]));
-      const scorers = [...newest.values()];
-      return this.createRun({
-        ...(scorers.length > 0 ? { scorers: { scorers } } : {}),
-        ...(run.name === null ? {} : { name: run.name }),
-        manifestPath: run.manifestPath,
-        models: run.models,
-        epochs: run.epochs,
-        concurrency,
-        privacy,
-        skipPromptCache,
-        shareCacheAcrossEpochs,
-        endWithFailures,
-        ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
-      });
-    }
+    // The whole run again is a new run; the old one keeps its records (and responses.jsonl) as they are.
+    if (scope === 'all') return this.createRun(CONTRACT_INPUTS.createRun.parse(runAgainInput(run, this.scoring.scores.runScorers(runId))));
     const retried = this.store.runs.retryFailedJobs(runId);
     for (const job of this.store.queries.jobs(runId)) this.events.jobChanged(runId, job.id);
     this.events.runChanged(runId);
@@ -311,13 +290,14 @@ export class ControlService implements ControlApi {
     return retried;
   }
 
-  async responses({ runId, limit, cursor, ...filter }: ValidInput<'responses'>): Promise<ResponsesPage> {
-    this.requireRun(runId);
-    const page = this.store.queries.responses(runId, filter, {
-      limit,
-      cursor,
-    });
-    return { items: priceResponses(this.store, this.catalogData, runId, page.items), nextCursor: page.nextCursor };
+  /** What Run again would create, for New run to show filled in. */
+  async runDraft({ runId }: ValidInput<'runDraft'>): Promise<CreateRunInput> {
+    return runAgainInput(this.requireRun(runId), this.scoring.scores.runScorers(runId));
+  }
+
+  async responses(input: ValidInput<'responses'>): Promise<ResponsesPage> {
+    this.requireRun(input.runId);
+    return this.responsePages.page(input);
   }
 
   async stats(input: ValidInput<'stats'> = {}): Promise<StatsReport> {
@@ -329,10 +309,9 @@ export class ControlService implements ControlApi {
   async exportRun(input: ValidInput<'exportRun'>): Promise<ExportResult> {
     const run = this.requireRun(input.runId);
     if (input.format === 'inspect') return this.inspectExport.write(run, input.outPath);
-    return this.exports.write(input.runId, input.scores ? 'scores' : input.format, input.outPath);
+    return this.exports.write(input.runId, exportKindOf(input.format, input.scores === true), input.outPath);
   }
 
-  // ---- Scoring ---------------------------------------------------------------------------------
   // ---- Scoring (RunScoring's, on runs that exist) ---------------------------------------------------
 
   async scoreRun(input: ValidInput<'scoreRun'>): Promise<ScoringStatus> {
@@ -345,13 +324,15 @@ export class ControlService implements ControlApi {
   }
 
   async report(input: ValidInput<'report'>): Promise<ScoreReport> {
-    return this.runScoring.report(this.requireRun(input.runId), input);
+    return withDecision(this, this.requireRun(input.runId), (run) => this.runScoring.report(run, input));
   }
 
   async compareRuns(input: ValidInput<'compareRuns'>): Promise<RunComparison> {
-    const a = this.requireRun(input.runA, 'runA');
-    const b = this.requireRun(input.runB, 'runB');
-    return this.runScoring.compareRuns(a, b, input);
+    return this.runScoring.compareRuns(this.requireRun(input.runA, 'runA'), this.requireRun(input.runB, 'runB'), input);
+  }
+
+  async flippedVignettes(input: ValidInput<'flippedVignettes'>): ReturnType<RunScoring['flippedVignettes']> {
+    return this.runScoring.flippedVignettes(this.requireRun(input.runA, 'runA'), this.requireRun(input.runB, 'runB'), input);
   }
 
   async scoreMatrix(input: ValidInput<'scoreMatrix'>): Promise<ScoreMatrixPage> {

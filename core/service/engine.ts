@@ -21,8 +21,9 @@ import { Scheduler } from '../scheduler/scheduler.js';
 import { Store } from '../store/store.js';
 import { AttemptStore } from '../store/attempt-store.js';
 import { ScoreStore } from '../store/score-store.js';
-import { ScoreWorker } from '../scoring/score-worker.js';
+import { Scorekeeper } from '../scoring/scorekeeper.js';
 import { judgeScorerBuilder } from '../scoring/judge/judge-builder.js';
+import { ScorerAdmission } from '../scoring/scorer-admission.js';
 import { ScorerRegistry } from '../scoring/scorer-registry.js';
 import { checkCodeDefinition, codeScorerBuilder } from '../scoring/plugin/code-scorer.js';
 import { logger as rootLogger } from '../telemetry.js';
@@ -34,11 +35,13 @@ import { ControlService } from './control-service.js';
 import { EventHub, type EventListener } from './event-hub.js';
 import { RunExports, type ExportKind } from './run-export.js';
 import { ForeignWriteWatcher } from './foreign-writes.js';
-import { estCostUsd } from '../models/cost.js';
+import { estCostUsd } from '../common/cost.js';
 import { loadCatalog } from './load-catalog.js';
-import { stageJudgeOf } from './stage-judge.js';
+import { stageJudgeOf, templateJudgeBilling } from './stage-judge.js';
 import { modelCosts, priceUsage, retryCosts, summarizeRun } from './summaries.js';
+import { ResponseScores } from '../store/response-scores.js';
 import { scoringStatus, type ServiceScoring } from './scoring-status.js';
+import { adaptiveRows } from './adaptive-rows.js';
 
 export interface EngineOptions {
   dataDir: string;
@@ -70,6 +73,12 @@ export interface EngineOptions {
   workerTokenKeeper?: WorkerTokenKeeper | undefined;
   /** Listener settings for the app's worker listener other than address and token (tests shorten heartbeats). */
   workerListener?: WorkerListenerControlOptions['listener'] | undefined;
+  /**
+   * The folders a pairwise judge's baseline file must still be in when scoring reads it again (by
+   * the real path of the file opened): a server's manifest roots, which held it at attach. Absent
+   * (the CLI, the app), any file its user names may be read.
+   */
+  baselineRoots?: readonly string[] | undefined;
   /** Lets scorers that ask for the `network` capability (the url_health plugin) reach the network (default false). */
   allowPluginNetwork?: boolean | undefined;
   /**
@@ -101,7 +110,7 @@ export interface Engine {
   modelClient: ModelClient;
   router: Router;
   /** Scores records as they land and re-scores stored runs; `start()` it where the scheduler runs. */
-  scoring: ScoreWorker;
+  scoring: Scorekeeper;
   /** Scorer builders by kind, and the scores they stored (what the worker reads and writes). */
   scorerRegistry: ScorerRegistry;
   scores: ScoreStore;
@@ -161,22 +170,23 @@ export function openEngine(opts: EngineOptions): Engine {
   const router = new Router({ catalog, ...(readonly ? {} : { store: store.router }), logger, ...opts.router });
   const modelClient = opts.modelClient ?? router;
   const registry = new ScorerRegistry();
-  registry.register('judge', judgeScorerBuilder({ client: modelClient, catalog }));
+  registry.register('judge', judgeScorerBuilder({ client: modelClient, catalog, baselineRoots: opts.baselineRoots }));
   const grants = { network: opts.allowPluginNetwork ?? false };
   registry.register('code', codeScorerBuilder(grants), checkCodeDefinition(grants));
   if (local) {
     pool.add(
-      new LocalWorker({ client: modelClient, callConcurrency: opts.callConcurrency, stageJudge: stageJudgeOf(registry) }),
+      new LocalWorker({ client: modelClient, callConcurrency: opts.callConcurrency, stageJudge: stageJudgeOf(registry, templateJudgeBilling(store)) }),
     );
   }
   const scores = new ScoreStore(store);
   // Pages committed by the worker become `scoring` events through the hub (built next).
   const attempts = new AttemptStore(store);
   // Retries of hard fails are the candidate's own calls: through the same client as the sweep's.
-  const worker = new ScoreWorker({
+  const admission = new ScorerAdmission(registry);
+  const worker = new Scorekeeper({
     store,
     scores,
-    registry,
+    admission,
     logger,
     retries: { client: modelClient, attempts },
     onProgress: (id) => events.scoringChanged(id),
@@ -185,7 +195,7 @@ export function openEngine(opts: EngineOptions): Engine {
     ...(opts.scoringDiskPatienceMs === undefined ? {} : { diskFullPatienceMs: opts.scoringDiskPatienceMs }),
   });
   const scoring: ServiceScoring = {
-    registry,
+    admission,
     scores,
     worker,
     attempts,
@@ -208,8 +218,8 @@ export function openEngine(opts: EngineOptions): Engine {
     logger,
     ...(opts.workerListener ? { listener: opts.workerListener } : {}),
   });
+  // Watches other processes' writes only while someone subscribes: a command that does not never starts it.
   const foreign = new ForeignWriteWatcher(store, events);
-  foreign.start();
   const scheduler = new Scheduler({
     store,
     pool,
@@ -221,11 +231,13 @@ export function openEngine(opts: EngineOptions): Engine {
     tickMs: opts.tickMs,
     leaseMs: opts.leaseMs,
     logPatienceMs: opts.logPatienceMs,
+    // The contract is built below; a batch is read only once a run is under way.
+    adaptiveRows: adaptiveRows(worker, (): Pick<ControlApi, 'scoreMatrix'> => control),
   });
   const exports = new RunExports(store.queries, scores, (runId) => {
     const prices = store.queries.runPrices(runId);
     return (r) => (r.cached ? 0 : estCostUsd(r.usage, prices?.[r.model] ?? catalog.priceOf(r.model)));
-  });
+  }, new ResponseScores(store));
   const control = new ControlService({
     exports,
     store,
@@ -249,7 +261,14 @@ export function openEngine(opts: EngineOptions): Engine {
   let closing: Promise<void> | undefined;
   const service: EngineService = {
     ...contractClient(dispatcher),
-    subscribe: (listener) => events.subscribe(listener),
+    subscribe: (listener) => {
+      const off = events.subscribe(listener);
+      foreign.start();
+      return () => {
+        off();
+        if (events.listenerCount === 0) foreign.stop();
+      };
+    },
     exportLines: (runId, format) => exports.lines(runId, format),
   };
   return {

@@ -1,25 +1,28 @@
 /**
- * Runs that another process writes (a `panoptes run` on the same data folder, a second app) show
- * up live like our own: while anyone listens, SQLite's `data_version` is polled (it changes only
- * when another connection commits, and reading it costs microseconds), and on a change the newest
- * runs' progress is compared with what was last seen; each run that moved, and each of its jobs that
- * moved, is marked on the event hub, which publishes them as it does our own.
+ * Runs that another process writes (a `panoptes run` on the same data folder, a second app, a
+ * `panoptes score`) show up live like our own. The store keeps a change sequence: triggers write,
+ * in the transaction of each change, which run, job or run's scoring moved and a number higher than
+ * any before. While anyone listens, SQLite's `data_version` is polled (it changes only when another
+ * connection commits, and reading it costs microseconds); on a change the rows past the last number
+ * seen are read, and each is marked on the event hub, which publishes them as it does our own.
+ * Our own changes are read back too when another process also committed: marking them twice is
+ * harmless, since the hub coalesces and reads fresh snapshots.
  * Runs on: Node (core).
  */
-import type { JobId, RunId } from '../domain.js';
 import type { Store } from '../store/store.js';
 import type { EventHub } from './event-hub.js';
 
 /** How often the version is read while someone listens. */
 export const FOREIGN_POLL_MS = 250;
-/** How many of the newest runs are compared on a change. */
-const WATCHED_RUNS = 200;
+/** Changes read per poll: a burst larger than this is read over the next polls. */
+const CHANGES_PER_POLL = 2000;
 
 export class ForeignWriteWatcher {
   private timer: NodeJS.Timeout | null = null;
   private version: number;
-  private readonly runs = new Map<RunId, string>();
-  private readonly jobs = new Map<RunId, Map<JobId, string>>();
+  private seq: number;
+  /** More changes wait than the last poll read: read on even if the version holds still. */
+  private behind = false;
 
   constructor(
     private readonly store: Store,
@@ -27,9 +30,10 @@ export class ForeignWriteWatcher {
     private readonly pollMs = FOREIGN_POLL_MS,
   ) {
     this.version = store.dataVersion();
-    this.remember();
+    this.seq = store.queries.lastChange();
   }
 
+  /** Starts polling (again); what changed while it was stopped is reported at the first poll. */
   start(): void {
     if (this.timer) return;
     this.timer = setInterval(() => this.poll(), this.pollMs);
@@ -41,44 +45,24 @@ export class ForeignWriteWatcher {
     this.timer = null;
   }
 
-  /** Reads the version and, when another process committed, marks what it changed. */
+  /** Reads the version and, when another process committed, marks what changed since the last poll. */
   poll(): void {
     if (this.events.listenerCount === 0) return;
-    let version: number;
+    let changes;
     try {
-      version = this.store.dataVersion();
+      const version = this.store.dataVersion();
+      if (version === this.version && !this.behind) return;
+      this.version = version;
+      changes = this.store.queries.changesSince(this.seq, CHANGES_PER_POLL);
     } catch {
       return; // the store is closing
     }
-    if (version === this.version) return;
-    this.version = version;
-    for (const run of this.store.queries.runProgress(WATCHED_RUNS)) {
-      const print = progressPrint(run);
-      if (this.runs.get(run.id) === print) continue;
-      this.runs.set(run.id, print);
-      this.events.runChanged(run.id);
-      const known = this.jobs.get(run.id) ?? new Map<JobId, string>();
-      this.jobs.set(run.id, known);
-      for (const job of this.store.queries.jobProgress(run.id)) {
-        const jobPrint = `${job.status}|${job.attempt}|${job.done}`;
-        if (known.get(job.id) === jobPrint) continue;
-        known.set(job.id, jobPrint);
-        this.events.jobChanged(run.id, job.id);
-      }
-      // A finished run moves no more: forget its jobs.
-      if (run.status !== 'queued' && run.status !== 'running') this.jobs.delete(run.id);
+    this.behind = changes.length === CHANGES_PER_POLL;
+    for (const change of changes) {
+      this.seq = change.seq;
+      if (change.kind === 'run') this.events.runChanged(change.runId);
+      else if (change.kind === 'job') this.events.jobChanged(change.runId, change.jobId);
+      else this.events.scoringChanged(change.runId);
     }
   }
-
-  /** What the runs look like now, so only later changes are reported. */
-  private remember(): void {
-    for (const run of this.store.queries.runProgress(WATCHED_RUNS)) {
-      this.runs.set(run.id, progressPrint(run));
-    }
-  }
-}
-
-/** What tells a run's progress apart: a restart (retry, resume, takeover) changes it even when the counts do not. */
-function progressPrint(run: { restarts: number; status: string; doneCount: number; failedCount: number; calls: number }): string {
-  return `${run.restarts}|${run.status}|${run.doneCount}|${run.failedCount}|${run.calls}`;
 }

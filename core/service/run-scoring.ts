@@ -11,19 +11,25 @@ import { effectivePrivacy } from '../models/router/privacy.js';
 import type { Router } from '../models/router/router.js';
 import { diskFullError, isDiskFull } from '../store/disk-full.js';
 import type { ScoringConfig } from '../scoring/scoring-config.js';
-import { pinBaselineFiles } from '../scoring/judge/baseline-file.js';
-import { refuseBaselinesOutsideRun } from '../scoring/judge/baseline-model.js';
 import { pairwiseBaselineOf } from '../scoring/judge/judge-definition.js';
+import type { AdmittedScorers } from '../scoring/scorer-admission.js';
 import type { BuiltScorer } from '../scoring/scorer-registry.js';
 import { buildRunComparison, buildScoreReport, type ScoreCell } from '../scoring/report.js';
+import { reportedKind } from '../scoring/reported-kind.js';
 import { buildScoreMatrix } from '../scoring/score-matrix.js';
+import { VariantArms } from '../scoring/variant-arms.js';
 import type { RecordScore, ReportAttempt, RunScorer } from '../store/score-store.js';
 import type { Store } from '../store/store.js';
-import type { RunComparison, ScoreDetail, ScoreMatrixPage, ScoreReport, ScoringStatus } from './contract.js';
+import { storedStagePrompts, type StagedVignette } from '../workers/stage-prompt.js';
+import type { FlippedVignettes, RunComparison, ScoreDetail, ScoreMatrixPage, ScoreReport, ScoringStatus } from './contract.js';
+import type { DetailStage } from './contract-scoring.js';
+import { flippedVignettes } from './run-flips.js';
+import { searchedSource } from './matrix-search.js';
+import { VignetteSearch } from '../store/vignette-search.js';
 import type { ValidInput } from './contract-dispatcher.js';
 import type { EventHub } from './event-hub.js';
 import { refuseEmptyTarget } from './empty-targets.js';
-import { scoringStatus, type ServiceScoring } from './scoring-status.js';
+import { pendingOf, scoringStatus, type ServiceScoring } from './scoring-status.js';
 
 export interface RunScoringOptions {
   store: Store;
@@ -48,6 +54,7 @@ export class RunScoring {
   private readonly events: EventHub;
   private readonly router: Pick<Router, 'privacyLock' | 'posture'>;
   private readonly scoring: ServiceScoring;
+  private readonly vignettes: VignetteSearch;
 
   constructor(opts: RunScoringOptions) {
     this.store = opts.store;
@@ -55,86 +62,131 @@ export class RunScoring {
     this.events = opts.events;
     this.router = opts.router;
     this.scoring = opts.scoring;
+    this.vignettes = new VignetteSearch(opts.store);
   }
 
-  /** Pins the scorers' baseline files, checks them against the run, attaches them and answers with the run's scoring status. */
+  /** Admits the scorers for the run (built and checked once), attaches them and answers with the run's scoring status. */
   async scoreRun(run: Run, input: ValidInput<'scoreRun'>): Promise<ScoringStatus> {
-    const scorers = await pinBaselineFiles(input.scorers);
-    this.scoring.registry.buildAll(scorers);
-    await refuseEmptyTarget(scorers, this.scoring.scores.firstEmptyTarget(run.id), run.manifestPath);
-    refuseBaselinesOutsideRun(scorers, run.models, `run ${run.id}`);
-    await this.scoring.registry.check(scorers);
-    this.attach(run, scorers);
+    const admitted = await this.admit(input.scorers, run.models, run.options.privacy, `run ${run.id}`, async ({ config }) =>
+      refuseEmptyTarget(config, this.scoring.scores.firstEmptyTarget(run.id), run.manifestPath),
+    );
+    this.attach(run, admitted);
     return this.status(input.runId);
+  }
+
+  /**
+   * A scoring file admitted for a run of these models under this privacy mode: its judges callable,
+   * and `also` refused first; what `attach` takes.
+   */
+  admit(config: ScoringConfig, models: readonly string[], privacy: PrivacyMode, whose: string, also?: (admitted: AdmittedScorers) => Promise<void>): Promise<AdmittedScorers> {
+    return this.scoring.admission.admit(config, {
+      models,
+      whose,
+      refuse: async (admitted) => {
+        await also?.(admitted);
+        this.refuseUncallableJudges(privacy, admitted.built, whose);
+      },
+    });
   }
 
   async report(run: Run, input: ValidInput<'report'>): Promise<ScoreReport> {
     const rs = this.scorerOf(run.id, input.scorer);
-    const status = this.status(run.id).scorers.find((s) => s.version === rs.version);
-    return buildScoreReport(
+    const baseline = rs.layer === 'judge' ? pairwiseBaselineOf(rs.definition) : undefined;
+    const arms = await this.armsOf(run.id, baseline);
+    const cells = this.reportCells(run.id, rs, input.by ?? null, input.attempt ?? 'first');
+    const report = await buildScoreReport(
       {
         runId: run.id,
         scorer: rs.name,
         scorerVersion: rs.version,
-        kind: rs.kind,
+        kind: reportedKind(rs),
+        declaredKind: rs.kind,
         epochs: run.epochs,
-        models: run.models,
-        pending: status?.pending ?? 0,
-        failed: status?.failed ?? 0,
-        failure: status?.lastError ?? null,
+        models: arms ? arms.order(run.models) : run.models,
+        // Read from the scorer's row: the report needs its counts, not the whole status priced.
+        pending: pendingOf(this.store.queries.responseCount(run.id), rs),
+        failed: rs.failed,
+        failure: rs.failed > 0 ? rs.lastError : null,
         by: input.by ?? null,
         attempt: input.attempt ?? 'first',
         ...(input.reducer ? { reducer: input.reducer } : {}),
-        ...(rs.layer === 'judge' ? { pairwiseBaseline: pairwiseBaselineOf(rs.definition) } : {}),
-        plugin: rs.layer === 'plugin',
+        ...(rs.layer === 'judge' ? { pairwiseBaseline: baseline } : {}),
       },
-      this.reportCells(run.id, rs, input.by ?? null, input.attempt ?? 'first'),
+      arms ? arms.cells(cells) : cells,
     );
+    return arms ? arms.report(report) : report;
   }
 
   async compareRuns(a: Run, b: Run, input: ValidInput<'compareRuns'>): Promise<RunComparison> {
     const sa = this.scorerOf(a.id, input.scorer, 'runA');
     const sb = this.scorerOf(b.id, input.scorer ?? sa.name, 'runB');
-    if (sa.kind !== sb.kind) {
-      throw new PanoptesError('invalid_input', `scorer ${sa.name} is ${sa.kind} in run ${a.id} and ${sb.kind} in run ${b.id}`, { where: 'scorer' });
+    const kind = reportedKind(sa);
+    if (kind !== reportedKind(sb)) {
+      throw new PanoptesError('invalid_input', `scorer ${sa.name} is ${kind} in run ${a.id} and ${reportedKind(sb)} in run ${b.id}`, { where: 'scorer' });
     }
-    return buildRunComparison(
+    const armsA = await this.armsOf(a.id, sa.layer === 'judge' ? pairwiseBaselineOf(sa.definition) : undefined);
+    const armsB = await this.armsOf(b.id, sb.layer === 'judge' ? pairwiseBaselineOf(sb.definition) : undefined);
+    const models = [...a.models, ...b.models.filter((m) => !a.models.includes(m))];
+    const ordering = armsA ?? armsB;
+    const cellsA = this.reportCells(a.id, sa, null);
+    const cellsB = this.reportCells(b.id, sb, null);
+    const comparison = await buildRunComparison(
       {
         runA: a.id,
         runB: b.id,
         scorer: sa.name,
         scorerVersionA: sa.version,
         scorerVersionB: sb.version,
-        kind: sa.kind,
+        kind,
         epochsA: a.epochs,
         epochsB: b.epochs,
-        models: [...a.models, ...b.models.filter((m) => !a.models.includes(m))],
+        models: ordering ? ordering.order(models) : models,
         ...(input.reducer ? { reducer: input.reducer } : {}),
       },
-      this.reportCells(a.id, sa, null),
-      this.reportCells(b.id, sb, null),
+      armsA ? armsA.cells(cellsA) : cellsA,
+      armsB ? armsB.cells(cellsB) : cellsB,
     );
+    return VariantArms.comparison(comparison, armsA, armsB);
+  }
+
+  /**
+   * A run's prompt variants as report arms, or null to report it by model: fewer than two
+   * variants, or a pairwise scorer (its baseline is a model, whose own rows are 0.5 by definition).
+   */
+  private async armsOf(runId: RunId, pairwiseBaseline: string | undefined): Promise<VariantArms | null> {
+    if (pairwiseBaseline !== undefined) return null;
+    return VariantArms.read(this.scoring.scores.variants.of(runId));
+  }
+
+  /** The vignettes whose verdict flipped from run A to run B, per model, for one pass/fail scorer (run A's name in both). */
+  async flippedVignettes(a: Run, b: Run, input: ValidInput<'flippedVignettes'>): Promise<FlippedVignettes> {
+    const scorer = this.scorerOf(a.id, input.scorer, 'runA').name;
+    this.scorerOf(b.id, scorer, 'runB');
+    const page = (run: Run, cursor: number) => this.scoreMatrix(run, { runId: run.id, scorer, sort: 'vignette', limit: 1000, cursor });
+    return flippedVignettes(page, a, b, input.limit ?? 200);
   }
 
   async scoreMatrix(run: Run, input: ValidInput<'scoreMatrix'>): Promise<ScoreMatrixPage> {
     const rs = this.scorerOf(run.id, input.scorer);
     const scores = this.scoring.scores;
+    const whole = { scores: (lo: number, hi: number) => scores.matrixScores(run.id, rs.scorerId, lo, hi), heads: (lo: number, hi: number) => scores.vignetteHeads(run.id, lo, hi) };
+    const matches = input.search?.trim() ? await this.vignettes.matching(run.id, input.search.trim()) : null;
     return buildScoreMatrix(
       {
         runId: run.id,
         scorer: rs.name,
         scorerVersion: rs.version,
-        kind: rs.kind,
+        kind: reportedKind(rs),
         models: run.models,
         epochs: run.epochs,
-        vignettes: run.vignetteCount,
+        vignettes: matches?.length ?? run.vignetteCount,
         judges: rs.judges.length,
         reducer: input.reducer ?? 'mean',
         sort: input.sort ?? 'vignette',
         cursor: input.cursor ?? 0,
         limit: input.limit ?? MATRIX_PAGE,
       },
-      { scores: (lo, hi) => scores.matrixScores(run.id, rs.scorerId, lo, hi), heads: (lo, hi) => scores.vignetteHeads(run.id, lo, hi) },
+      matches === null ? whole : searchedSource(whole, matches),
     );
   }
 
@@ -154,13 +206,30 @@ export class RunScoring {
           response: a.response,
           scores: a.scores.map(detailScore),
         }));
-        responses.push({ model: r.model, epoch: r.epoch, seq: r.seq, response: r.response, scores, retries });
+        const stages = run.options.template ? this.detailStages(run, vignette, r.seq) : undefined;
+        responses.push({ model: r.model, epoch: r.epoch, seq: r.seq, response: r.response, scores, retries, ...(stages ? { stages } : {}) });
       }
       cursor = page.nextCursor;
     }
     const order = new Map(run.models.map((m, i) => [m, i]));
     responses.sort((a, b) => (order.get(a.model) ?? 0) - (order.get(b.model) ?? 0) || a.epoch - b.epoch);
     return { runId: run.id, vignette, responses };
+  }
+
+  /** A staged record's calls for the side-by-side view, each with the prompt it was posed with. */
+  private detailStages(run: Run, vignette: StagedVignette, seq: number): DetailStage[] {
+    const calls = this.store.queries.stagesOfRecord(run.id, seq);
+    const prompts = storedStagePrompts(run.options.template!, vignette, calls);
+    return calls.map((c, i) => ({
+      stage: c.stage,
+      item: c.item,
+      round: c.round,
+      prompt: prompts[i]!,
+      response: c.response,
+      inputTokens: c.usage.inputTokens,
+      outputTokens: c.usage.outputTokens,
+      latencyMs: c.latencyMs,
+    }));
   }
 
   /** The scorer a report is asked for: by name its newest version, else the run's first scorer. */
@@ -205,10 +274,8 @@ export class RunScoring {
     return scoringStatus(this.store, this.scoring, runId);
   }
 
-  /** Builds each scorer (refusing a bad one, naming it), attaches its version to the run, and starts scoring. */
-  attach(run: Run, config: ScoringConfig): void {
-    const built = this.scoring.registry.buildAll(config);
-    this.refuseUncallableJudges(run.options.privacy, built, `run ${run.id}`);
+  /** Attaches the admitted scorers' versions to the run, and starts scoring. */
+  attach(run: Run, { built }: AdmittedScorers): void {
     const runId = run.id;
     const versions = built.map((b) => ({
       version: b.scorer.version,

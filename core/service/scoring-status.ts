@@ -4,24 +4,30 @@
  * Runs on: Node (core).
  */
 import type { RunId } from '../domain.js';
-import type { ScoreWorker } from '../scoring/score-worker.js';
-import type { ScorerRegistry } from '../scoring/scorer-registry.js';
+import { reportedKind } from '../scoring/reported-kind.js';
+import type { Scorekeeper } from '../scoring/scorekeeper.js';
+import type { ScorerAdmission } from '../scoring/scorer-admission.js';
 import type { AttemptStore } from '../store/attempt-store.js';
-import type { ScoreStore } from '../store/score-store.js';
+import type { RunScorer, ScoreStore } from '../store/score-store.js';
 import type { Store } from '../store/store.js';
 import type { ModelCost, ScoringStatus } from './contract.js';
 
-/** What the service scores with: the registry that builds scorers, their stores, and the worker. */
+/** What the service scores with: the admission that builds scorers, their stores, and the worker. */
 export interface ServiceScoring {
-  registry: ScorerRegistry;
+  admission: ScorerAdmission;
   scores: ScoreStore;
   /** The retries of hard fails that scorers asked for. */
   attempts: AttemptStore;
-  worker: ScoreWorker;
+  worker: Scorekeeper;
   /** Judge calls' usage for a run, priced (none until a judge layer reports it). */
   judgeUsage?: (runId: RunId) => ModelCost[];
   /** The candidate's calls that retried hard fails, priced (none without retries). */
   retryUsage?: (runId: RunId) => ModelCost[];
+}
+
+/** Records landed that a scorer version has neither scored nor failed to score. */
+export function pendingOf(landed: number, s: Pick<RunScorer, 'done' | 'failed'>): number {
+  return Math.max(0, landed - s.done - s.failed);
 }
 
 export function scoringStatus(store: Store, scoring: ServiceScoring, runId: RunId): ScoringStatus {
@@ -31,11 +37,11 @@ export function scoringStatus(store: Store, scoring: ServiceScoring, runId: RunI
     scorers: scoring.scores.runScorers(runId).map((s) => ({
       name: s.name,
       version: s.version,
-      kind: s.kind,
+      kind: reportedKind(s),
       layer: s.layer,
       judges: s.judges,
       done: s.done,
-      pending: Math.max(0, landed - s.done - s.failed),
+      pending: pendingOf(landed, s),
       failed: s.failed,
       stopped: s.stopped,
       lastError: s.failed > 0 ? s.lastError : null,

@@ -4,11 +4,14 @@
  * catalog's for runs made before prices were kept.
  * Runs on: Node (core).
  */
-import { estCostUsd } from '../models/cost.js';
+import { estCostUsd } from '../common/cost.js';
 import type { ModelUsage, Run, RunId, RunPrices, StoredResponse } from '../domain.js';
 import type { Catalog } from '../models/catalog.js';
-import type { Price } from '../models/cost.js';
+import type { Price } from '../common/cost.js';
 import type { AttemptStore } from '../store/attempt-store.js';
+import { Turns } from '../scoring/report-cells.js';
+import { judgeTotals } from '../store/judge-totals.js';
+import { runScoringSums, type RunScoringSums } from '../store/run-scoring-sums.js';
 import type { Store } from '../store/store.js';
 import type { ModelCost, PricedResponse, RunSummary, StatsReport } from './contract.js';
 
@@ -106,13 +109,27 @@ export function usageTotals(usage: readonly ModelCost[]) {
   };
 }
 
-/** Tokens, calls and cost per model with their totals, for one run or over every run; retries of hard fails apart. */
+/** The sweep's cost, the judges' and the retries', each apart, and their sum: what a run (or every run) cost in all. */
+export function costWithScoring(sweep: readonly ModelCost[], judges: readonly ModelCost[], retries: readonly ModelCost[]) {
+  const cost = (usage: readonly ModelCost[]) => usage.reduce((s, u) => s + u.estCostUsd, 0);
+  const parts = { sweep: cost(sweep), judges: cost(judges), retries: cost(retries) };
+  return { ...parts, total: parts.sweep + parts.judges + parts.retries };
+}
+
+/** Tokens, calls and cost per model with their totals, for one run or over every run; judges' calls and retries of hard fails apart, and in the all-in total. */
 export function statsReport(store: Store, attempts: AttemptStore, catalog: PriceList, runId?: RunId): StatsReport {
   const models = modelCosts(store, catalog, runId);
   const t = usageTotals(models);
+  const retries = retryCosts(store, attempts, catalog, runId);
+  const judges = judgeTotals(store, runId).map((u) => priceUsage(u, catalog));
+  const all = costWithScoring(models, judges, retries);
   return {
     models,
-    retries: retryCosts(store, attempts, catalog, runId),
+    retries,
+    judges,
+    totalJudgeCostUsd: all.judges,
+    totalRetryCostUsd: all.retries,
+    totalWithScoringUsd: all.total,
     totalEstCostUsd: t.estCostUsd,
     totalInputTokens: t.inputTokens,
     totalOutputTokens: t.outputTokens,
@@ -124,11 +141,51 @@ export function statsReport(store: Store, attempts: AttemptStore, catalog: Price
   };
 }
 
-export function summarizeRun(store: Store, catalog: PriceList, run: Run): RunSummary {
+/**
+ * Runs as lists show them: counts, the sweep's usage and cost, and what judges and retries cost on
+ * top. Every figure is read from sums the store keeps per run (the jobs' counters, `judge_usage`,
+ * `retry_usage`; the scoring sums in two reads for the whole list), never from the records.
+ */
+export function summarizeRuns(store: Store, catalog: PriceList, runs: readonly Run[]): RunSummary[] {
+  const scoring = runScoringSums(store, runs.map((r) => r.id));
+  return runs.map((run) => summaryOf(store, catalog, run, scoring.get(run.id)!));
+}
+
+/**
+ * The same, handing the event loop back between runs once a slice of time is spent: a list of
+ * 1,000 runs takes some hundred milliseconds of reads, which the app's main process must not hold
+ * in one step.
+ */
+export async function summarizeRunsInTurns(store: Store, catalog: PriceList, runs: readonly Run[]): Promise<RunSummary[]> {
+  const scoring = runScoringSums(store, runs.map((r) => r.id));
+  const turns = new Turns();
+  const summaries: RunSummary[] = [];
+  for (const run of runs) {
+    if (turns.due(RUN_WEIGHT)) await turns.take();
+    summaries.push(summaryOf(store, catalog, run, scoring.get(run.id)!));
+  }
+  return summaries;
+}
+
+/** A run's summary costs a handful of reads (about 0.2 ms): `Turns` looks at the clock every 16 of them. */
+const RUN_WEIGHT = 64;
+
+function summaryOf(store: Store, catalog: PriceList, run: Run, sums: RunScoringSums): RunSummary {
+  const sweep = modelCosts(store, catalog, run.id);
+  const prices = sums.retries.length > 0 ? store.queries.runPrices(run.id) : null;
+  const retries = sums.retries.map((u) => priced(u, prices?.[u.model] ?? catalog.priceOf(u.model)));
+  const all = costWithScoring(sweep, sums.judges.map((u) => priceUsage(u, catalog)), retries);
   return {
     ...run,
     failedVignettes: store.queries.vignetteFailureCount(run.id),
     waitingForHost: store.queries.waitingForHost(run.id),
-    ...usageTotals(modelCosts(store, catalog, run.id)),
+    ...usageTotals(sweep),
+    judgeCostUsd: all.judges,
+    retryCostUsd: all.retries,
+    totalWithScoringUsd: all.total,
   };
+}
+
+export function summarizeRun(store: Store, catalog: PriceList, run: Run): RunSummary {
+  return summarizeRuns(store, catalog, [run])[0]!;
 }

@@ -3,12 +3,14 @@
  * the candidate calls they cost, on the Store's own connection. Attempts are written inside the
  * transaction of the score page that asked for them (ScoreStore.commitScores' `alongside`), so a
  * kill -9 keeps all of a page's attempts or none; the primary key (scorer, record, attempt) refuses
- * a second attempt with the same number, and only an attempt stored now adds to the usage.
+ * a second attempt with the same number. The calls retries cost are counted as they are made, not
+ * here (billed-calls.ts): a kill -9 that loses a page's attempts does not lose what they cost.
  * Runs on: Node (core).
  */
 import type Database from 'better-sqlite3';
 import type { ModelUsage, RunId } from '../domain.js';
-import { SEVERITY_CODE, SEVERITY_NAME, type JudgeUsage, type RecordScore, type StoredSeverity } from './score-store.js';
+import type { Severity } from '../domain.js';
+import { SEVERITY_CODE, SEVERITY_NAME, type RecordScore } from './score-store.js';
 import type { Store } from './store.js';
 
 /** One verdict on an attempt: like a score, without the record (the attempt names it). */
@@ -16,10 +18,8 @@ export interface NewAttemptScore {
   judge: number;
   value: number;
   passed: boolean | null;
-  severity: StoredSeverity;
+  severity: Severity;
   explanation: string;
-  /** A judge's verdict: what its calls used, added to the run's judge usage. */
-  usage?: JudgeUsage;
 }
 
 /** One retry of a record: the model's new answer, what the call cost, and the scorer's verdicts on it. */
@@ -66,7 +66,8 @@ export interface RunRetryUsage extends ModelUsage {
   runId: RunId;
 }
 
-const USAGE_COLUMNS = `model, SUM(calls) AS calls, SUM(input_tokens) AS inputTokens, SUM(output_tokens) AS outputTokens,
+// A model whose every call ended in an error (each taken back out) has a row of nothing: not shown.
+export const USAGE_COLUMNS = `model, SUM(calls) AS calls, SUM(input_tokens) AS inputTokens, SUM(output_tokens) AS outputTokens,
   0 AS cachedCalls, 0 AS cachedInputTokens, 0 AS cachedOutputTokens`;
 
 export class AttemptStore {
@@ -89,12 +90,6 @@ export class AttemptStore {
         `INSERT INTO attempt_scores (scorer_id, seq, attempt, judge, value, passed, severity, explanation)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (scorer_id, seq, attempt, judge) DO NOTHING`,
       ),
-      addUsage: db.prepare(
-        `INSERT INTO retry_usage (run_id, scorer_id, model, calls, input_tokens, output_tokens)
-         VALUES (@runId, @scorerId, @model, @calls, @inputTokens, @outputTokens)
-         ON CONFLICT (run_id, scorer_id, model) DO UPDATE SET calls = calls + excluded.calls,
-           input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens`,
-      ),
       // Through the run's scorers (few) and the attempts' key: a record's retries, in the order scorers were attached.
       recordAttempts: db.prepare<[{ runId: string; seq: number }], AttemptRow>(
         `SELECT scr.name, scr.version, scr.judges, a.attempt, a.response, sc.judge, sc.value, sc.passed, sc.severity, sc.explanation
@@ -104,20 +99,16 @@ export class AttemptStore {
          WHERE rs.run_id = @runId ORDER BY rs.position, a.attempt, sc.judge`,
       ),
       retried: db.prepare<[number, number], { n: number }>(`SELECT COUNT(*) AS n FROM retry_attempts WHERE scorer_id = ? AND seq = ?`),
-      usage: db.prepare<[string], ModelUsage>(`SELECT ${USAGE_COLUMNS} FROM retry_usage WHERE run_id = ? GROUP BY model ORDER BY model`),
-      usageByRun: db.prepare<[], RunRetryUsage>(`SELECT run_id AS runId, ${USAGE_COLUMNS} FROM retry_usage GROUP BY run_id, model ORDER BY run_id, model`),
+      usage: db.prepare<[string], ModelUsage>(`SELECT ${USAGE_COLUMNS} FROM retry_usage WHERE run_id = ? GROUP BY model HAVING SUM(calls) > 0 ORDER BY model`),
+      usageByRun: db.prepare<[], RunRetryUsage>(`SELECT run_id AS runId, ${USAGE_COLUMNS} FROM retry_usage GROUP BY run_id, model HAVING SUM(calls) > 0 ORDER BY run_id, model`),
     };
   }
 
   /**
-   * Stores a page's attempts, to be called inside the page's transaction. Returns the judge usage
-   * of the verdicts stored now, for the caller to add in the same transaction: an attempt already
-   * there (a page scored twice) was paid for once and adds nothing.
+   * Stores a page's attempts, to be called inside the page's transaction. An attempt already there
+   * (a page scored twice) is kept as it was.
    */
-  write(runId: RunId, scorerId: number, attempts: readonly NewAttempt[]): JudgeUsage[] {
-    const judged: JudgeUsage[] = [];
-    // One upsert per model a page, not per attempt.
-    const used = new Map<string, { calls: number; inputTokens: number; outputTokens: number }>();
+  write(scorerId: number, attempts: readonly NewAttempt[]): void {
     for (const a of attempts) {
       const inserted = this.stmt.insertAttempt.run(
         scorerId,
@@ -131,11 +122,6 @@ export class AttemptStore {
         a.finishedAt,
       ).changes;
       if (inserted === 0) continue;
-      const u = used.get(a.model) ?? { calls: 0, inputTokens: 0, outputTokens: 0 };
-      u.calls += 1;
-      u.inputTokens += a.inputTokens;
-      u.outputTokens += a.outputTokens;
-      used.set(a.model, u);
       for (const s of a.scores) {
         this.stmt.insertScore.run(
           scorerId,
@@ -147,11 +133,8 @@ export class AttemptStore {
           SEVERITY_CODE[s.severity],
           s.explanation === '' ? null : s.explanation,
         );
-        if (s.usage) judged.push(s.usage);
       }
     }
-    for (const [model, u] of used) this.stmt.addUsage.run({ runId, scorerId, model, ...u });
-    return judged;
   }
 
   /** Whether a record already has its retries stored for this scorer version (a page re-scored after a rewind). */

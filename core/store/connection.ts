@@ -39,13 +39,16 @@ export class Connection {
   /** The better-sqlite3 handle: for the rooms under core/store/ only. */
   readonly db: Database.Database;
   readonly path: string;
+  /** The better-sqlite3 addon this connection loaded (another connection to the file loads the same). */
+  readonly nativeBinding: string;
   /** The write-ahead log, opened on the first `syncWal`. */
   private walFd: number | undefined;
 
   constructor(path: string, opts: ConnectionOptions = {}) {
     this.path = path;
     if (path !== ':memory:') checkDatabaseFile(path, opts.readonly ?? false);
-    this.db = new Database(path, { readonly: opts.readonly ?? false, nativeBinding: opts.nativeBinding ?? nodeAddonPath() });
+    this.nativeBinding = opts.nativeBinding ?? nodeAddonPath();
+    this.db = new Database(path, { readonly: opts.readonly ?? false, nativeBinding: this.nativeBinding });
     try {
       this.db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 10_000}`);
       if (path !== ':memory:') refuseForeignSchema(this.db, path);

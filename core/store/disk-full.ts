@@ -16,3 +16,8 @@ export function isDiskFull(err: unknown): boolean {
 export function diskFullError(dbPath: string, doing: string, cause: unknown): PanoptesError {
   return new PanoptesError('disk_full', `no space left on the disk holding ${dbPath}: ${doing}; free some space and try again`, { cause });
 }
+
+/** The disk-full error a write gave after waiting for room: what stops scoring, never a record's failure to score. */
+export function isStoppedByDisk(err: unknown): boolean {
+  return err instanceof PanoptesError && err.code === 'disk_full';
+}

@@ -7,11 +7,12 @@
  * Runs on: Node (core).
  */
 import type Database from 'better-sqlite3';
-import type { HostWait, IndexedVignette, Job, JobId, RunId } from '../domain.js';
+import type { HostWait, IndexedVignette, Job, JobId, JobVignette, RunId } from '../domain.js';
 import { prepareJobGuard } from './record-writes.js';
 import type { RunFence } from './run-fence.js';
 import type { RunQueries } from './run-queries.js';
 import { toVignette, type VignetteRow } from './run-rows.js';
+import { FINISHED_STAGES_OF_PAGE, toStageAnswer, type FinishedStageRow } from './stage-rows.js';
 
 export class JobLifecycle {
   private readonly stmt;
@@ -40,6 +41,18 @@ export class JobLifecycle {
             AND NOT EXISTS (SELECT 1 FROM responses r WHERE r.job_id = ? AND r.vignette_idx = v.idx)
           ORDER BY v.idx LIMIT ?`,
       ),
+      pendingAmong: db.prepare<[string, string, number], VignetteRow>(
+        `SELECT v.idx, v.vignette_id, v.prompt, v.system, v.messages, v.target, v.metadata
+           FROM json_each(?) AS w JOIN vignettes v ON v.run_id = ? AND v.idx = w.value
+          WHERE NOT EXISTS (SELECT 1 FROM responses r WHERE r.job_id = ? AND r.vignette_idx = v.idx)
+          ORDER BY w.key`,
+      ),
+      answeredAmong: db.prepare<[string, number, number], { n: number }>(
+        `SELECT COUNT(*) AS n FROM json_each(?) AS w
+          WHERE EXISTS (SELECT 1 FROM responses r WHERE r.job_id = ? AND r.vignette_idx = w.value)
+             OR EXISTS (SELECT 1 FROM vignette_failures f WHERE f.job_id = ? AND f.vignette_idx = w.value)`,
+      ),
+      finishedStages: db.prepare<[number, number, number], FinishedStageRow>(FINISHED_STAGES_OF_PAGE),
       markJobFailed: db.prepare(`UPDATE jobs SET status = 'failed', finished_at = ?, error = ?, waiting_for_host = NULL WHERE id = ?`),
       bumpFailed: db.prepare(`UPDATE runs SET failed_count = failed_count + 1 WHERE id = ?`),
       setJobWaiting: db.prepare(`UPDATE jobs SET waiting_for_host = ? WHERE id = ? AND attempt = ? AND status = 'running'`),
@@ -84,16 +97,36 @@ export class JobLifecycle {
    * time as the caller iterates: a job of a million vignettes never sits in memory whole, and no
    * statement stays open between pages, so the writes in between find the connection free. Pages
    * are small so that each lives only briefly (a page held for seconds would be promoted to the
-   * old generation and linger there as garbage).
+   * old generation and linger there as garbage). A staged vignette interrupted mid-template comes
+   * with the calls it finished (`finishedStages`), so the worker poses only the calls after them.
    */
-  *pendingVignettes(runId: RunId, jobId: JobId, pageSize = 32): Generator<IndexedVignette, void, undefined> {
+  *pendingVignettes(runId: RunId, jobId: JobId, pageSize = 32): Generator<JobVignette, void, undefined> {
     let after = -1;
     for (;;) {
       const rows = this.stmt.pendingVignettes.all(runId, after, jobId, pageSize);
-      for (const row of rows) yield toVignette(row);
+      const finished = rows.length === 0 ? [] : this.stmt.finishedStages.all(jobId, after, rows[rows.length - 1]!.idx);
+      for (const row of rows) {
+        const v: JobVignette = toVignette(row);
+        const stages = finished.filter((f) => f.vignette_idx === row.idx).map(toStageAnswer);
+        if (stages.length > 0) v.finishedStages = stages;
+        yield v;
+      }
       if (rows.length < pageSize) return;
       after = rows[rows.length - 1]!.idx;
     }
+  }
+
+  /**
+   * Of the vignettes with these indices (a batch of a run posed until decided, in its order), those
+   * with no record from this job yet, in the order given.
+   */
+  pendingAmong(runId: RunId, jobId: JobId, indices: readonly number[]): IndexedVignette[] {
+    return this.stmt.pendingAmong.all(JSON.stringify(indices), runId, jobId).map(toVignette);
+  }
+
+  /** How many of the vignettes with these indices the job answered (a record landed) or gave up on: a batch is complete when all. */
+  answeredAmong(jobId: JobId, indices: readonly number[]): number {
+    return this.stmt.answeredAmong.get(JSON.stringify(indices), jobId, jobId)!.n;
   }
 
   /** Settles a job as failed for good (guarded like `records.settle`). */

@@ -18,8 +18,12 @@ import { migration as m011 } from './migrations/011-stage-answers.js';
 import { migration as m012 } from './migrations/012-stopped-scorers.js';
 import { migration as m013 } from './migrations/013-chat-vignettes.js';
 import { migration as m014 } from './migrations/014-finish-reasons.js';
+import { migration as m015 } from './migrations/015-verdicts-boolean.js';
+import { migration as m016 } from './migrations/016-finished-stages.js';
+import { migration as m017 } from './migrations/017-change-sequence.js';
+import { migration as m018 } from './migrations/018-response-sort-indexes.js';
 import type { Migration } from './migrations/migration.js';
 
 export type { Migration } from './migrations/migration.js';
 
-export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013, m014];
+export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013, m014, m015, m016, m017, m018];

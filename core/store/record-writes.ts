@@ -57,6 +57,8 @@ export class RecordWrites {
            output_tokens, cached_tokens, reasoning_tokens, latency_ms, host, cached)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
+      // A landed record carries its calls: those stored as they finished (stage-progress.ts) are done with.
+      dropFinishedStages: db.prepare(`DELETE FROM finished_stages WHERE job_id = ? AND vignette_idx = ?`),
       addJobProgress: db.prepare(
         `UPDATE jobs SET vignettes_done = vignettes_done + ?, input_tokens = input_tokens + ?,
            output_tokens = output_tokens + ?, cached_calls = cached_calls + ?, cached_input_tokens = cached_input_tokens + ?,
@@ -131,6 +133,7 @@ export class RecordWrites {
           this.stmt.insertStage.run(jobId, r.vignetteIndex, i, st.stage, st.item, st.round, st.response, st.usage.inputTokens,
             st.usage.outputTokens, st.usage.cachedTokens ?? null, st.usage.reasoningTokens ?? null, Math.round(st.latencyMs), st.host, st.cached ? 1 : 0),
         );
+        if (r.stages) this.stmt.dropFinishedStages.run(jobId, r.vignetteIndex);
         // A record answered from the prompt cache is a call, but no provider billed its tokens.
         if (r.cached) {
           cachedCalls += 1;
@@ -163,11 +166,14 @@ export class RecordWrites {
    * Settles a job as done: writes any records the outcome still carries, marks the job done and
    * advances the run's doneCount, all in one transaction and only the first time the job lands
    * with its current attempt. A duplicate or a stale attempt changes nothing (`landed: false`).
+   * `posed` is how many vignettes the job was given when that is fewer than the run's (a run posed
+   * until decided stops a model once its pairs are decided): those must all have a record.
    */
   settle(
     outcome: JobOutcome,
     records: readonly ResponseRecord[] = [],
     fence?: RunFence,
+    posed?: number,
   ): { landed: boolean; records: StoredResponse[] } {
     return this.db
       .transaction(() => {
@@ -179,10 +185,11 @@ export class RecordWrites {
         if (guard.attempt !== outcome.attempt) return { landed: false, records: [] };
         const stored = this.insert(outcome.jobId, records);
         const done = guard.vignettes_done + stored.length;
-        if (done < guard.vignette_count) {
+        const expected = Math.min(posed ?? guard.vignette_count, guard.vignette_count);
+        if (done < expected) {
           throw new PanoptesError(
             'worker_lost',
-            `job ${outcome.jobId} reported done with ${done} of ${guard.vignette_count} records`,
+            `job ${outcome.jobId} reported done with ${done} of ${expected} records`,
             { retryable: true },
           );
         }

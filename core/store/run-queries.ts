@@ -6,12 +6,23 @@
  * Runs on: Node (core).
  */
 import type Database from 'better-sqlite3';
-import type { HostWait, Job, JobId, JobStatus, ModelUsage, Run, RunId, RunPrices, RunStatus, StoredResponse, VignetteFailure } from '../domain.js';
+import { PanoptesError, type HostWait, type Job, type JobId, type ModelUsage, type Run, type RunId, type RunPrices, type RunStatus, type StageAnswer, type StoredResponse, type VignetteFailure } from '../domain.js';
 import { toJob, toRun, toStoredResponse, type JobRow, type ResponseRow, type RunRow, type VignetteFailureRow } from './run-rows.js';
-import { STAGES_OF_PAGE, stagesBySeq, type StageRow } from './stage-rows.js';
+import { STAGES_OF_PAGE, stagesBySeq, toStageAnswer, type StageRow } from './stage-rows.js';
+import { searchClauses, type ResponseScoreFilter } from './response-search.js';
+import { pageSql, RESPONSE_COLUMNS, RESPONSE_JOINS, startKeySql, type PageSort, type PageSpec } from './response-page-query.js';
+
+/** One row of the change sequence: what moved, and its number (see the migration that made it). */
+export interface StoredChange {
+  kind: 'run' | 'job' | 'scoring';
+  runId: RunId;
+  /** The job for a 'job' change; 0 otherwise. */
+  jobId: JobId;
+  seq: number;
+}
 
 /** A field left out or undefined does not filter. */
-export interface ResponseFilter {
+export interface ResponseFilter extends ResponseScoreFilter {
   model?: string | undefined;
   epoch?: number | undefined;
   vignetteId?: string | undefined;
@@ -22,8 +33,28 @@ export interface ResponseFilter {
 /** A page of a run's stored responses, as the store keeps them (the service prices them into the contract's ResponsesPage). */
 export interface StoredResponsesPage {
   items: StoredResponse[];
-  /** Pass back as `cursor` for the next page; null at the end. */
+  /** Pass back as `cursor` for the next page; null at the end (and on a sorted page read by `after`). */
   nextCursor: number | null;
+  /** Pass back as `after` for the next page, in any order: the seq of this page's last record; null at the end. */
+  nextAfter: number | null;
+}
+
+/** Which page of a run's records: its size, and where it starts (at most one of `after` and `cursor`). */
+export interface ResponsesPageRequest {
+  limit?: number | undefined;
+  /** The seq of the previous page's last record (keyset paging, any order). */
+  after?: number | undefined;
+  /** The older cursor: the last seq read in seq order, the page's offset in any other. */
+  cursor?: number | undefined;
+}
+
+/** A page's SQL and parameters, made on the store's connection and run on it or on the reader's (response-reader.ts). */
+export interface ResponsesPageQuery {
+  sql: string;
+  params: Record<string, unknown>;
+  limit: number;
+  /** What the page's `nextCursor` is: the last seq, the next offset, or none. */
+  next: { cursor: 'seq' } | { cursor: 'offset'; offset: number } | { cursor: 'none' };
 }
 
 export interface RunListOptions {
@@ -62,23 +93,6 @@ function toModelUsage(r: UsageRow): ModelUsage {
 
 const USAGE_COLUMNS = `model, SUM(input_tokens) AS input, SUM(output_tokens) AS output, SUM(vignettes_done) AS calls,
   SUM(cached_calls) AS cached_calls, SUM(cached_input_tokens) AS cached_input, SUM(cached_output_tokens) AS cached_output`;
-
-const RESPONSE_COLUMNS = `s.seq, s.job_id, s.vignette_idx, s.response, s.input_tokens, s.output_tokens,
-  s.cached_tokens, s.reasoning_tokens, s.latency_ms, s.host, s.cached, s.finished_at, s.finish_reason,
-  j.run_id, j.model, j.epoch, v.vignette_id, v.prompt, v.system, v.messages, v.target, v.metadata, r.options`;
-
-// CROSS JOIN keeps responses the outer loop, walked in seq order: a page (`seq > cursor ... LIMIT n`)
-// then reads n rows, where letting SQLite start from the run's jobs sorted the whole run per page.
-/** One vignette's records: from the run's jobs through the unique (job, vignette) key. */
-const VIGNETTE_RESPONSE_JOINS = `FROM jobs j
-  CROSS JOIN responses s ON s.job_id = j.id AND s.vignette_idx = @idx
-  JOIN runs r ON r.id = j.run_id
-  JOIN vignettes v ON v.run_id = j.run_id AND v.idx = s.vignette_idx`;
-
-const RESPONSE_JOINS = `FROM responses s
-  CROSS JOIN jobs j ON j.id = s.job_id
-  JOIN runs r ON r.id = j.run_id
-  JOIN vignettes v ON v.run_id = j.run_id AND v.idx = s.vignette_idx`;
 
 export class RunQueries {
   private readonly stmt;
@@ -121,10 +135,17 @@ export class RunQueries {
         `SELECT ${RESPONSE_COLUMNS} ${RESPONSE_JOINS} WHERE j.run_id = ? AND s.seq > ? AND s.seq <= ? ORDER BY s.seq LIMIT ?`,
       ),
       stagesOfPage: db.prepare<[string, number, number], StageRow>(STAGES_OF_PAGE),
+      // A panel's verdicts come from judges past the first: its mean is sorted, not walked (the value index has judge second).
+      scorerHasPanel: db.prepare<[number], { any: number }>(`SELECT EXISTS (SELECT 1 FROM scores WHERE scorer_id = ? AND judge > 0 AND failed = 0) AS any`),
       responseCount: db.prepare<[string], { n: number }>(
         `SELECT COALESCE(SUM(vignettes_done), 0) AS n FROM jobs WHERE run_id = ?`,
       ),
     };
+  }
+
+  /** The calls behind one staged record, in call order (none for a record without a template). */
+  stagesOfRecord(runId: RunId, seq: number): StageAnswer[] {
+    return this.stmt.stagesOfPage.all(runId, seq - 1, seq).map(toStageAnswer);
   }
 
   getRun(runId: RunId): Run | null {
@@ -158,25 +179,24 @@ export class RunQueries {
       .map(toRun);
   }
 
-  /** The newest runs with what shows their progress, to tell which another process changed. */
-  runProgress(limit: number): Array<{ id: RunId; status: RunStatus; restarts: number; doneCount: number; failedCount: number; calls: number }> {
-    return this.db
-      .prepare<[number], { id: string; status: RunStatus; restarts: number; done_count: number; failed_count: number; calls: number }>(
-        `SELECT r.id, r.status, r.restarts, r.done_count, r.failed_count,
-           (SELECT COALESCE(SUM(j.vignettes_done), 0) FROM jobs j WHERE j.run_id = r.id) AS calls
-         FROM runs r ORDER BY r.created_at DESC, r.rowid DESC LIMIT ?`,
-      )
-      .all(limit)
-      .map((r) => ({ id: r.id, status: r.status, restarts: r.restarts, doneCount: r.done_count, failedCount: r.failed_count, calls: r.calls }));
+  /** The seq of the run's last landed record (0 when none): each job keeps its last, written with its records. */
+  lastRecordSeq(runId: RunId): number {
+    return this.db.prepare<[string], { hi: number | null }>(`SELECT MAX(last_seq) AS hi FROM jobs WHERE run_id = ?`).get(runId)?.hi ?? 0;
   }
 
-  /** Each job of a run with what shows its progress (status, attempt, records landed). */
-  jobProgress(runId: RunId): Array<{ id: JobId; status: JobStatus; attempt: number; done: number }> {
+  /** The highest number of the change sequence (0 before any change). */
+  lastChange(): number {
+    return this.db.prepare<[], { seq: number }>(`SELECT COALESCE(MAX(seq), 0) AS seq FROM changes`).get()!.seq;
+  }
+
+  /** What changed after `seq`, in order: a run's row, one of its jobs, or its scoring. */
+  changesSince(seq: number, limit: number): StoredChange[] {
     return this.db
-      .prepare<[string], { id: number; status: JobStatus; attempt: number; done: number }>(
-        `SELECT id, status, attempt, vignettes_done AS done FROM jobs WHERE run_id = ?`,
+      .prepare<[number, number], { kind: StoredChange['kind']; run_id: string; job_id: number; seq: number }>(
+        `SELECT kind, run_id, job_id, seq FROM changes WHERE seq > ? ORDER BY seq LIMIT ?`,
       )
-      .all(runId);
+      .all(seq, limit)
+      .map((r) => ({ kind: r.kind, runId: r.run_id, jobId: r.job_id, seq: r.seq }));
   }
 
   /** Runs still to finish: queued ones and those whose owner died. */
@@ -246,39 +266,63 @@ export class RunQueries {
     return r && r.lo !== null && r.hi !== null ? { lo: r.lo, hi: r.hi } : { lo: 1, hi: 0 };
   }
 
-  /** One page of a run's records, filtered, in sequence order (keyset pagination on seq). */
-  responses(runId: RunId, filter: ResponseFilter = {}, page: { limit?: number | undefined; cursor?: number | undefined } = {}): StoredResponsesPage {
+  /**
+   * What one page of a run's records reads: its SQL and parameters (response-page-query.ts says how
+   * each order is walked), or null when nothing can match (an unknown vignette). A page starts
+   * `after` a record of the run (keyset paging in any order), or at `cursor`: the last seq read in
+   * seq order, the page's offset in any other (the older paging, kept for its clients).
+   */
+  responsesQuery(runId: RunId, filter: ResponseFilter = {}, page: ResponsesPageRequest = {}): ResponsesPageQuery | null {
     const limit = Math.min(Math.max(page.limit ?? 100, 1), 1000);
     const { lo, hi } = this.runSeqRange(runId);
-    const params: Record<string, unknown> = { runId, cursor: Math.max(page.cursor ?? 0, lo - 1), hi, limit: limit + 1 };
+    const params: Record<string, unknown> = { runId, lo, hi };
+    const vignette = filter.vignetteId !== undefined;
     if (filter.vignetteId !== undefined) {
       // One vignette: its records are found through the (job, vignette) key, one per job, not by a scan.
       const v = this.stmt.vignetteIndex.get(runId, filter.vignetteId);
-      if (!v) return { items: [], nextCursor: null };
+      if (!v) return null;
       params.idx = v.idx;
     }
-    const where = params.idx === undefined ? ['j.run_id = @runId', 's.seq > @cursor', 's.seq <= @hi'] : ['j.run_id = @runId', 's.seq > @cursor'];
-    if (filter.model !== undefined) {
-      where.push('j.model = @model');
-      params.model = filter.model;
-    }
-    if (filter.epoch !== undefined) {
-      where.push('j.epoch = @epoch');
-      params.epoch = filter.epoch;
-    }
+    const where = searchClauses(filter, params);
+    if (filter.model !== undefined) (where.push('j.model = @model'), (params.model = filter.model));
+    if (filter.epoch !== undefined) (where.push('j.epoch = @epoch'), (params.epoch = filter.epoch));
     if (filter.text !== undefined && filter.text !== '') {
+      // instr, not LIKE: the text is found as written, its % and _ included.
       where.push(`(instr(lower(s.response), lower(@text)) > 0 OR instr(lower(v.prompt), lower(@text)) > 0 OR instr(lower(v.vignette_id), lower(@text)) > 0)`);
       params.text = filter.text;
     }
-    const from = params.idx === undefined ? RESPONSE_JOINS : VIGNETTE_RESPONSE_JOINS;
-    const rows = this.db
-      .prepare<Record<string, unknown>, ResponseRow>(
-        `SELECT ${RESPONSE_COLUMNS} ${from} WHERE ${where.join(' AND ')} ORDER BY s.seq LIMIT @limit`,
-      )
-      .all(params);
-    const items = rows.slice(0, limit).map(toStoredResponse);
-    const nextCursor = rows.length > limit ? items[items.length - 1]!.seq : null;
-    return { items, nextCursor };
+    const by = filter.sort?.by ?? 'seq';
+    const scorerId = filter.sort?.scorerId ?? -1;
+    const sort: PageSort = { by, desc: filter.sort?.desc === true, scorerId, panel: by === 'score' && this.stmt.scorerHasPanel.get(scorerId)!.any === 1 };
+    let start: PageSpec['start'] = null;
+    if (page.after !== undefined) {
+      const row = this.db.prepare<Record<string, unknown>, { k: number | string | null }>(startKeySql(sort)).get({ runId, after: page.after, sortScorer: scorerId });
+      if (!row) throw new PanoptesError('invalid_input', `after: no record ${page.after} in run ${runId}`, { where: 'after' });
+      start = { after: page.after, key: row.k };
+    } else if (page.cursor !== undefined) {
+      start = by === 'seq' && !sort.desc ? { after: page.cursor, key: page.cursor } : { offset: page.cursor };
+    }
+    const sql = pageSql({ where, params, vignette, sort, rows: limit + 1, start });
+    // The older cursor goes on as it was: the last seq in seq order, else the next page's offset; paged by `after`, a sorted page has none.
+    const seqOrder = by === 'seq' && !sort.desc;
+    const next: ResponsesPageQuery['next'] = seqOrder ? { cursor: 'seq' } : page.after !== undefined ? { cursor: 'none' } : { cursor: 'offset', offset: page.cursor ?? 0 };
+    return { sql, params, limit, next };
+  }
+
+  /** A page's rows as records, with where the next page starts (see `responsesQuery`). */
+  responsesPage(query: ResponsesPageQuery, rows: readonly ResponseRow[]): StoredResponsesPage {
+    const items = rows.slice(0, query.limit).map(toStoredResponse);
+    const last = rows.length > query.limit ? items[items.length - 1]!.seq : null;
+    const { next } = query;
+    const nextCursor = last === null || next.cursor === 'none' ? null : next.cursor === 'seq' ? last : next.offset + query.limit;
+    return { items, nextCursor, nextAfter: last };
+  }
+
+  /** One page of a run's records, read here on the store's connection (response-reader.ts reads off the main thread). */
+  responses(runId: RunId, filter: ResponseFilter = {}, page: ResponsesPageRequest = {}): StoredResponsesPage {
+    const query = this.responsesQuery(runId, filter, page);
+    if (query === null) return { items: [], nextCursor: null, nextAfter: null };
+    return this.responsesPage(query, this.db.prepare<Record<string, unknown>, ResponseRow>(query.sql).all(query.params));
   }
 
   jobs(runId: RunId): Job[] {

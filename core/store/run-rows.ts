@@ -60,10 +60,8 @@ export interface VignetteFailureRow {
   at: number;
 }
 
-export interface ResponseRow {
-  seq: number;
-  job_id: number;
-  vignette_idx: number;
+/** One model call's answer and usage, as the responses and stage_answers tables both hold them. */
+export interface CallColumns {
   response: string;
   input_tokens: number;
   output_tokens: number;
@@ -72,6 +70,20 @@ export interface ResponseRow {
   latency_ms: number;
   host: string;
   cached: number;
+}
+
+/** A call's usage from its columns: the provider's cached and reasoning tokens only where it reported them. */
+export function usageOf(row: CallColumns): Usage {
+  const usage: Usage = { inputTokens: row.input_tokens, outputTokens: row.output_tokens };
+  if (row.cached_tokens !== null) usage.cachedTokens = row.cached_tokens;
+  if (row.reasoning_tokens !== null) usage.reasoningTokens = row.reasoning_tokens;
+  return usage;
+}
+
+export interface ResponseRow extends CallColumns {
+  seq: number;
+  job_id: number;
+  vignette_idx: number;
   finished_at: number;
   finish_reason: string | null;
   run_id: string;
@@ -150,9 +162,7 @@ export function toVignette(row: VignetteRow): IndexedVignette {
 }
 
 export function toStoredResponse(row: ResponseRow): StoredResponse {
-  const usage: Usage = { inputTokens: row.input_tokens, outputTokens: row.output_tokens };
-  if (row.cached_tokens !== null) usage.cachedTokens = row.cached_tokens;
-  if (row.reasoning_tokens !== null) usage.reasoningTokens = row.reasoning_tokens;
+  const usage = usageOf(row);
   const options = parseStoredRunOptions(row.options);
   const r: StoredResponse = {
     seq: row.seq,

@@ -4,17 +4,16 @@
  * apart from `score-store.ts`, whose methods speak them, so that room stays one concern.
  * Runs on: Node (core).
  */
-import type { ChatTurn, ModelUsage, RunId } from '../domain.js';
+import type { ChatTurn, RunId, ScorerKind, ScorerLayer, Severity } from '../domain.js';
 
-export type StoredSeverity = 'none' | 'soft' | 'hard';
-export const SEVERITY_CODE: Record<StoredSeverity, number> = { none: 0, soft: 1, hard: 2 };
-export const SEVERITY_NAME: readonly StoredSeverity[] = ['none', 'soft', 'hard'];
+export const SEVERITY_CODE: Record<Severity, number> = { none: 0, soft: 1, hard: 2 };
+export const SEVERITY_NAME: readonly Severity[] = ['none', 'soft', 'hard'];
 
 export interface NewScorerVersion {
   version: string;
   name: string;
-  kind: 'pass_fail' | 'graded';
-  layer: 'rule' | 'plugin' | 'judge';
+  kind: ScorerKind;
+  layer: ScorerLayer;
   judges: readonly string[];
   definition: unknown;
 }
@@ -25,8 +24,8 @@ export interface RunScorer {
   scorerId: number;
   version: string;
   name: string;
-  kind: 'pass_fail' | 'graded';
-  layer: 'rule' | 'plugin' | 'judge';
+  kind: ScorerKind;
+  layer: ScorerLayer;
   judges: string[];
   definition: unknown;
   position: number;
@@ -39,6 +38,11 @@ export interface RunScorer {
   stopped: string | null;
   /** Why the last record it could not score was not (null when every record scored). */
   lastError: string | null;
+  /**
+   * Whether every verdict it gave on the run (the records' and their retries') is a boolean pass
+   * (value 1) or fail (value 0); null before the first verdict. Kept as verdicts are written.
+   */
+  verdictsBoolean: boolean | null;
 }
 
 /** What a scorer needs of one record, without the vignette (read once per vignette, not per record). */
@@ -67,7 +71,7 @@ export interface NewScore {
   judge: number;
   value: number;
   passed: boolean | null;
-  severity: StoredSeverity;
+  severity: Severity;
   /** Stored only when not empty. */
   explanation: string;
   failed: boolean;
@@ -76,12 +80,12 @@ export interface NewScore {
    * scored (not retried) while reports read this judge's verdict as missing, never as a fail.
    */
   noVerdict?: boolean;
-  /** A judge's verdict: what its calls used, added to the run's judge usage when the score is stored. */
-  usage?: JudgeUsage;
 }
 
-/** What one judge's calls used over a page of scores. */
-export type JudgeUsage = Omit<ModelUsage, 'model'> & { judge: string };
+/** A verdict that is a boolean: passed with value 1, or failed with value 0 (how the report tells a pass/fail plugin). */
+export function isBooleanVerdict(v: { value: number; passed: boolean | null }): boolean {
+  return v.passed !== null && v.value === (v.passed ? 1 : 0);
+}
 
 /** One score as reports read it. */
 export interface StoredScoreCell {
@@ -106,7 +110,7 @@ export interface ScoreLine extends Omit<StoredScoreCell, 'group' | 'missing'> {
   scorerName: string;
   version: string;
   judges: string[];
-  severity: StoredSeverity;
+  severity: Severity;
   explanation: string;
 }
 
@@ -135,7 +139,7 @@ export interface RecordScore {
   judge: string | null;
   value: number;
   passed: boolean | null;
-  severity: StoredSeverity;
+  severity: Severity;
   explanation: string;
 }
 

@@ -5,7 +5,7 @@
  * Runs on: Node (core).
  */
 import type Database from 'better-sqlite3';
-import type { ModelUsage } from '../domain.js';
+import type { ModelUsage, ReportAttempt, ScorerKind, ScorerLayer } from '../domain.js';
 
 /** A record with its vignette, as the page query returns it: an array, which better-sqlite3 builds a third faster than an object. */
 type RecordRow = [
@@ -27,8 +27,8 @@ export interface RunScorerRow {
   scorer_id: number;
   version: string;
   name: string;
-  kind: 'pass_fail' | 'graded';
-  layer: 'rule' | 'plugin' | 'judge';
+  kind: ScorerKind;
+  layer: ScorerLayer;
   judges: string;
   definition: string;
   position: number;
@@ -39,6 +39,8 @@ export interface RunScorerRow {
   lease_until: number | null;
   stopped_reason: string | null;
   last_error: string | null;
+  /** NULL before the first verdict, 1 while every verdict is a boolean, 0 after one is not. */
+  verdicts_boolean: number | null;
 }
 
 export interface CellRow {
@@ -66,10 +68,9 @@ export interface LineRow extends Omit<CellRow, 'failed'> {
 }
 
 const RUN_SCORER_COLUMNS = `rs.run_id, rs.scorer_id, sc.version, sc.name, sc.kind, sc.layer, sc.judges, sc.definition,
-  rs.position, rs.scored_seq, rs.done_count, rs.failed_count, rs.owner, rs.lease_until, sc.stopped_reason, rs.last_error`;
+  rs.position, rs.scored_seq, rs.done_count, rs.failed_count, rs.owner, rs.lease_until, sc.stopped_reason, rs.last_error, rs.verdicts_boolean`;
 
-/** Which attempt of each record a report reads: the sweep's own record, or the last retry on a hard fail. */
-export type ReportAttempt = 'first' | 'final';
+export type { ReportAttempt };
 
 type CellsPageArgs = [path: string | null, scorerId: number, afterSeq: number, throughSeq: number, runId: string, limit: number];
 
@@ -122,7 +123,6 @@ export function prepareScoreStatements(db: Database.Database) {
        WHERE sc.stopped_reason IS NULL AND rs.scored_seq < (SELECT COALESCE(MAX(last_seq), 0) FROM jobs WHERE run_id = rs.run_id)
        ORDER BY rs.run_id, rs.position`,
     ),
-    lastSeq: db.prepare<[string], { hi: number | null }>(`SELECT MAX(last_seq) AS hi FROM jobs WHERE run_id = ?`),
     claim: db.prepare(
       `UPDATE run_scorers SET owner = @owner, lease_until = @until
        WHERE run_id = @runId AND scorer_id = @scorerId
@@ -145,22 +145,16 @@ export function prepareScoreStatements(db: Database.Database) {
       `INSERT INTO scores (scorer_id, seq, judge, value, passed, severity, explanation, failed)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (scorer_id, seq, judge) DO NOTHING`,
     ),
-    addJudgeUsage: db.prepare(
-      `INSERT INTO judge_usage (run_id, scorer_id, judge, calls, input_tokens, output_tokens, cached_calls, cached_input_tokens, cached_output_tokens)
-       VALUES (@runId, @scorerId, @judge, @calls, @inputTokens, @outputTokens, @cachedCalls, @cachedInputTokens, @cachedOutputTokens)
-       ON CONFLICT (run_id, scorer_id, judge) DO UPDATE SET calls = calls + excluded.calls,
-         input_tokens = input_tokens + excluded.input_tokens, output_tokens = output_tokens + excluded.output_tokens,
-         cached_calls = cached_calls + excluded.cached_calls, cached_input_tokens = cached_input_tokens + excluded.cached_input_tokens,
-         cached_output_tokens = cached_output_tokens + excluded.cached_output_tokens`,
-    ),
     judgeUsage: db.prepare<[string], ModelUsage>(
       `SELECT judge AS model, SUM(calls) AS calls, SUM(input_tokens) AS inputTokens, SUM(output_tokens) AS outputTokens,
          SUM(cached_calls) AS cachedCalls, SUM(cached_input_tokens) AS cachedInputTokens, SUM(cached_output_tokens) AS cachedOutputTokens
-       FROM judge_usage WHERE run_id = ? GROUP BY judge ORDER BY judge`,
+       FROM judge_usage WHERE run_id = ? GROUP BY judge HAVING SUM(calls) > 0 ORDER BY judge`,
     ),
+    // @boolean: NULL for a page without verdicts, else 1 when all of its verdicts are booleans.
     advance: db.prepare(
       `UPDATE run_scorers SET scored_seq = MAX(scored_seq, @through), done_count = done_count + @done,
-         failed_count = failed_count + @failed, lease_until = @until, last_error = COALESCE(@lastError, last_error)
+         failed_count = failed_count + @failed, lease_until = @until, last_error = COALESCE(@lastError, last_error),
+         verdicts_boolean = IIF(@boolean IS NULL, verdicts_boolean, MIN(COALESCE(verdicts_boolean, 1), @boolean))
        WHERE run_id = @runId AND scorer_id = @scorerId`,
     ),
     firstFailed: db.prepare<[number, string, number, number], { seq: number | null }>(

@@ -10,6 +10,7 @@
 import type Database from 'better-sqlite3';
 import type { ChatTurn, ModelUsage, RunId } from '../domain.js';
 import { BaselineReads } from './baseline-reads.js';
+import { VariantReads } from './variant-reads.js';
 import { ownerIsDeadLocally } from './owner-liveness.js';
 import type { Store } from './store.js';
 import { type CellRow, type LineRow, prepareScoreStatements, type ReportAttempt, type RunScorerRow, type ScoreStatements } from './score-statements.js';
@@ -17,19 +18,8 @@ import { type CellRow, type LineRow, prepareScoreStatements, type ReportAttempt,
 export type { ReportAttempt } from './score-statements.js';
 
 export { SEVERITY_CODE, SEVERITY_NAME } from './score-shapes.js';
-export type { StoredSeverity, NewScorerVersion, RunScorer, RecordToScore, StoredVignetteForScoring, NewScore, JudgeUsage, StoredScoreCell, ScoreLine, MatrixScore, VignetteHead, RecordScore } from './score-shapes.js';
-import { SEVERITY_CODE, SEVERITY_NAME, type NewScorerVersion, type RunScorer, type RecordToScore, type StoredVignetteForScoring, type NewScore, type JudgeUsage, type StoredScoreCell, type ScoreLine, type MatrixScore, type VignetteHead, type RecordScore } from './score-shapes.js';
-
-function addUsage(into: Map<string, JudgeUsage>, u: JudgeUsage): void {
-  const sum = into.get(u.judge) ?? { judge: u.judge, calls: 0, inputTokens: 0, outputTokens: 0, cachedCalls: 0, cachedInputTokens: 0, cachedOutputTokens: 0 };
-  sum.calls += u.calls;
-  sum.inputTokens += u.inputTokens;
-  sum.outputTokens += u.outputTokens;
-  sum.cachedCalls += u.cachedCalls;
-  sum.cachedInputTokens += u.cachedInputTokens;
-  sum.cachedOutputTokens += u.cachedOutputTokens;
-  into.set(u.judge, sum);
-}
+export type { NewScorerVersion, RunScorer, RecordToScore, StoredVignetteForScoring, NewScore, StoredScoreCell, ScoreLine, MatrixScore, VignetteHead, RecordScore } from './score-shapes.js';
+import { isBooleanVerdict, SEVERITY_CODE, SEVERITY_NAME, type NewScorerVersion, type RunScorer, type RecordToScore, type StoredVignetteForScoring, type NewScore, type StoredScoreCell, type ScoreLine, type MatrixScore, type VignetteHead, type RecordScore } from './score-shapes.js';
 
 function lineOrder(a: LineRow, b: LineRow): number {
   return a.seq - b.seq || a.position - b.position || a.attempt - b.attempt || a.judge - b.judge;
@@ -53,6 +43,7 @@ function toRunScorer(r: RunScorerRow): RunScorer {
     leaseUntil: r.lease_until,
     stopped: r.stopped_reason,
     lastError: r.last_error,
+    verdictsBoolean: r.verdicts_boolean === null ? null : r.verdicts_boolean === 1,
   };
 }
 
@@ -90,11 +81,14 @@ export class ScoreStore {
   private readonly stmt: ScoreStatements;
   /** A pairwise judge's baseline answers, read beside a page of records. */
   readonly baselines: BaselineReads;
+  /** Each vignette's prompt variant and item, for reports that compare variants. */
+  readonly variants: VariantReads;
 
   constructor(private readonly store: Store) {
     this.db = store.db;
     this.stmt = prepareScoreStatements(store.db);
     this.baselines = new BaselineReads(store.db);
+    this.variants = new VariantReads(store.db);
   }
 
   /** Stores a scorer version once (by its hash) and returns its id. */
@@ -145,7 +139,7 @@ export class ScoreStore {
 
   /** The run's last landed record's seq (0 when none). */
   lastSeq(runId: RunId): number {
-    return this.stmt.lastSeq.get(runId)?.hi ?? 0;
+    return this.store.queries.lastRecordSeq(runId);
   }
 
   /**
@@ -223,15 +217,16 @@ export class ScoreStore {
       leaseMs: number;
       /** Other writes that must land with this page or not at all (a retry's attempts), run after the lease check. */
       alongside?: () => void;
+      /** The verdicts those other writes store (a retry's): they count in whether every verdict is a boolean. */
+      alongsideVerdicts?: readonly { value: number; passed: boolean | null }[];
     },
   ): boolean {
     return this.store.withoutSync(() =>
       this.db
         .transaction(() => {
           if (this.stmt.guard.get(runId, scorerId)?.owner !== owner) return false;
-          const usage = new Map<string, JudgeUsage>();
           for (const s of page.scores) {
-            const inserted = this.stmt.insertScore.run(
+            this.stmt.insertScore.run(
               scorerId,
               s.seq,
               s.judge,
@@ -240,23 +235,17 @@ export class ScoreStore {
               SEVERITY_CODE[s.severity],
               s.explanation === '' ? null : s.explanation,
               s.failed ? FAILED_RECORD : s.noVerdict === true ? NO_VERDICT : 0,
-            ).changes;
-            // Only a score stored now counts its calls: a verdict already stored was paid for once.
-            if (inserted > 0 && s.usage) addUsage(usage, s.usage);
+            );
           }
-          for (const u of usage.values()) this.stmt.addJudgeUsage.run({ runId, scorerId, ...u });
           page.alongside?.();
           const lastError = page.lastError ?? null;
-          this.stmt.advance.run({ through: page.throughSeq, done: page.done, failed: page.failed, until: Date.now() + page.leaseMs, lastError, runId, scorerId });
+          const verdicts = [...page.scores.filter((s) => !s.failed && s.noVerdict !== true), ...(page.alongsideVerdicts ?? [])];
+          const boolean = verdicts.length === 0 ? null : verdicts.every(isBooleanVerdict) ? 1 : 0;
+          this.stmt.advance.run({ through: page.throughSeq, done: page.done, failed: page.failed, until: Date.now() + page.leaseMs, lastError, boolean, runId, scorerId });
           return true;
         })
         .immediate(),
     );
-  }
-
-  /** Adds a judge's calls to the run's judge usage: for verdicts stored beside scores, in their transaction. */
-  addJudgeUsage(runId: RunId, scorerId: number, usage: JudgeUsage): void {
-    this.stmt.addJudgeUsage.run({ runId, scorerId, ...usage });
   }
 
   /** The judges' usage on a run, per judge model, over every scorer version. */

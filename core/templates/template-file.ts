@@ -89,6 +89,19 @@ function checkStructure(template: z.infer<typeof TemplateSchema>): void {
   checkPlaceholders(template);
 }
 
+/**
+ * A template as a frame carries it (already checked where the run was made): the same shape and
+ * the same whole-template checks, reported as schema issues at their path.
+ */
+export const CheckedTemplateSchema = TemplateSchema.superRefine((template, ctx) => {
+  try {
+    checkStructure(template);
+  } catch (err) {
+    if (!(err instanceof TemplateIssue)) throw err;
+    ctx.addIssue({ code: 'custom', path: err.path, message: err.message });
+  }
+});
+
 /** The nearest line of `path` in the document (walking up to a parent that has a node). */
 function lineOf(doc: ReturnType<typeof parseDocument>, counter: LineCounter, path: Path): number | undefined {
   for (let p = path; ; p = p.slice(0, -1)) {
@@ -123,6 +136,11 @@ export function parseTemplate(text: string, source: string): StagedTemplate {
     if (err instanceof TemplateIssue) fail(err.path, lineOf(doc, counter, err.path), err.message);
     throw err;
   }
+  return toStagedTemplate(template);
+}
+
+/** The engine's shape of a template that passed the schema and the checks. */
+export function toStagedTemplate(template: z.infer<typeof TemplateSchema>): StagedTemplate {
   return {
     name: template.name,
     stages: template.stages.map((s) => ({

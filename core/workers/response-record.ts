@@ -5,7 +5,7 @@
  */
 import type { EvalJob, IndexedVignette, ResponseRecord, Usage } from '../domain.js';
 
-export interface Answer {
+export interface CallResult {
   response: string;
   usage: Usage;
   latencyMs: number;
@@ -15,7 +15,7 @@ export interface Answer {
   finishReason?: string | undefined;
 }
 
-export function responseRecord(job: EvalJob, v: IndexedVignette, a: Answer): ResponseRecord {
+export function responseRecord(job: EvalJob, v: IndexedVignette, a: CallResult): ResponseRecord {
   const record: ResponseRecord = {
     runId: job.runId,
     jobId: job.jobId,

@@ -6,7 +6,9 @@
  * last error, the job goes on with the rest, and then fails, not to be redelivered (its vignettes'
  * attempts are spent; `retryRun` brings them back). While calls wait for a host that is down, the
  * sink hears which one, so the job shows "waiting for host". An answer out of bounds (answer-bounds.ts)
- * fails its vignette with an error naming the field, and lands nothing.
+ * fails its vignette with an error naming the field, and lands nothing. The vignettes may come from
+ * an async source that waits between batches (a run posed until decided): no call permit is held
+ * while it waits, so the calls in flight finish and land.
  * Runs on: Node (core).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -19,6 +21,8 @@ import {
   type HostWait,
   type IndexedVignette,
   type JobOutcome,
+  type JobVignette,
+  type StageAnswer,
 } from '../domain.js';
 import type { ChatMessage, ModelClient, ModelResponse } from '../models/model-client.js';
 import { assertAnswerBounds, maxResponseBytes } from './answer-bounds.js';
@@ -120,11 +124,13 @@ export async function runEval(job: EvalJob, ctx: RunEvalContext): Promise<JobOut
     }
   };
 
-  const pose = async (v: IndexedVignette): Promise<void> => {
+  const pose = async (v: JobVignette): Promise<void> => {
     const tries = { n: 0 };
     try {
       const template = job.options.template;
-      const staged = template ? await runStagedTemplate(template, v, (messages) => call(v, tries, messages), ctx.stageJudge) : undefined;
+      const resume = { finished: v.finishedStages, onCall: (i: number, st: StageAnswer) => ctx.sink.stage?.(v.index, i, st) };
+      const judge = ctx.stageJudge && { runId: job.runId, signal: ctx.signal, verdict: ctx.stageJudge };
+      const staged = template ? await runStagedTemplate(template, v, (messages) => call(v, tries, messages), judge, resume) : undefined;
       const res = staged ?? (await call(v, tries));
       const text = 'response' in res ? res.response : res.text;
       const answer = {
@@ -160,7 +166,8 @@ export async function runEval(job: EvalJob, ctx: RunEvalContext): Promise<JobOut
   };
 
   try {
-    for (const v of job.vignettes) {
+    // `for await` takes both sources: the store's pages, and a run's batches posed until decided (which wait for the decision).
+    for await (const v of job.vignettes) {
       if (ctx.signal.aborted || fatal) break;
       await ctx.calls.acquire(ctx.signal);
       const p = pose(v).finally(() => inFlight.delete(p));

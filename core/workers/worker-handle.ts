@@ -3,7 +3,7 @@
  * jobs in-process; a RemoteWorker fronts a TCP connection to a `panoptes worker` process.
  * Runs on: Node (core).
  */
-import type { ErrorCode, EvalJob, HostWait, JobOutcome, ResponseRecord, Usage } from '../domain.js';
+import type { ErrorCode, EvalJob, HostWait, JobOutcome, ResponseRecord, StageAnswer, Usage } from '../domain.js';
 import type { Unavailable } from '../models/model-client.js';
 
 /** A vignette given up on: where it sits in the manifest, the tries spent and the last error. */
@@ -21,6 +21,8 @@ export interface JobSink {
   gaveUp?(failure: GaveUp): void;
   /** The host the job's calls are waiting for (down), or null when none waits any more. */
   waiting?(wait: HostWait | null): void;
+  /** Call `callIdx` of a staged vignette's chain answered (stored at once, so a resumed job does not pose it again). */
+  stage?(vignetteIndex: number, callIdx: number, answer: StageAnswer): void;
 }
 
 export interface WorkerInfo {

@@ -8,7 +8,7 @@ import { EventEmitter } from 'node:events';
 import { PanoptesError } from '../domain.js';
 import type { WorkerHandle, WorkerInfo } from './worker-handle.js';
 
-export interface Lease {
+export interface WorkerSlot {
   worker: WorkerHandle;
   release(): void;
 }
@@ -81,7 +81,7 @@ export class WorkerPool extends EventEmitter<{ changed: [] }> {
     return 'busy';
   }
 
-  async acquire(model: string, avoid: ReadonlySet<string>, signal: AbortSignal): Promise<Lease> {
+  async acquire(model: string, avoid: ReadonlySet<string>, signal: AbortSignal): Promise<WorkerSlot> {
     // The wait for a serving worker starts each time none is left (waiting on busy ones does not count).
     let deadline = Infinity;
     for (;;) {

@@ -6,6 +6,7 @@ import { useAppStore } from './state/app-store.js';
 import { routeHref, useRoute, type Route, type ViewName } from './state/hash-routes.js';
 import { CompareView } from './views/compare-view.js';
 import { ExportView } from './views/export-view.js';
+import { MetricsView } from './views/metrics-view.js';
 import { ModelsView } from './views/models-view.js';
 import { NewRunView } from './views/new-run-view.js';
 import { ResponsesView } from './views/responses-view.js';
@@ -24,6 +25,7 @@ const NAV: Array<{ label: string; route: Route; active: ViewName[] }> = [
   { label: 'Responses', route: { view: 'responses', runId: null }, active: ['responses'] },
   { label: 'Export', route: { view: 'export', runId: null }, active: ['export'] },
   { label: 'Models', route: { view: 'models' }, active: ['models'] },
+  { label: 'Metrics', route: { view: 'metrics' }, active: ['metrics'] },
   { label: 'Workers', route: { view: 'workers' }, active: ['workers'] },
 ];
 
@@ -39,7 +41,7 @@ function CurrentView({ route }: { route: Route }) {
     case 'runs':
       return <RunsView />;
     case 'new':
-      return <NewRunView key={route.example ? 'example' : 'blank'} example={route.example} />;
+      return <NewRunView key={route.again ?? (route.example ? 'example' : 'blank')} example={route.example} again={route.again ?? null} />;
     case 'run':
       return <RunView key={route.runId} runId={route.runId} />;
     case 'stats':
@@ -56,6 +58,8 @@ function CurrentView({ route }: { route: Route }) {
       return <WorkersView />;
     case 'models':
       return <ModelsView />;
+    case 'metrics':
+      return <MetricsView />;
   }
 }
 

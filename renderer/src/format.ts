@@ -3,13 +3,12 @@
  * Runs on: renderer.
  */
 import { formatUsd } from '../../core/common/money.js';
+import { formatInt } from '../../core/common/numbers.js';
 
-const INT = new Intl.NumberFormat('en-US');
 const COMPACT = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
 
-export function formatInt(n: number): string {
-  return INT.format(n);
-}
+/** Counts by the one rule of the app and the command line (core/common/numbers.ts, browser-safe). */
+export { formatInt };
 
 /** 1.2K, 3.4M: for chart axes and tight cells. */
 export function formatCompact(n: number): string {

@@ -13,6 +13,7 @@ import { coalescePerRender } from './state/render-coalescer.js';
 import './styles/theme.css';
 import './styles/app.css';
 import './styles/results.css';
+import './styles/answers.css';
 
 function NoLaunchToken() {
   return (

@@ -71,7 +71,7 @@ describe('the CLI speaks plainly', () => {
     await runCli(['run', '--manifest', manifest, '--models', 'broken', ...common]);
     const res = await runCli(['runs', ...common]);
     const lines = res.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^run\s+name\s+status\s+jobs\s+calls\s+models x epochs\s+est\. cost\s+from cache\s+created$/);
+    expect(lines[0]).toMatch(/^run\s+name\s+status\s+jobs\s+calls\s+models x epochs\s+est\. cost\s+with scoring\s+from cache\s+created$/);
     const failed = lines.findIndex((l) => /\sfailed\s/.test(l) && l.includes('broken x1'));
     expect(failed).toBeGreaterThan(0);
     expect(lines[failed + 1]).toMatch(/^ {2}reason: 1 of 1 jobs failed: broken@1: /);

@@ -33,6 +33,50 @@ describe('panoptes import', () => {
     expect(run.stdout).toContain('promptfoo-assert');
   }, 60_000);
 
+  it('imports a promptfoo suite of two prompts, runs it on mocks, and the report compares the prompts as arms paired by test', async () => {
+    const config = join(tmp.dir, 'promptfooconfig.yaml');
+    const letters = Array.from({ length: 12 }, (_, i) => `'${'ABCD'[i % 4]}${i}'`).join(', ');
+    writeFileSync(
+      config,
+      [
+        'prompts:',
+        "  - id: plain",
+        "    raw: 'Say {{word}}.'",
+        "  - id: shout",
+        "    raw: 'SAY {{word}}!'",
+        'tests:',
+        `  - vars: { word: [${letters}] }`,
+        '    assert:',
+        "      - type: icontains",
+        "        value: '{{word}}'",
+        '',
+      ].join('\n'),
+    );
+    const out = join(tmp.dir, 'suite');
+    const dataDir = join(tmp.dir, 'data');
+    const imported = await runCli(['import', 'promptfoo', config, '--out', out, '--data-dir', dataDir]);
+    expect(imported.code).toBe(0);
+    expect(imported.stdout).toContain('wrote 24 vignettes to');
+    const run = await runCli(['run', '--manifest', join(out, 'manifest.jsonl'), '--scorers', join(out, 'scorers.json'), '--models', 'mock-fast,mock-strong', '--epochs', '2', '--data-dir', dataDir]);
+    expect(run.code).toBe(0);
+    const runId = /run (r[0-9a-z]+):/.exec(run.stderr)![1]!;
+    const json = await runCli(['report', runId, '--json', '--data-dir', dataDir]);
+    expect(json.code).toBe(0);
+    const report = JSON.parse(json.stdout) as { variants: string[]; models: { model: string; n: number }[]; pairs: { a: string; b: string; n: number }[] };
+    expect(report.variants).toEqual(['plain', 'shout']);
+    expect(report.models.map((m) => [m.model, m.n])).toEqual([
+      ['mock-fast · plain', 12],
+      ['mock-fast · shout', 12],
+      ['mock-strong · plain', 12],
+      ['mock-strong · shout', 12],
+    ]);
+    expect(report.pairs).toHaveLength(6);
+    expect(report.pairs[0]).toMatchObject({ a: 'mock-fast · plain', b: 'mock-fast · shout', n: 12 });
+    const text = await runCli(['report', runId, '--data-dir', dataDir]);
+    expect(text.stdout).toContain('Prompt variants plain, shout: each row is an arm');
+    expect(text.stdout).toContain('mock-fast · plain − mock-fast · shout');
+  }, 90_000);
+
   it('imports an inspect dataset of chat Samples, which runs as chat vignettes', async () => {
     const path = join(tmp.dir, 'samples.jsonl');
     writeFileSync(path, `${JSON.stringify({ id: 'c1', input: [{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Pick one.' }], choices: ['x', 'y'], target: 'A' })}\n`);

@@ -14,7 +14,7 @@ function summary(over: Partial<RunSummary>): RunSummary {
     failedCount: 0, createdAt: 0, startedAt: 0, finishedAt: null, error: null, name: null, notes: null, tags: [], archivedAt: null, restarts: 0,
     options: { concurrency: 4, privacy: 'strict', skipPromptCache: false, shareCacheAcrossEpochs: false, sampling: {} },
     failedVignettes: 0, waitingForHost: null, inputTokens: 0, outputTokens: 0, calls: 0, estCostUsd: 0,
-    cachedCalls: 0, cachedInputTokens: 0, cachedOutputTokens: 0, savedCostUsd: 0,
+    cachedCalls: 0, cachedInputTokens: 0, cachedOutputTokens: 0, savedCostUsd: 0, judgeCostUsd: 0, retryCostUsd: 0, totalWithScoringUsd: 0,
     ...over,
   };
 }

@@ -21,6 +21,10 @@ function scoringFile(code: string): string {
   return path;
 }
 
+/** What the report says of the record the scorer could not score: one "not scored" count, and why. */
+const NOT_SCORED = 'Warning: mock-fast: 1 response (20.0 %) not scored (a judge failed or gave no verdict, or the record could not be scored): left out as missing, not counted as fails.';
+const REASON = 'Warning: Last reason a record could not be scored: Error: no verdict for q3 (scoring the run again retries those records).';
+
 it('run --scorers and score exit non-zero naming the scorer and its reason; report says it too', async () => {
   const data = join(tmp.dir, 'data');
   const manifest = writeTargetManifest(tmp.dir, 5);
@@ -28,12 +32,14 @@ it('run --scorers and score exit non-zero naming the scorer and its reason; repo
   const run = await runCli(['run', '--manifest', manifest, '--models', 'mock-fast', '--epochs', '1', '--scorers', throws, '--data-dir', data]);
   expect(run.code).toBe(1);
   expect(run.stderr).toContain('scorer picky could not score 1 record: Error: no verdict for q3');
-  expect(run.stdout).toContain('1 records could not be scored, left out of every figure: Error: no verdict for q3.');
+  expect(run.stdout).toContain(NOT_SCORED);
+  expect(run.stdout).toContain(REASON);
   const runId = /run (r[0-9a-z]+):/.exec(run.stderr)![1]!;
 
   const report = await runCli(['report', runId, '--data-dir', data]);
   expect(report.code).toBe(0);
-  expect(report.stdout).toContain('1 records could not be scored, left out of every figure: Error: no verdict for q3.');
+  expect(report.stdout).toContain(NOT_SCORED);
+  expect(report.stdout).toContain(REASON);
 
   const score = await runCli(['score', runId, '--scorers', throws, '--data-dir', data]);
   expect(score.code).toBe(1);

@@ -22,6 +22,8 @@ afterAll(() => tmp.cleanup());
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const LEASE_MS = 1500;
 const ROUNDS = Number(process.env.TAKEOVER_ROUNDS ?? 20);
+/** Far past a round's few seconds (and its 15 s wait for a takeover): reached only by a process that hangs. */
+const ROUND_LIMIT_MS = 90_000;
 
 /** The pid in the run's owner id (`host:pid:nonce`), read from the database. */
 function ownerPid(dbPath: string, runId: string): number | null {
@@ -60,7 +62,12 @@ it(`SIGSTOP of a run's owner past its lease, then takeover by resume: exactly on
       let takenOver = false;
       while (!(takenOver = ownerPid(dbPath, runId!) === second.child.pid) && Date.now() < deadline) await sleep(25);
       first.child.kill('SIGCONT');
-      const [a, b] = await Promise.all([first.done, second.done]);
+      // A round that does not end is a failure naming both processes, never a worker blocked to the suite's limit.
+      const bound = setTimeout(() => {
+        for (const c of [first, second]) c.child.kill('SIGKILL');
+      }, ROUND_LIMIT_MS);
+      const [a, b] = await Promise.all([first.done, second.done]).finally(() => clearTimeout(bound));
+      expect([a.signal, b.signal], `round ${round} (seed ${random.seed}) did not end within ${ROUND_LIMIT_MS} ms: owner stderr ${a.stderr.slice(-2000)}; resume stderr ${b.stderr.slice(-2000)}`).toEqual([null, null]);
       expect(b.code, b.stderr).toBe(0);
       if (takenOver) {
         expect(a.code, a.stderr).toBe(3);

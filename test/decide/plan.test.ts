@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildPlan, type PlanInput } from '../../core/scoring/plan.js';
 import { componentsFromGuess, componentsFromPilot, mcnemarVignettes, millerVignettes, minimumDetectable, vignettesNeeded } from '../../core/scoring/power.js';
+import { casesOf } from '../helpers/fixture-cases.js';
 
 interface Components { between: number; within: number; discordance: number }
 const fixture = JSON.parse(readFileSync('test/scoring/fixtures/decision.json', 'utf8')) as {
@@ -23,7 +24,8 @@ const P = fixture.planning;
 
 describe('sample sizes against scipy', () => {
   it("Miller's n for K epochs", () => {
-    for (const c of P.formula) {
+    expect.assertions(P.formula.reduce((n, c) => n + Object.keys(c.miller).length, 0));
+    for (const c of casesOf(P.formula, 'formula')) {
       for (const [k, n] of Object.entries(c.miller)) {
         expect(millerVignettes({ between: c.between, within: c.within, discordance: null }, Number(k), c)).toBeCloseTo(n, 9);
       }
@@ -31,7 +33,8 @@ describe('sample sizes against scipy', () => {
   });
 
   it("McNemar's n for one pass/fail epoch", () => {
-    for (const c of P.mcnemar) expect(mcnemarVignettes(c.psi, c)).toBeCloseTo(c.n, 9);
+    expect.assertions(P.mcnemar.length + 1);
+    for (const c of casesOf(P.mcnemar, 'mcnemar')) expect(mcnemarVignettes(c.psi, c)).toBeCloseTo(c.n, 9);
     expect(() => mcnemarVignettes(0.05, { delta: 0.1, alpha: 0.05, power: 0.8, pairs: 1 })).toThrow(/disagree at least that often/);
   });
 
@@ -47,7 +50,8 @@ describe('sample sizes against scipy', () => {
   });
 
   it('the components of guesses and of a pilot', () => {
-    for (const g of P.guess) {
+    expect.assertions(3 * P.guess.length + 4);
+    for (const g of casesOf(P.guess, 'guess')) {
       const c = componentsFromGuess(g);
       expect(c.between).toBeCloseTo(g.components.between, 12);
       expect(c.within).toBeCloseTo(g.components.within, 12);

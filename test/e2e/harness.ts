@@ -43,6 +43,15 @@ export function shotPath(name: string): string {
   return join(SHOTS_DIR, `${name}.png`);
 }
 
+/**
+ * Where a picture the docs show is written: docs/images/NAME.png when PANOPTES_DOC_IMAGES=1 (to
+ * refresh the docs' pictures on purpose), else beside the other screenshots, so a test run never
+ * changes a tracked file.
+ */
+export function docImagePath(name: string): string {
+  return process.env.PANOPTES_DOC_IMAGES === '1' ? resolve('docs', 'images', `${name}.png`) : shotPath(name);
+}
+
 /** Everything that went wrong in a page: console errors (CSP violations among them), exceptions, failed requests. */
 export function watchPage(page: Page): string[] {
   const problems: string[] = [];

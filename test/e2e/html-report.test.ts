@@ -161,7 +161,7 @@ describe('the page builder', () => {
   });
 
   it('writes a page for a report with no scores yet and one whose pairs lack a verdict field', () => {
-    const empty = { run_id: 'r', scorer: 's', scorer_version: 'v', kind: 'graded', epochs: 1, reducer: 'mean', by: null, models: [], pairs: [], pending: 3, failed: 0, failure: null, attempt: 'first', warnings: [] } as ScoreReport;
+    const empty = { run_id: 'r', scorer: 's', scorer_version: 'v', kind: 'graded', epochs: 1, reducer: 'mean', by: null, models: [], pairs: [], pending: 3, not_scored: 0, not_scored_reason: null, failed: 0, failure: null, attempt: 'first', warnings: [] } as ScoreReport;
     expect(buildHtmlReport(empty, { models: [], rows: [], total: 0 }, 'now')).toContain('No scores yet.');
     const model = { model: `<i>m</i>`, n: 12, mean: 0.5, stderr: 0.1, ci95: [0.3, 0.7] as [number, number], ci_method: 't' as const, not_scored: 0, not_scored_share: 0, verdicts_missing: 0, flip_rate: null, unstable: [], pass_at_k: {}, pass_hat_k: {}, epoch_noise_share: null };
     const pair = { a: 'a', b: 'b', n: 12, diff: 0.1, stderr: 0.05, ci95: [0, 0.2], p_value: 0.04, test: 'paired_t', ci_method: 't', p_holm: 0.04, min_detectable_diff: 0.2, distinguishable: true } as unknown as ScoreReport['pairs'][number];

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { flipInterval } from '../../renderer/src/components/pairs.js';
-import { formatDiff, formatInterval, formatScore } from '../../renderer/src/components/score-format.js';
+import { formatDiff, formatInterval, formatScore } from '../../core/common/score-format.js';
 import { tempDir } from '../helpers/temp.js';
 import { bridgeCall, launchChromium, shotPath, startInProcessUi, TOKEN, watchPage, type InProcessUi } from './harness.js';
 

@@ -266,8 +266,11 @@ describe('the app across processes and restarts', () => {
     // Nothing left to retry: the button is gone, and the contract says why if asked.
     expect(await page.getByTestId('retry-failed').count()).toBe(0);
     await expect(service.retryRun({ runId: run.id, scope: 'failed' })).rejects.toThrow(/no failed or cancelled job/);
-    // The whole run again is a new run.
+    // The whole run again is a new run, through New run filled from this one.
     await page.getByTestId('retry-all').click();
+    await page.waitForURL(new RegExp(`#/new/again/${run.id}$`), WAIT);
+    await expect.poll(() => page.getByTestId('create-run').textContent(), WAIT).toBe('Create run · 90 calls');
+    await page.getByTestId('create-run').click();
     await page.waitForURL((url) => /#\/runs\/r[0-9a-z]+$/.test(url.hash) && !url.hash.endsWith(run.id), WAIT);
     await page.close();
   });

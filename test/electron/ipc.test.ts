@@ -189,6 +189,25 @@ describe('registerIpc', () => {
     expect(elsewhere.ok).toBe(false);
   });
 
+  it('saves a report page only where the user chose through the save dialog, and answers with it otherwise', async () => {
+    const run = await createDoneRun();
+    expect((await invoke('scoreRun', { runId: run.id, scorers: { scorers: [{ name: 'exact', type: 'match' }] } })).ok).toBe(true);
+    await engine.scoring.finish(run.id);
+    const target = join(tmp.dir, 'chosen', 'report.html');
+    const unchosen = await invoke('reportHtml', { runId: run.id, outPath: target });
+    expect(unchosen).toMatchObject({ ok: false, error: { code: 'invalid_input', where: 'outPath' } });
+    expect(existsSync(target)).toBe(false);
+
+    dialogs.exportPath = target;
+    expect((await call(IPC_LAYOUT.desktop.chooseExportPath, APP_FRAME, 'report.html')).ok).toBe(true);
+    const saved = await invoke('reportHtml', { runId: run.id, outPath: target });
+    expect(saved).toMatchObject({ ok: true, value: { path: target, scorer: 'exact', rows: 3, total: 3 } });
+    expect(readFileSync(target, 'utf8')).toMatch(/^<!DOCTYPE html>[\s\S]*id="report-data"/);
+
+    const page = await invoke('reportHtml', { runId: run.id });
+    expect(page).toMatchObject({ ok: true, value: { fileName: `${run.id}-exact-report.html`, html: expect.stringContaining('<!DOCTYPE html>') } });
+  });
+
   it('gives the save dialog a bare file name, never a path', async () => {
     dialogs.exportPath = null;
     for (const name of ['../../.bashrc', '/etc/passwd', 'C:\\Windows\\system.ini', 'run r1 (final).csv']) {

@@ -52,6 +52,24 @@ describe('manifests', () => {
     expect(check).toMatchObject({ count: 2, issues: [] });
   });
 
+  it('checks and copies a manifest in one read: vignettes are handed on until the first issue, and a late issue leaves nothing', async () => {
+    const good = Array.from({ length: 2500 }, (_, i) => JSON.stringify({ id: `v${i}`, prompt: `Q${i}?` })).join('\n');
+    const handed: Array<{ index: number; id: string }> = [];
+    const clean = await checkManifest(write('clean.jsonl', `${good}\n`), { onVignette: (v) => void handed.push({ index: v.index, id: v.id }) });
+    expect(clean.count).toBe(2500);
+    expect(handed).toHaveLength(2500);
+    expect(handed.every((v, i) => v.index === i && v.id === `v${i}`)).toBe(true);
+
+    handed.length = 0;
+    const late = write('late.jsonl', `${good}\n{"id":"v1","prompt":"again"}\n{"id":"x","prompt":"after"}\n`);
+    const check = await checkManifest(late, { onVignette: (v) => void handed.push({ index: v.index, id: v.id }) });
+    expect(check.issues).toEqual([{ line: 2501, message: 'duplicate id "v1" (first on line 2)' }]);
+    // Nothing after the first issue is handed on: the caller is about to discard what it took.
+    expect(handed).toHaveLength(2500);
+    // createRun staged the first 2,500 in batches, then discarded them all.
+    await expectRejected(late, /late\.jsonl:2501: duplicate id "v1"/);
+  });
+
   it('rejects invalid JSON with its line number', async () => {
     const p = write('bad.jsonl', '{"id":"a","prompt":"x"}\n{"id":"b", "prompt": \n');
     const err = await expectRejected(p, /bad\.jsonl:2: invalid JSON/);

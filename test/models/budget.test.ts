@@ -156,4 +156,26 @@ describe('budget guard', () => {
     expect(hosts.filter((h) => h === 'q/q-model')).toHaveLength(3);
     await r.close();
   });
+  it('reports each budget window in the metrics: its limits and the spend the rolling window holds', async () => {
+    const clock = manualClock();
+    const profiles = { lab: { providers: { p: { dailyBudget: { calls: 5, usd: 2 } } } } };
+    const r = router({ catalog: cat({ calls: 3 }, profiles), store: ts.store.router, now: clock.now, cache: { enabled: false } });
+    await r.generate(request('m', 'one'));
+    await r.generate(request('m', 'two'));
+    const windows = r.metrics().budgets;
+    expect(windows.map((w) => [w.profile, w.provider, w.limit])).toEqual([
+      [r.profile, 'p', { calls: 3 }],
+      ['judge', 'p', { calls: 3 }],
+      ['lab', 'p', { calls: 5, usd: 2 }],
+    ]);
+    expect(windows[0]!.used.calls).toBe(2);
+    expect(windows[0]!.windowMs).toBe(DAY);
+    expect(windows[2]!.used).toEqual({ calls: 0, tokens: 0, usd: 0 });
+    // Limited to a profile, only its windows.
+    expect(r.metrics({ profile: 'lab' }).budgets.map((w) => w.profile)).toEqual(['lab']);
+    // A day later the spend has aged out of the window.
+    clock.advance(DAY + 60_000);
+    expect(r.metrics().budgets[0]!.used.calls).toBe(0);
+    await r.close();
+  });
 });

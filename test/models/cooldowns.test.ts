@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { PanoptesError } from '../../core/domain.js';
 import { ProviderFailure } from '../../core/models/providers/failures.js';
 import { HostHealth } from '../../core/models/router/host-health.js';
-import { SlotScheduler, type PickRequest } from '../../core/models/router/slot-scheduler.js';
+import { HostPicker, type PickRequest } from '../../core/models/router/host-picker.js';
 import { catalog, host, manualClock } from './helpers.js';
 
 const cat = catalog({
@@ -28,8 +28,8 @@ const req: PickRequest = { profile: 'default', privacy: 'strict', promptTokens: 
 const rateLimit = (ms?: number) =>
   new PanoptesError('rate_limited', '429', { retryable: true, ...(ms === undefined ? {} : { retryAfterMs: ms }) });
 
-function scheduler(health: HostHealth, now: () => number, briefWaitMs = 0): SlotScheduler {
-  return new SlotScheduler({ catalog: cat, health, gate: () => undefined, now, briefWaitMs });
+function scheduler(health: HostHealth, now: () => number, briefWaitMs = 0): HostPicker {
+  return new HostPicker({ catalog: cat, health, gate: () => undefined, now, briefWaitMs });
 }
 
 describe('cooldowns', () => {

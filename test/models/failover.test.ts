@@ -149,7 +149,7 @@ describe('failover', () => {
     fake.always('a-429', { kind: 'status', status: 500 });
     fake.always('b-500', { kind: 'status', status: 500 });
     fake.always('c-hang', { kind: 'status', status: 500 });
-    const r = router({ catalog: fourHosts(), store: ts.store.router, cache: { enabled: false }, maxAttemptsPerCall: 2, maxCooldownWaitMs: 0 });
+    const r = router({ catalog: fourHosts(), store: ts.store.router, cache: { enabled: false }, maxHostTriesPerCall: 2, maxCooldownWaitMs: 0 });
     const e = await failureOf(r.generate(request('m')));
     expect(e.code).toBe('server_error');
     expect(fake.count()).toBe(2);

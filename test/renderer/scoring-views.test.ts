@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PairComparison } from '../../core/scoring/report-shape.js';
 import { flipInterval, modelOfSide, pairOf } from '../../renderer/src/components/pairs.js';
-import { formatDiff, formatInterval, formatPValue, formatScore } from '../../renderer/src/components/score-format.js';
+import { formatDiff, formatInterval, formatPValue, formatScore } from '../../core/common/score-format.js';
 import { parseScoringText } from '../../renderer/src/components/scoring-text.js';
 import { SCORING_EXAMPLES } from '../../renderer/src/components/scoring-examples.js';
 
@@ -90,7 +90,7 @@ describe('scores on screen', () => {
     expect(formatInterval([0.1, 0.3])).toBe('[0.100, 0.300]');
     expect(formatInterval([-0.1, 0.3], true)).toBe('[\u22120.100, +0.300]');
     expect(formatInterval(null)).toBe('—');
-    expect(formatPValue(0.0002)).toBe('< 0.001');
+    expect(formatPValue(0.0002)).toBe('<0.001');
     expect(formatPValue(0.04)).toBe('0.040');
     expect(formatPValue(Number.POSITIVE_INFINITY)).toBe('—');
     expect(flipInterval([0.1, 0.3])).toEqual([-0.3, -0.1]);

@@ -166,3 +166,25 @@ it('checks a file larger than its read chunk, yielding to the event loop between
   clearInterval(ticker);
   expect(ticks).toBeGreaterThan(0);
 });
+
+it("at a run's end, a file known whole is left as it is, and one that is not is completed", async () => {
+  const path = responsesPath(tmp.dir, 'r');
+  const log = await reconciled();
+  log.append(store.records.append(jobId, attempt, [rec(0), rec(1), rec(2)]));
+  // Whole: every landed record appended, nothing changed underneath.
+  expect(await log.finish()).toEqual({ cutBytes: 0, written: 0 });
+  expect(lines().map((l) => l.vignette_id)).toEqual(['v0', 'v1', 'v2']);
+
+  // A record that landed without its append (the lander stopped between the two): written from the database.
+  store.records.append(jobId, attempt, [rec(3)]);
+  expect(await log.finish()).toEqual({ cutBytes: 0, written: 1 });
+  expect(lines().map((l) => l.vignette_id)).toEqual(['v0', 'v1', 'v2', 'v3']);
+
+  // Cut short under the log: the whole check runs, and the file comes back complete.
+  truncateSync(path, statSync(path).size - 10);
+  const repaired = await log.finish();
+  expect(repaired.written).toBe(1);
+  expect(lines().map((l) => l.vignette_id)).toEqual(['v0', 'v1', 'v2', 'v3']);
+  expect(await log.finish()).toEqual({ cutBytes: 0, written: 0 });
+  log.close();
+});

@@ -115,23 +115,23 @@ describe('scheduler', () => {
 
   it('coalesces events to about ten a second per run, whatever the record rate', async () => {
     open();
-    const events: Array<{ at: number; event: ControlEvent }> = [];
-    engine.service.subscribe((event) => events.push({ at: Date.now(), event }));
+    const events: ControlEvent[] = [];
+    engine.service.subscribe((event) => events.push(event));
     const manifest = writeManifest(tmp.dir, 3000);
     const run = await engine.service.createRun({ manifestPath: manifest, models: ['fast', 'slowish'], epochs: 1 });
     const started = Date.now();
     await engine.scheduler.runToCompletion(run.id);
     engine.events.flush();
     const elapsed = (Date.now() - started) / 1000;
-    const runEvents = events.filter((e) => e.event.type === 'run' && e.event.run.id === run.id);
+    const runEvents = events.filter((e) => e.type === 'run' && e.run.id === run.id);
     // ~10 a second, plus the one flush at the end.
     expect(runEvents.length).toBeLessThanOrEqual(Math.ceil(elapsed * 10) + 2);
     expect(runEvents.length).toBeGreaterThan(1);
-    const last = runEvents.at(-1)!.event;
+    const last = runEvents.at(-1)!;
     expect(last.type === 'run' && last.run.status).toBe('done');
     expect(last.type === 'run' && last.run.calls).toBe(6000);
-    // Consecutive events are at least ~100 ms apart.
-    for (let i = 1; i < runEvents.length - 1; i++) expect(runEvents[i]!.at - runEvents[i - 1]!.at).toBeGreaterThanOrEqual(90);
+    // The spacing of consecutive events is the hub's own property, tested on a fake clock in
+    // test/service/event-hub.test.ts; here the count bound is what a real run must keep.
   });
 
   it('a stopped scheduler hands its run back, and a new one finishes it without re-posing landed vignettes', async () => {

@@ -2,7 +2,7 @@
  * Code plugins in the real sandbox (QuickJS in WebAssembly, in the plugin's own thread): what a
  * plugin sees and may return, its version following its file's content, the time and memory caps
  * failing one record and not the next, nothing of the host inside, the built-ins, refusals at load
- * naming the field, and a stored run re-scored with a plugin through the real score worker.
+ * naming the field, and a stored run re-scored with a plugin through the real scorekeeper.
  */
 import { once } from 'node:events';
 import { writeFileSync } from 'node:fs';
@@ -251,7 +251,7 @@ describe('refusals at load', () => {
   });
 });
 
-describe('through the score worker', () => {
+describe('through the scorekeeper', () => {
   let engine: Engine | undefined;
   afterEach(async () => {
     await engine?.close();
@@ -271,7 +271,8 @@ describe('through the score worker', () => {
     await e.service.scoreRun({ runId: run.id, scorers: { scorers: [{ name: 'same', type: 'code', code }] } });
     await e.scoring.finish(run.id);
     const status = await e.service.scoringStatus({ runId: run.id });
-    expect(status.scorers.map((s) => [s.name, s.layer, s.kind, s.done, s.pending, s.failed])).toEqual([['same', 'plugin', 'graded', 59, 0, 1]]);
+    // Declared graded (a plugin may return numbers); every verdict a boolean, so read as pass/fail.
+    expect(status.scorers.map((s) => [s.name, s.layer, s.kind, s.done, s.pending, s.failed])).toEqual([['same', 'plugin', 'pass_fail', 59, 0, 1]]);
     const rows = e.store.db
       .prepare(`SELECT sc.value, sc.explanation, sc.failed FROM scores sc`)
       .all() as { value: number; explanation: string; failed: number }[];

@@ -103,7 +103,7 @@ describe('formatScoreReport', () => {
     const topic = (v: string) => (Number(v.slice(1)) % 2 === 0 ? 'dose' : 'triage');
     const report = await buildScoreReport({ ...base, by: 'topic', models: ['strong', 'weak'] }, cells(lopsided(12), topic));
     const lines = formatScoreReport(report);
-    expect(lines).toContain('Standard errors clustered by metadata key "topic" (CR2, never narrower than unclustered).');
+    expect(lines).toContain('Standard errors clustered by metadata key "topic" (CR2 with Bell-McCaffrey degrees of freedom; floored at the unclustered standard error where one cluster holds most vignettes).');
     expect(lines.some((l) => l.startsWith('Warning: Clustering by "topic" rests on only 2 clusters (fewer than 10)'))).toBe(true);
     expect(lines.some((l) => l.startsWith('Pairs, on the vignettes both answered (paired t clustered by "topic"'))).toBe(true);
     const dose = lines.indexOf('topic = dose:');

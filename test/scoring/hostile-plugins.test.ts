@@ -128,7 +128,7 @@ describe('a plugin stopped for good stays stopped', () => {
   });
   afterAll(() => tmp.cleanup());
 
-  it('through the score worker: the reason is stored with the scorer version, and a restart never resumes it', async () => {
+  it('through the scorekeeper: the reason is stored with the scorer version, and a restart never resumes it', async () => {
     const dataDir = join(tmp.dir, 'data');
     let e = (engine = openEngine({ dataDir, tickMs: 20 }));
     const run = await e.service.createRun({ manifestPath: writeTargetManifest(tmp.dir, 20), models: ['mock-strong'], epochs: 1 });

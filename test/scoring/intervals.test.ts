@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { detectableNoncentrality, minimumDetectableDiff } from '../../core/scoring/detectable-difference.js';
 import { tangoPairedInterval, wilsonInterval } from '../../core/scoring/proportion-intervals.js';
 import { buildScoreReport, type ScoreCell } from '../../core/scoring/report.js';
+import { casesOf } from '../helpers/fixture-cases.js';
 
 interface Fixture {
   mde_lambda: { df: number; lambda: number; central: number }[];
@@ -27,7 +28,7 @@ function close(actual: number | null | undefined, expected: number, what: string
 }
 
 describe('wilsonInterval', () => {
-  it.each(fx.wilson.map((c) => [`${c.passes}/${c.n}`, c] as const))('%s matches statsmodels proportion_confint(method="wilson")', (_, c) => {
+  it.each(casesOf(fx.wilson, 'wilson').map((c) => [`${c.passes}/${c.n}`, c] as const))('%s matches statsmodels proportion_confint(method="wilson")', (_, c) => {
     const r = wilsonInterval(c.passes, c.n)!;
     close(r[0], c.ci95[0], 'lo');
     close(r[1], c.ci95[1], 'hi');
@@ -42,7 +43,7 @@ describe('wilsonInterval', () => {
 });
 
 describe('tangoPairedInterval', () => {
-  it.each(fx.tango.map((c) => [`${c.only_a}/${c.only_b} of ${c.n}`, c] as const))('%s matches the score interval with a numerically maximized nuisance', (_, c) => {
+  it.each(casesOf(fx.tango, 'tango').map((c) => [`${c.only_a}/${c.only_b} of ${c.n}`, c] as const))('%s matches the score interval with a numerically maximized nuisance', (_, c) => {
     const r = tangoPairedInterval(c.only_a, c.only_b, c.n)!;
     // The reference's bounded minimizer is good to about 1e-9 on the nuisance, so 1e-8 here.
     expect(Math.abs(r[0] - c.ci95[0]), `lo ${r[0]} vs ${c.ci95[0]}`).toBeLessThan(1e-8);
@@ -58,12 +59,12 @@ describe('tangoPairedInterval', () => {
 });
 
 describe('minimumDetectableDiff', () => {
-  it.each(fx.mde_lambda.map((c) => [c.df, c] as const))('df %f: the noncentrality matches scipy.stats.nct solved for 80 %% power', (_, c) => {
+  it.each(casesOf(fx.mde_lambda, 'mde_lambda').map((c) => [c.df, c] as const))('df %f: the noncentrality matches scipy.stats.nct solved for 80 %% power', (_, c) => {
     close(detectableNoncentrality(c.df), c.lambda, `lambda(${c.df})`);
     close(minimumDetectableDiff(0.1, c.df), 0.1 * c.lambda, 'mdd');
   });
   it('is larger than the central shortcut where it matters (n <= 10)', () => {
-    for (const c of fx.mde_lambda.filter((x) => x.df <= 9)) expect(c.lambda).toBeGreaterThan(c.central + 1e-3);
+    for (const c of casesOf(fx.mde_lambda, 'mde_lambda').filter((x) => x.df <= 9)) expect(c.lambda).toBeGreaterThan(c.central + 1e-3);
   });
 });
 

@@ -62,7 +62,11 @@ it('two processes, a judge slower than the lease: every verdict once, judge call
     const rows = store.db.prepare(`SELECT COUNT(*) AS n, COUNT(DISTINCT seq) AS records FROM scores`).get() as { n: number; records: number };
     expect(rows).toEqual({ n: RECORDS, records: RECORDS });
     const usage = store.db.prepare(`SELECT SUM(calls) AS calls FROM judge_usage`).get() as { calls: number };
-    expect(usage.calls).toBe(RECORDS);
+    // Every call is counted before it is made, those of a page cut short by a lost lease too: the
+    // usage is what the judge was asked, more only by a call cut short before its request left
+    // (at most one a lane, 16, per process).
+    expect(usage.calls).toBeGreaterThanOrEqual(judge.requests());
+    expect(usage.calls - judge.requests()).toBeLessThanOrEqual(2 * 16);
   } finally {
     store.close();
   }

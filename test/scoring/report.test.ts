@@ -7,6 +7,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { buildRunComparison, buildScoreReport, type ReportOptions, type ScoreCell } from '../../core/scoring/report.js';
+import { cr2Mean } from '../../core/scoring/cluster-robust.js';
 import { clusteredMeanInterval, holm, mcnemarExact, meanInterval, pairedTTest } from '../../core/scoring/statistics.js';
 
 const base: ReportOptions = { runId: 'r1', scorer: 'exact', scorerVersion: 'v-abc', kind: 'pass_fail', epochs: 2 };
@@ -238,6 +239,25 @@ describe('buildScoreReport', () => {
       ['m2', 2, 0.25],
     ]);
     expect(dose.models[0]!.stderr).toBeCloseTo(meanInterval([1, 0.5]).stderr!, 12);
+  });
+
+  it('floors CR2 at the unclustered SE where one cluster holds most vignettes, and warns; with 12 even clusters, neither', async () => {
+    // 24 vignettes: 14 in one cluster and 10 alone (15 clusters), or in 12 pairs.
+    const values = Array.from({ length: 24 }, (_, i) => [(i * 7) % 3 === 0 ? 0 : 1, i % 4 === 0 ? 0 : 1]);
+    const table = { m1: Object.fromEntries(values.map((v, i) => [`v${i}`, v])) };
+    const dominated = (v: string) => (Number(v.slice(1)) < 14 ? 'big' : v);
+    const r = await buildScoreReport({ ...base, by: 'topic' }, cells(table, dominated));
+    const xs = values.map(([a, b]) => (a! + b!) / 2);
+    const labels = xs.map((_, i) => (i < 14 ? 0 : i));
+    expect(cr2Mean(xs, labels).stderr).toBeLessThan(meanInterval(xs).stderr!);
+    expect(clusteredMeanInterval(xs, labels).floored).toBe(true);
+    expect(r.models[0]!.stderr).toBeCloseTo(meanInterval(xs).stderr!, 12);
+    expect(r.warnings).toContain(
+      'Clustering by "topic" rests on one cluster holding 58 % of the vignettes: the clustered intervals and p-values (CR2 with Bell-McCaffrey degrees of freedom, floored at the unclustered standard error) rest on few independent clusters; read them as rough.',
+    );
+    const even = await buildScoreReport({ ...base, by: 'topic' }, cells(table, (v) => `c${Math.floor(Number(v.slice(1)) / 2)}`));
+    expect(even.warnings.filter((w) => w.startsWith('Clustering'))).toEqual([]);
+    expect(even.models[0]!.stderr).toBeCloseTo(clusteredMeanInterval(xs, xs.map((_, i) => Math.floor(i / 2))).stderr!, 12);
   });
 
   it('reports one model alone, one vignette, and all-equal scores with intervals that are never a point', async () => {

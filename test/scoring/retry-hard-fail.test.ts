@@ -138,7 +138,7 @@ describe('retries on hard fails', () => {
 
     // The export has a line per attempt, numbered from the sweep's record (1).
     const out = join(tmp.dir, 'scores.jsonl');
-    await e.service.exportRun({ runId: run.id, outPath: out, format: 'jsonl', scores: true });
+    await e.service.exportRun({ runId: run.id, outPath: out, format: 'scores' });
     const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { scorer: string; attempt: number });
     const retried = lines.filter((l) => l.scorer === 'exact-retried');
     expect(retried.filter((l) => l.attempt === 1)).toHaveLength(2 * VIGNETTES * EPOCHS);

@@ -78,8 +78,12 @@ it('kill -9 while retrying hard fails, then resume: every (record, attempt) exac
       expect(a.response).toBe(knownAccuracyAnswer(a.model, a.id, 1, target, accuracy, a.attempt));
       expect(a.value).toBe(a.response === target ? 1 : 0);
     }
-    // Calls re-posed after a kill were never stored, and are not counted: one call per stored attempt.
-    expect(store.db.prepare(`SELECT SUM(calls) AS calls FROM retry_usage`).get()).toEqual({ calls: expected.length });
+    // Every retry call is counted before it is made, so a call a kill cut off is billed and counted
+    // though its attempt was posed again: at least one call per stored attempt, and at most a lost
+    // page's retries more per kill (16 records, each up to RETRIES calls; see docs/reference/guarantees.md).
+    const { calls } = store.db.prepare(`SELECT SUM(calls) AS calls FROM retry_usage`).get() as { calls: number };
+    expect(calls).toBeGreaterThanOrEqual(expected.length);
+    expect(calls).toBeLessThanOrEqual(expected.length + 16 * RETRIES * killed.filter(Boolean).length);
     expect(store.integrityCheck()).toBe('ok');
   } finally {
     store.close();
@@ -95,7 +99,7 @@ it('kill -9 while retrying hard fails, then resume: every (record, attempt) exac
   expect((await runCli(['report', 'rretry', '--attempt', 'last', '--data-dir', dataDir])).stderr).toContain('--attempt must be one of first, final');
 
   const out = join(tmp.dir, 'scores.jsonl');
-  expect((await runCli(['export', 'rretry', '--scores', '--out', out, '--data-dir', dataDir])).code).toBe(0);
+  expect((await runCli(['export', 'rretry', '--format', 'scores', '--out', out, '--data-dir', dataDir])).code).toBe(0);
   const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { attempt: number });
   expect(lines.filter((l) => l.attempt === 1)).toHaveLength(RECORDS);
   expect(lines.filter((l) => l.attempt > 1)).toHaveLength(expected.length);

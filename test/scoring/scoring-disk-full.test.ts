@@ -96,7 +96,9 @@ describe.skipIf(!canMount())('scoring on a full disk', () => {
 
     const dataDir = join(tmp.dir, 'full');
     mkdirSync(dataDir);
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=3m', 'tmpfs', dataDir], { stdio: 'ignore' });
+    // Room for SQLite's write-ahead log at its checkpoint size (1,000 pages, 4 MB) once the filler goes:
+    // every judge call is counted in its own commit before it is made.
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', dataDir], { stdio: 'ignore' });
     try {
       writeStoredRun(dataDir, { runId: 'rfull', vignettes: VIGNETTES, epochs: 1, models: MODELS });
       let e = engineOn(dataDir);

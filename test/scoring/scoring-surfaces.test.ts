@@ -1,6 +1,6 @@
 /**
  * Scoring's surfaces: the CLI (`score` with a YAML file, `report` readable and --json, `report
- * --against` another run, `export --scores`, bad files and unknown scorers refused with exit 2) as
+ * --against` another run, `export --format scores`, bad files and unknown scorers refused with exit 2) as
  * real child processes over stored runs, and the HTTP API (`POST /runs/:id/score`, `GET
  * /runs/:id/report`, the matrix, one vignette's scores, two runs compared) on a real socket.
  */
@@ -53,7 +53,7 @@ describe('the CLI', () => {
     expect(text.stdout).toMatch(/mock-strong − mock-weak\s+60/);
 
     const out = join(tmp.dir, 'scores.jsonl');
-    const exported = await runCli(['export', 'rcli', '--scores', '--out', out, '--data-dir', dataDir]);
+    const exported = await runCli(['export', 'rcli', '--format', 'scores', '--out', out, '--data-dir', dataDir]);
     expect(exported.code).toBe(0);
     const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toHaveLength(720);

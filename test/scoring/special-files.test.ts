@@ -6,12 +6,13 @@
  * file reaches a stored explanation.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { readScoringFile } from '../../core/cli/scoring-file.js';
 import { readManifest } from '../../core/manifest.js';
 import { readBaselineFile } from '../../core/scoring/judge/baseline-file.js';
+import { openRegularFile, openedRealPath } from '../../core/regular-file.js';
 import { writeTargetManifest } from '../helpers/temp.js';
 import { useTempEngines } from '../helpers/temp-engine.js';
 
@@ -72,6 +73,25 @@ describe('a baseline file swapped after attach', () => {
       expect(r.failed).toBe(1);
       expect(r.explanation).toMatch(/no longer has the content this scorer version was made with/);
       expect(r.explanation).not.toContain('SECRET');
+    }
+  });
+});
+
+describe('a file is judged by what was opened', () => {
+  it('the real path of an open handle stays the file opened when the link that named it is swapped', async () => {
+    const first = join(tmp.dir, 'first.jsonl');
+    const second = join(tmp.dir, 'second.jsonl');
+    writeFileSync(first, 'a\n');
+    writeFileSync(second, 'b\n');
+    const link = join(tmp.dir, 'swapped.jsonl');
+    symlinkSync(first, link);
+    const handle = await openRegularFile(link);
+    try {
+      rmSync(link);
+      symlinkSync(second, link);
+      expect(await openedRealPath(handle, link)).toBe(process.platform === 'linux' ? realpathSync(first) : realpathSync(second));
+    } finally {
+      await handle.close();
     }
   });
 });

@@ -23,6 +23,7 @@ import {
   tQuantile,
 } from '../../core/scoring/statistics.js';
 import { cr2Mean } from '../../core/scoring/cluster-robust.js';
+import { casesOf } from '../helpers/fixture-cases.js';
 
 interface Fixture {
   t_quantile: { p: number; df: number; q: number }[];
@@ -89,15 +90,15 @@ function close(actual: number | null | undefined, expected: number | null, what:
 
 describe('the t distribution', () => {
   it('quantiles match scipy.stats.t.ppf', () => {
-    for (const c of fx.t_quantile) close(tQuantile(c.p, c.df), c.q, `t.ppf(${c.p}, ${c.df})`);
+    for (const c of casesOf(fx.t_quantile, 't_quantile')) close(tQuantile(c.p, c.df), c.q, `t.ppf(${c.p}, ${c.df})`);
   });
   it('the CDF matches scipy.stats.t.cdf', () => {
-    for (const c of fx.t_cdf) close(tCdf(c.t, c.df), c.cdf, `t.cdf(${c.t}, ${c.df})`);
+    for (const c of casesOf(fx.t_cdf, 't_cdf')) close(tCdf(c.t, c.df), c.cdf, `t.cdf(${c.t}, ${c.df})`);
   });
 });
 
 describe('meanInterval', () => {
-  it.each(fx.mean_interval.map((c) => [c.name, c] as const))('%s: mean, sem and t interval match scipy', (_, c) => {
+  it.each(casesOf(fx.mean_interval, 'mean_interval').map((c) => [c.name, c] as const))('%s: mean, sem and t interval match scipy', (_, c) => {
     const r = meanInterval(c.xs);
     expect(r.n).toBe(c.xs.length);
     close(r.mean, c.mean, 'mean');
@@ -116,7 +117,7 @@ describe('meanInterval', () => {
 });
 
 describe('clusteredMeanInterval', () => {
-  it.each(fx.clustered.map((c) => [c.name, c] as const))('%s: CR2 and Bell-McCaffrey df match their matrix definition', (_, c) => {
+  it.each(casesOf(fx.clustered, 'clustered').map((c) => [c.name, c] as const))('%s: CR2 and Bell-McCaffrey df match their matrix definition', (_, c) => {
     const raw = cr2Mean(c.xs, c.clusters);
     close(raw.stderr, c.cr2_stderr, 'CR2 stderr');
     close(raw.df, c.bm_df, 'BM df');
@@ -130,7 +131,18 @@ describe('clusteredMeanInterval', () => {
     expect(r.floored).toBe(c.floored);
   });
 
-  it('never reports a clustered SE below the unclustered one: equal cluster means do not collapse it to 0', () => {
+  it('keeps a CR2 below the unclustered SE when no cluster dominates, and floors it when one holds most values', () => {
+    const xs = [0.1, 0.5, 0.9, 0.3, 0.7, 1.0, 0.0, 0.2, 0.6];
+    const balanced = clusteredMeanInterval(xs, [3, 3, 1, 1, 2, 2, 2, 2, 7]);
+    expect(balanced.stderr!).toBeLessThan(meanInterval(xs).stderr!);
+    expect(balanced.floored).toBe(false);
+    const dominated = clusteredMeanInterval(xs, [0, 0, 0, 0, 0, 1, 1, 2, 2]);
+    expect(cr2Mean(xs, [0, 0, 0, 0, 0, 1, 1, 2, 2]).stderr).toBeLessThan(meanInterval(xs).stderr!);
+    expect(dominated.floored).toBe(true);
+    close(dominated.stderr, meanInterval(xs).stderr, 'floored at the unclustered SE');
+  });
+
+  it('never reports a clustered SE that is 0 on data that vary: equal cluster means are floored', () => {
     const xs = [0, 1, 0, 1, 1, 0, 0.5, 0.5];
     expect(cr2Mean(xs, [0, 0, 1, 1, 2, 2, 3, 3]).stderr).toBeLessThan(1e-12);
     const r = clusteredMeanInterval(xs, [0, 0, 1, 1, 2, 2, 3, 3]);
@@ -148,7 +160,7 @@ describe('clusteredMeanInterval', () => {
 });
 
 describe('pairedTTest', () => {
-  it.each(fx.paired.map((c) => [c.name, c] as const))('%s: matches scipy.stats.ttest_rel', (_, c) => {
+  it.each(casesOf(fx.paired, 'paired').map((c) => [c.name, c] as const))('%s: matches scipy.stats.ttest_rel', (_, c) => {
     const d = c.a.map((a, i) => a - c.b[i]!);
     const r = pairedTTest(d);
     expect(r.n).toBe(c.n);
@@ -191,7 +203,7 @@ describe('pairedTTest', () => {
 });
 
 describe('pairedTTest clustered by a metadata key', () => {
-  it.each(fx.clustered_paired.map((c) => [c.name, c] as const))('%s: CR2 on d, its p and its interval from one method', (_, c) => {
+  it.each(casesOf(fx.clustered_paired, 'clustered_paired').map((c) => [c.name, c] as const))('%s: CR2 on d, its p and its interval from one method', (_, c) => {
     const r = pairedTTest(
       c.a.map((a, i) => a - c.b[i]!),
       c.clusters,
@@ -208,7 +220,7 @@ describe('pairedTTest clustered by a metadata key', () => {
 
 describe('mcnemarExact', () => {
   it('matches statsmodels mcnemar(exact=True)', () => {
-    for (const c of fx.mcnemar) close(mcnemarExact(c.b, c.c), c.p_value, `mcnemar(${c.b}, ${c.c})`);
+    for (const c of casesOf(fx.mcnemar, 'mcnemar')) close(mcnemarExact(c.b, c.c), c.p_value, `mcnemar(${c.b}, ${c.c})`);
   });
   it.each([
     [-1, 2],
@@ -221,7 +233,7 @@ describe('mcnemarExact', () => {
 
 describe('holm', () => {
   it('matches statsmodels multipletests(method="holm"), ties included', () => {
-    for (const c of fx.holm) {
+    for (const c of casesOf(fx.holm, 'holm')) {
       const r = holm(c.p);
       c.p_holm.forEach((e, i) => close(r[i], e, `holm(${JSON.stringify(c.p)})[${i}]`));
     }
@@ -236,7 +248,7 @@ describe('epoch reducers and consistency', () => {
   it('pass@k and pass^k match the exact binomial ratios for every k at once', () => {
     const at = new Float64Array(12);
     const hat = new Float64Array(12);
-    for (const c of fx.pass_k) {
+    for (const c of casesOf(fx.pass_k, 'pass_k')) {
       passCurves(c.K, c.c, at, hat);
       close(at[c.k - 1], c.pass_at_k, `pass@${c.k} K=${c.K} c=${c.c}`);
       close(hat[c.k - 1], c.pass_hat_k, `pass^${c.k} K=${c.K} c=${c.c}`);
@@ -253,10 +265,10 @@ describe('epoch reducers and consistency', () => {
     expect(at.every(Number.isFinite) && hat.every(Number.isFinite)).toBe(true);
   });
   it('flip rate matches 2c(K−c)/(K(K−1))', () => {
-    for (const c of fx.flip_rate) close(flipRate(c.K, c.c), c.flip_rate, `flip K=${c.K} c=${c.c}`);
+    for (const c of casesOf(fx.flip_rate, 'flip_rate')) close(flipRate(c.K, c.c), c.flip_rate, `flip K=${c.K} c=${c.c}`);
   });
   it('reducers match numpy mean, median and max', () => {
-    for (const c of fx.reducers) {
+    for (const c of casesOf(fx.reducers, 'reducers')) {
       close(reduceEpochs(c.values, 'mean'), c.mean, 'mean');
       close(reduceEpochs(c.values, 'majority'), c.majority, 'majority');
       close(reduceEpochs(c.values, 'max'), c.max, 'max');
@@ -278,7 +290,7 @@ describe('epoch reducers and consistency', () => {
 });
 
 describe('epochNoiseShare', () => {
-  it.each(fx.epoch_noise_share.map((c) => [c.name, c] as const))('%s: matches the numpy formula', (_, c) => {
+  it.each(casesOf(fx.epoch_noise_share, 'epoch_noise_share').map((c) => [c.name, c] as const))('%s: matches the numpy formula', (_, c) => {
     const xs = c.rows.map((r) => reduceEpochs(r, 'mean'));
     const noise = c.rows.map((r) => epochNoise(r));
     close(epochNoiseShare(xs, noise), c.share, 'share');
@@ -286,7 +298,7 @@ describe('epochNoiseShare', () => {
 });
 
 describe('krippendorffAlpha', () => {
-  it.each(fx.krippendorff.map((c) => [c.name, c] as const))('%s: matches the coincidence-matrix definition', (_, c) => {
+  it.each(casesOf(fx.krippendorff, 'krippendorff').map((c) => [c.name, c] as const))('%s: matches the coincidence-matrix definition', (_, c) => {
     close(krippendorffAlpha(c.units, 'interval'), c.interval, 'interval');
     close(krippendorffAlpha(c.units, 'nominal'), c.nominal, 'nominal');
   });

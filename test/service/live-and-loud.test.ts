@@ -106,8 +106,13 @@ describe('a scorer that fails later', () => {
     const status = await e.service.scoringStatus({ runId: run.id });
     expect(status.scorers.map((s) => [s.name, s.done, s.failed, s.lastError])).toEqual([['picky', 10, 2, 'Error: no verdict for q3']]);
     const report = await e.service.report({ runId: run.id });
-    expect(report).toMatchObject({ failed: 2, failure: 'Error: no verdict for q3' });
-    expect(formatScoreReport(report)).toContain('2 records could not be scored, left out of every figure: Error: no verdict for q3.');
+    // One count of what was not scored (the older `failed` / `failure` still read the same).
+    expect(report).toMatchObject({ not_scored: 2, not_scored_reason: 'Error: no verdict for q3', failed: 2, failure: 'Error: no verdict for q3' });
+    expect(report.models.map((m) => m.not_scored)).toEqual([2]);
+    const text = formatScoreReport(report);
+    expect(text).toContain('Warning: mock-fast: 2 responses (16.7 %) not scored (a judge failed or gave no verdict, or the record could not be scored): left out as missing, not counted as fails.');
+    expect(text).toContain('Warning: Last reason a record could not be scored: Error: no verdict for q3 (scoring the run again retries those records).');
+    expect(text).not.toContain('could not be scored, left out of every figure');
     // A scorer that scores everything has no reason to show.
     await e.service.scoreRun({ runId: run.id, scorers: { scorers: [{ name: 'easy', type: 'code', code: 'function score() { return 1; }' }] } });
     await e.scoring.finish(run.id);

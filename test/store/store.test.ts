@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { estCostUsd } from '../../core/models/cost.js';
+import { estCostUsd } from '../../core/common/cost.js';
 import type { IndexedVignette, ResponseRecord, RunOptions } from '../../core/domain.js';
 import { MIGRATIONS } from '../../core/store/migrations.js';
 import { Store } from '../../core/store/store.js';

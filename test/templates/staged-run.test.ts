@@ -4,45 +4,13 @@
  * answer with the record and counts every call's tokens in the run's stats; a judge loop on the last
  * stage passes on round 2; a template with a bad line is refused at creation and nothing is stored.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { toJsonlLine } from '../../core/export.js';
 import { useTempEngines } from '../helpers/temp-engine.js';
 import { writeManifest } from '../helpers/temp.js';
-
-export const CHAIN = `name: chain
-stages:
-  - name: map
-    prompt: "MAP: {{vignette.prompt}}"
-  - name: review
-    fanOut: map
-    prompt: "REVIEW {{item}} of {{vignette.prompt}}"
-  - name: synthesize
-    prompt: "SYNTH: {{stages.review}}"
-`;
-
-/** A catalog with one scripted model answering the chain's stages (and the judge loop's rounds). */
-export function scriptedCatalog(dir: string): string {
-  const file = join(dir, 'scripted.json');
-  writeFileSync(file, JSON.stringify({
-    providers: { script: { kind: 'scripted', trainsOnData: false } },
-    models: {
-      scripted: {
-        hosts: [{ provider: 'script', model: 'scripted', contextWindow: 32000, inputPerMTok: 1, outputPerMTok: 2, options: {
-          rules: [
-            { match: '^MAP:', answer: '["alpha","beta","gamma"]' },
-            { match: '^REVIEW (\\w+)', answer: 'reviewed $1' },
-            { match: '^SYNTH: ([\\s\\S]*)$', answer: 'summary of $1' },
-            { match: 'failed these checks', answer: '## Verdict\nfixed on the second round' },
-            { match: '^JUDGED', answer: 'no heading at all' },
-          ],
-        } }],
-      },
-    },
-  }));
-  return file;
-}
+import { CHAIN, scriptedCatalog } from './scripted-chain.js';
 
 describe('a staged template run', () => {
   const engines = useTempEngines('panoptes-staged-');

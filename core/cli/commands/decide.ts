@@ -18,7 +18,8 @@ interface DecideCliOptions extends CommonOptions {
   json?: boolean;
 }
 
-function share(name: string) {
+/** A number from 0 to below 1 (a margin, an alpha), refused naming its flag. */
+export function share(name: string) {
   return (value: string): number => {
     const n = Number(value);
     if (value.trim() === '' || !(n >= 0 && n < 1)) throw new PanoptesError('invalid_input', `${name} must be a number from 0 to below 1, got "${value}"`, { where: name });
@@ -26,10 +27,13 @@ function share(name: string) {
   };
 }
 
-function seed(value: string): number {
-  const n = Number(value);
-  if (!(Number.isInteger(n) && n >= 0 && n <= 0xffffffff)) throw new PanoptesError('invalid_input', `--seed must be a whole number from 0 to 4294967295, got "${value}"`, { where: '--seed' });
-  return n;
+/** An order's seed: a whole number from 0 to 2^32 − 1, refused naming its flag. */
+export function orderSeed(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!(Number.isInteger(n) && n >= 0 && n <= 0xffffffff)) throw new PanoptesError('invalid_input', `${name} must be a whole number from 0 to 4294967295, got "${value}"`, { where: name });
+    return n;
+  };
 }
 
 export function registerDecideCommand(program: Command): void {
@@ -40,7 +44,7 @@ export function registerDecideCommand(program: Command): void {
       .argument('<run-id>', 'a scored run')
       .option('--scorer <name>', 'the scorer (default: the first)')
       .option('--margin <d>', 'stop a pair as equivalent once its interval lies inside ±d (default 0: never)', share('--margin'))
-      .option('--seed <n>', 'the order\'s seed (default 1)', seed)
+      .option('--seed <n>', 'the order\'s seed (default 1; a run posed until decided: its own)', orderSeed('--seed'))
       .option('--batch <n>', 'vignettes between two looks (default 10)', parsePositiveInt('--batch'))
       .option('--alpha <a>', 'the chance of any wrong decision, split over the pairs (default 0.05)', share('--alpha'))
       .option('--json', 'print the decision as JSON'),

@@ -1,7 +1,8 @@
 /**
  * `panoptes export RUN_ID --out FILE`: a run's responses as JSONL (or CSV), one line per
- * (model, epoch, vignette), or with --scores its scores, one line per (record, scorer, judge);
- * streamed from the database. `--format inspect --out DIR`: one inspect_ai log per model.
+ * (model, epoch, vignette), with --scores each with its scores (JSONL: a `scores` object keyed by
+ * scorer; CSV: a column per scorer); `--format scores`: the scores alone, one line per (record,
+ * scorer, attempt, judge); streamed from the database. `--format inspect --out DIR`: one inspect_ai log per model.
  * Runs on: Node (core).
  */
 import type { Command } from 'commander';
@@ -14,9 +15,9 @@ export function registerExportCommand(program: Command): void {
       .description("write a run's responses to a file")
       .argument('<run-id>', 'the run to export')
       .requiredOption('--out <path>', 'where to write: a file, or a folder for --format inspect')
-      .option('--format <format>', 'jsonl, csv or inspect (inspect_ai .json logs, one per model)', 'jsonl')
-      .option('--scores', "the run's scores instead: one JSONL line per record, scorer and judge"),
-  ).action(async (runId: string, opts: CommonOptions & { out: string; format: 'jsonl' | 'csv' | 'inspect'; scores?: boolean }, cmd: Command) => {
+      .option('--format <format>', 'jsonl, csv, inspect (inspect_ai .json logs, one per model) or scores (one line per record, scorer, attempt and judge)', 'jsonl')
+      .option('--scores', 'each record with its scores: JSONL, a "scores" object keyed by scorer; CSV, a column per scorer'),
+  ).action(async (runId: string, opts: CommonOptions & { out: string; format: 'jsonl' | 'csv' | 'inspect' | 'scores'; scores?: boolean }, cmd: Command) => {
     let engine;
     try {
       const { openReadingEngine } = await import('../open-engine.js');

@@ -5,16 +5,10 @@
  */
 import type { Command } from 'commander';
 import { EXIT, addCommonOptions, dataDirOf, parsePositiveInt, reportError, type CommonOptions } from '../common.js';
+import type { PackRunOptions } from '../pack-run.js';
 
-interface PackCliOptions extends CommonOptions {
-  models: string;
-  out: string;
-  prompt?: string;
-  diff?: string;
-  split?: string;
-  maxBytes?: number;
-  answerTokens?: number;
-}
+/** The pack's own options are runPack's (the type only: pack-run.ts loads when the command runs). */
+type PackCliOptions = CommonOptions & Omit<PackRunOptions, 'dataDir' | 'catalog'>;
 
 export function registerPackCommand(program: Command): void {
   addCommonOptions(

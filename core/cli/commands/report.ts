@@ -7,7 +7,7 @@
  */
 import type { Command } from 'commander';
 import { PanoptesError } from '../../domain.js';
-import type { ControlApi, EpochReducer, ScoreReport } from '../../service/contract.js';
+import type { EpochReducer } from '../../service/contract.js';
 import { DEFAULT_REPORT_VIGNETTES } from '../../service/report-vignettes.js';
 import { EXIT, addCommonOptions, reportError, type CommonOptions } from '../common.js';
 
@@ -77,16 +77,12 @@ export function registerReportCommand(program: Command): void {
         const comparison = await engine.service.compareRuns({ runA: runId, runB: opts.against, ...shared });
         process.stdout.write(opts.json ? JSON.stringify(comparison) + '\n' : formatRunComparison(comparison).join('\n') + '\n');
       } else {
-        const report = await engine.service.report({
-          runId,
-          ...shared,
-          by: opts.by,
-          attempt: opts.attempt as (typeof ATTEMPTS)[number] | undefined,
-        });
+        const asked = { runId, ...shared, by: opts.by, attempt: opts.attempt as (typeof ATTEMPTS)[number] | undefined };
         if (opts.html !== undefined) {
-          const written = await writeHtmlReport(engine.service, report, opts.html, { ...shared, runId, limit: htmlVignettes });
-          process.stdout.write(`wrote ${opts.html}: the report of run ${runId} (scorer ${report.scorer}), ${written.rows} of ${written.total} vignettes listed\n`);
+          const written = await engine.service.reportHtml({ ...asked, vignettes: htmlVignettes, outPath: opts.html });
+          process.stdout.write(`wrote ${opts.html}: the report of run ${runId} (scorer ${written.scorer}), ${written.rows} of ${written.total} vignettes listed\n`);
         } else {
+          const report = await engine.service.report(asked);
           process.stdout.write(opts.json ? JSON.stringify(report) + '\n' : formatScoreReport(report).join('\n') + '\n');
         }
       }
@@ -97,30 +93,4 @@ export function registerReportCommand(program: Command): void {
       await engine?.close();
     }
   });
-}
-
-/** The HTML page written whole to a temporary file beside FILE, then renamed: a failure leaves no half page. */
-async function writeHtmlReport(
-  api: Pick<ControlApi, 'scoreMatrix' | 'responses'>,
-  report: ScoreReport,
-  file: string,
-  input: { runId: string; scorer: string | undefined; reducer: EpochReducer | undefined; limit: number },
-): Promise<{ rows: number; total: number }> {
-  const [{ collectReportVignettes }, { buildHtmlReport }, { writeFile, rename, rm }] = await Promise.all([
-    import('../../service/report-vignettes.js'),
-    import('../../scoring/html-report.js'),
-    import('node:fs/promises'),
-  ]);
-  // The report's own scorer: named, it is the one asked for; else the run's first, as the report chose.
-  const vignettes = await collectReportVignettes(api, { ...input, scorer: report.scorer, reducer: report.reducer });
-  const html = buildHtmlReport(report, vignettes, new Date().toISOString());
-  const temp = `${file}.${process.pid}.tmp`;
-  try {
-    await writeFile(temp, html, 'utf8');
-    await rename(temp, file);
-  } catch (err) {
-    await rm(temp, { force: true });
-    throw new PanoptesError('invalid_input', `cannot write ${file}: ${(err as Error).message}`, { where: '--html' });
-  }
-  return { rows: vignettes.rows.length, total: vignettes.total };
 }

@@ -5,30 +5,31 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { PanoptesError } from '../../domain.js';
+import { PanoptesError, type EndWithFailures, type PrivacyMode, type ReasoningEffort } from '../../domain.js';
 import type { WorkerListener } from '../../remote/listener.js';
 // Light (node:fs only): `--listen` is parsed while the command is defined.
 import { loadServerTls, parsePort } from '../../remote/transport-options.js';
 import type { Engine } from '../../service/engine.js';
+import { orderSeed, share } from './decide.js';
 import { unscoredLines } from './score.js';
 import { EXIT, addCallingOptions, handedOverLine, parsePositiveInt, reportError, type CallingOptions, addScoringOptions } from '../common.js';
 
 interface RunCliOptions extends CallingOptions {
   name?: string;
-  endWithFailures?: 'done' | 'failed';
+  endWithFailures?: EndWithFailures;
   manifest: string;
   models: string;
   epochs: number;
   concurrency?: number;
   callConcurrency?: number;
-  privacy?: 'strict' | 'fallback' | 'off';
+  privacy?: PrivacyMode;
   skipPromptCache?: boolean;
   shareCacheAcrossEpochs?: boolean;
   probe?: boolean;
   temperature?: number;
   maxTokens?: number;
   seed?: number;
-  reasoningEffort?: 'low' | 'medium' | 'high';
+  reasoningEffort?: ReasoningEffort;
   thinkingBudget?: number;
   json?: boolean;
   progress: boolean;
@@ -41,6 +42,12 @@ interface RunCliOptions extends CallingOptions {
   waitForWorkers?: number;
   scorers?: string;
   template?: string;
+  untilDecided?: boolean;
+  orderSeed?: number;
+  batch?: number;
+  alpha?: number;
+  margin?: number;
+  decideScorer?: string;
 }
 
 export function registerRunCommand(program: Command): void {
@@ -65,6 +72,12 @@ export function registerRunCommand(program: Command): void {
       .option('--thinking-budget <tokens>', 'tokens an Anthropic model may think (>= 1024): sent as thinking.budget_tokens', parsePositiveInt('--thinking-budget'))
       .option('--scorers <file>', 'a scoring file (JSON or YAML): score each record as it lands')
       .option('--template <file-or-name>', 'a staged template (YAML) or a built-in\'s name (repo_audit, panel_debate, design_doc, redteam): pose each vignette through its stages')
+      .option('--until-decided', 'pose the vignettes in a seeded order, a batch at a time, only to models still in contention; stop when every pair is decided (needs --scorers)')
+      .option('--order-seed <n>', 'with --until-decided: the order\'s seed (default 1; --seed is sampling\'s)', orderSeed('--order-seed'))
+      .option('--batch <n>', 'with --until-decided: vignettes between two looks (default 10)', parsePositiveInt('--batch'))
+      .option('--alpha <a>', 'with --until-decided: the chance of any wrong decision, split over the pairs (default 0.05)', share('--alpha'))
+      .option('--margin <d>', 'with --until-decided: stop a pair as equivalent once its interval lies inside ±d (default 0: never)', share('--margin'))
+      .option('--decide-scorer <name>', 'with --until-decided: the scorer the pairs are decided on (default: the file\'s first)')
       .option('--name <text>', 'what to call the run in lists and headers (editable later in the app)')
       .option('--json', 'print one JSON summary object instead of a table')
       .option('--no-progress', 'no live progress')
@@ -85,7 +98,8 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
   let listener: WorkerListener | undefined;
   try {
     if (opts.listen === undefined && !opts.local) throw new PanoptesError('invalid_input', '--no-local needs --listen: no worker could run the jobs', { where: '--no-local' });
-    const [{ openCliEngine }, { startWorkerListener }, { readScoringFile }, { driveRun }, { printRunResult, runSummaryJson }, { formatScoreReport }] =
+    const untilDecided = untilDecidedOf(opts);
+    const [{ openCliEngine }, { startWorkerListener }, { readScoringFile }, { driveRun }, { printRunResult, runSummaryJson }, { formatScoreReport }, { formatDecision }] =
       await Promise.all([
         import('../open-engine.js'),
         import('../../remote/listener.js'),
@@ -93,6 +107,7 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
         import('../drive-run.js'),
         import('../run-output.js'),
         import('../../scoring/format-report.js'),
+        import('../../scoring/format-decision.js'),
       ]);
     engine = openCliEngine(opts, {
       local: opts.local,
@@ -132,16 +147,20 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
       ...(scorers ? { scorers } : {}),
       ...(template === undefined ? {} : { template }),
       ...(opts.name === undefined ? {} : { name: opts.name }),
+      ...(untilDecided ? { untilDecided } : {}),
     });
-    if (!opts.json) process.stderr.write(`run ${run.id}: ${run.jobCount} jobs, ${run.vignetteCount * run.jobCount} calls\n`);
+    if (!opts.json) process.stderr.write(`run ${run.id}: ${run.jobCount} jobs, ${untilDecided ? 'at most ' : ''}${run.vignetteCount * run.jobCount} calls\n`);
     const final = await driveRun(engine, run.id, opts.progress && !opts.json);
     if (engine.lostRun(run.id)) {
       process.stderr.write(handedOverLine(run.id));
       return EXIT.handedOver;
     }
-    if (opts.json) process.stdout.write(JSON.stringify(await runSummaryJson(engine, final)) + '\n');
+    // A run posed until decided says where each pair was decided and what it saved (the same shape as `decide --json`).
+    const decision = untilDecided && final.status === 'done' ? await engine.service.decide({ runId: run.id }) : undefined;
+    if (opts.json) process.stdout.write(JSON.stringify({ ...(await runSummaryJson(engine, final)), ...(decision ? { decision } : {}) }) + '\n');
     else {
       await printRunResult(engine, final);
+      if (decision) process.stdout.write('\n' + formatDecision(decision).join('\n') + '\n');
       // A scored run ends with the report of every scorer of its file, in the file's order.
       for (const scorer of scorers?.scorers ?? []) {
         process.stdout.write('\n' + formatScoreReport(await engine.service.report({ runId: run.id, scorer: scorer.name })).join('\n') + '\n');
@@ -158,3 +177,25 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
     await listener?.close();
   }
 }
+
+/** The `createRun` settings of --until-decided; its flags without it, or with --no-local, are refused naming the flag. */
+function untilDecidedOf(opts: RunCliOptions) {
+  const given = (['orderSeed', 'batch', 'alpha', 'margin', 'decideScorer'] as const).filter((k) => opts[k] !== undefined);
+  if (!opts.untilDecided) {
+    const flag = given[0] === undefined ? undefined : `--${given[0].replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}`;
+    if (flag) throw new PanoptesError('invalid_input', `${flag} goes with --until-decided`, { where: flag });
+    return undefined;
+  }
+  if (!opts.local) {
+    throw new PanoptesError('invalid_input', '--until-decided runs on this process\'s own workers (its batches wait for the decision between them): drop --no-local', { where: '--no-local' });
+  }
+  if (opts.scorers === undefined) throw new PanoptesError('invalid_input', '--until-decided needs --scorers: the pairs are decided on a scorer', { where: '--scorers' });
+  return {
+    ...(opts.decideScorer === undefined ? {} : { scorer: opts.decideScorer }),
+    ...(opts.orderSeed === undefined ? {} : { orderSeed: opts.orderSeed }),
+    ...(opts.batch === undefined ? {} : { batch: opts.batch }),
+    ...(opts.alpha === undefined ? {} : { alpha: opts.alpha }),
+    ...(opts.margin === undefined ? {} : { margin: opts.margin }),
+  };
+}
+

@@ -6,10 +6,10 @@ import type { Command } from 'commander';
 import type { RunSummary } from '../../service/contract.js';
 import { EXIT, addCommonOptions, dataDirOf, formatInt, formatUsd, reportError, type CommonOptions } from '../common.js';
 
-/** Runs as a table with a header; a failed or cancelled run's reason on the line under it. */
+/** Runs as a table with a header (the sweep's cost, then with its judges' and retries' calls); a failed or cancelled run's reason on the line under it. */
 export function printRunsTable(runs: readonly RunSummary[], out: NodeJS.WritableStream = process.stdout): void {
   const rows = [
-    ['run', 'name', 'status', 'jobs', 'calls', 'models x epochs', 'est. cost', 'from cache', 'created'],
+    ['run', 'name', 'status', 'jobs', 'calls', 'models x epochs', 'est. cost', 'with scoring', 'from cache', 'created'],
     ...runs.map((r) => [
       r.id,
       r.name ?? '',
@@ -18,12 +18,13 @@ export function printRunsTable(runs: readonly RunSummary[], out: NodeJS.Writable
       formatInt(r.calls),
       `${r.models.join(',')} x${r.epochs}`,
       formatUsd(r.estCostUsd),
+      formatUsd(r.totalWithScoringUsd),
       formatInt(r.cachedCalls),
       new Date(r.createdAt).toISOString().replace('T', ' ').slice(0, 19),
     ]),
   ];
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((row) => row[i]!.length)));
-  const numeric = new Set([3, 4, 6, 7]);
+  const numeric = new Set([3, 4, 6, 7, 8]);
   const line = (row: string[]) => row.map((c, i) => (numeric.has(i) ? c.padStart(widths[i]!) : c.padEnd(widths[i]!))).join('  ').trimEnd();
   out.write(line(rows[0]!) + '\n');
   runs.forEach((r, i) => {

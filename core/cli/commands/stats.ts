@@ -36,6 +36,15 @@ export function registerStatsCommand(program: Command): void {
           process.stdout.write("\nretries of hard fails (the candidates' extra calls, apart from the sweep's above):\n");
           printUsageTable(stats.retries);
         }
+        if (stats.judges.length > 0) {
+          process.stdout.write("\njudges' calls (LLM-judge scorers, at the catalog's prices, apart from the sweep's above):\n");
+          printUsageTable(stats.judges);
+        }
+        if (stats.judges.length > 0 || stats.retries.length > 0) {
+          const { formatUsd } = await import('../../common/money.js');
+          const parts = `sweep ${formatUsd(stats.totalEstCostUsd)} + judges ${formatUsd(stats.totalJudgeCostUsd)} + retries ${formatUsd(stats.totalRetryCostUsd)}`;
+          process.stdout.write(`\nin all: ${formatUsd(stats.totalWithScoringUsd)} (${parts})\n`);
+        }
       }
       cmd.setOptionValue('exit', EXIT.ok);
     } catch (err) {

@@ -46,11 +46,12 @@ export function registerWorkerCommand(program: Command): void {
 }
 
 async function workerCommand(opts: WorkerCliOptions): Promise<number> {
-  const [{ initTelemetry }, { loadCatalog }, { Router }, { WorkerAgent }] = await Promise.all([
+  const [{ initTelemetry }, { loadCatalog }, { Router }, { WorkerAgent }, { workerStageJudge }] = await Promise.all([
     import('../../telemetry.js'),
     import('../../service/load-catalog.js'),
     import('../../models/router/router.js'),
     import('../../remote/worker-agent.js'),
+    import('../../service/stage-judge.js'),
   ]);
   // A worker is a long-running service: say what it does unless told to be quiet.
   const logger = initTelemetry({ defaultLevel: 'info' });
@@ -72,16 +73,18 @@ async function workerCommand(opts: WorkerCliOptions): Promise<number> {
             fingerprint: opts.fingerprint,
           }
         : undefined;
+    const client = new Router({ catalog, ...(opts.hostPatience === undefined ? {} : { hostPatienceMs: opts.hostPatience * 1000 }) });
     agent = new WorkerAgent({
       coordinator: { host, port, ...(tls ? { tls } : {}) },
       token,
       workerId: opts.id ?? `${hostname()}-${process.pid}`,
       capacity: opts.capacity,
       models,
-      client: new Router({ catalog, ...(opts.hostPatience === undefined ? {} : { hostPatienceMs: opts.hostPatience * 1000 }) }),
+      client,
       callConcurrency: opts.callConcurrency,
       version: packageVersion(),
       logger,
+      stageJudge: workerStageJudge(client, catalog),
     });
     logger.info({ coordinator: opts.connect, models, capacity: opts.capacity, tls: Boolean(tls) }, 'worker starting');
     await agent.run(stop.signal);

@@ -1,6 +1,9 @@
 /**
  * The mock provider: answers in-process, deterministically from the prompt, with configurable
  * latency and fault injection, so a sweep runs with no key and every failure path can be exercised.
+ * Like a sampled model, a call at a temperature above 0 without a seed is a fresh draw in each run
+ * (its run's id joins the hash; within a run a redelivered call repeats its answer); with a seed,
+ * or at temperature 0 or unset, the same request gets the same answer in every run.
  * Options (provider- or host-level `options`):
  *   latencyMs, jitterMs   time per call (jitter is uniform +/-)
  *   errorRate             0..1, the share of calls that fail
@@ -67,15 +70,23 @@ const WORDS_WITH_STOP = WORDS.map((w) => `${w}.`);
 /** Reused by every call: the answer is joined from it, so a call allocates its text and little else. */
 const scratch: string[] = [];
 
+/** What makes a sampled call a draw of its own: its run, when it sets a temperature above 0 and no seed; else nothing. */
+export function drawOf(request: ModelRequest): string | undefined {
+  const s = request.sampling;
+  return s.seed === undefined && (s.temperature ?? 0) > 0 ? request.runId : undefined;
+}
+
 /**
  * The mock's deterministic answer to a request on one host: `[model] word word ... word.`, its
- * length (16..127 words) and words drawn from a hash of the host model, the seed and the messages.
+ * length (16..127 words) and words drawn from a hash of the host model, the seed (or the draw) and the messages.
  * Built as one flat string in one join: a sweep of a million mock calls should measure the engine,
  * not the mock's garbage.
  */
 export function mockAnswer(hostModel: string, request: ModelRequest, outputTokens?: number): { text: string; outputTokens: number } {
   let h = fnv1a(0x811c9dc5, hostModel);
   h = fnv1a(h ^ 0xff, String(request.sampling.seed ?? 0));
+  const draw = drawOf(request);
+  if (draw !== undefined) h = fnv1a(h ^ 0xfd, draw);
   for (const m of request.messages) h = fnv1a(fnv1a(h ^ 0xfe, m.role), m.content);
   let x = h || 1;
   x = xorshift(x);
@@ -89,6 +100,12 @@ export function mockAnswer(hostModel: string, request: ModelRequest, outputToken
   const text = scratch.join(' ');
   scratch.length = 0;
   return { text, outputTokens: n };
+}
+
+/** The model name the known-accuracy draws hash: the model itself, or with the run's draw joined (the text never shows it). */
+function drawnModel(hostModel: string, request: ModelRequest): string {
+  const draw = drawOf(request);
+  return draw === undefined ? hostModel : `${hostModel}\u0000${draw}`;
 }
 
 function knownAccuracy(hostModel: string, vignetteId: string, epoch: number, target: string, accuracy: number, attempt: number) {
@@ -151,7 +168,7 @@ export class MockHostClient implements HostClient {
       verdict !== undefined
         ? { text: verdict, outputTokens: mockTokenCount(verdict) }
         : opts.accuracy !== undefined && target !== undefined
-          ? knownAccuracy(host.model, request.vignette!.id, request.epoch ?? 1, target, opts.accuracy, request.attempt ?? 1)
+          ? knownAccuracy(drawnModel(host.model, request), request.vignette!.id, request.epoch ?? 1, target, opts.accuracy, request.attempt ?? 1)
           : mockAnswer(host.model, request, opts.outputTokens);
     const inputTokens = request.messages.reduce((n, m) => n + mockTokenCount(m.content), 0);
     return {

@@ -8,7 +8,7 @@
 import { PanoptesError, type PrivacyMode } from '../../domain.js';
 import type { ResolvedHost } from '../catalog.js';
 import { ProviderFailure } from '../providers/failures.js';
-import type { HostVerdict, Pick } from './slot-scheduler.js';
+import type { HostVerdict, Pick } from './host-picker.js';
 
 /** Whether another host could succeed where this one failed. */
 export function failsOver(e: PanoptesError): boolean {

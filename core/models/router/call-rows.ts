@@ -1,5 +1,5 @@
 /**
- * The metric rows the router writes: one per attempt on a host (its status, latency, tokens and
+ * The metric rows the router writes: one per host try (its status, latency, tokens and
  * cost) and one per call answered from the prompt cache (no latency, no cost, the host that first
  * gave the answer).
  * Runs on: Node (core).
@@ -8,8 +8,8 @@ import type { Usage } from '../../domain.js';
 import type { CallRow } from '../../store/router-store.js';
 import type { ResolvedHost } from '../catalog.js';
 
-/** The row of one attempt on `host`; a failed attempt has no usage and costs nothing. */
-export function attemptRow(
+/** The row of one host try on `host`; a failed try has no usage and costs nothing. */
+export function hostTryRow(
   at: number,
   host: ResolvedHost,
   model: string,

@@ -45,9 +45,12 @@ export interface Penalty {
   reason: string;
 }
 
+/** What a penalty benches: the one host, or every host of its provider. */
+export type PenaltyScope = 'host' | 'provider';
+
 export type HealthState =
   | { state: 'ready' }
-  | { state: 'cooling' | 'blacklisted'; until: number; reason: string; scope: 'host' | 'provider' };
+  | { state: 'cooling' | 'blacklisted'; until: number; reason: string; scope: PenaltyScope };
 
 interface HostRecord {
   /** Exponentially weighted share of recent attempts that failed (0 healthy .. 1 failing). */
@@ -71,7 +74,7 @@ export function penaltyFor(
   consecutiveFailures: number,
   policy: CooldownPolicy,
   alone = false,
-): { scope: 'host' | 'provider'; ms: number } | null {
+): { scope: PenaltyScope; ms: number } | null {
   const status = err instanceof ProviderFailure ? err.status : undefined;
   switch (err.code) {
     case 'rate_limited':
@@ -141,7 +144,7 @@ export class HostHealth {
    * Records a failed attempt and applies its penalty; returns the penalty applied, if any. `alone`:
    * the host is the only one of the model the call was for (see `penaltyFor`).
    */
-  failed(host: ResolvedHost, err: PanoptesError, now: number, alone = false): (Penalty & { scope: 'host' | 'provider' }) | null {
+  failed(host: ResolvedHost, err: PanoptesError, now: number, alone = false): (Penalty & { scope: PenaltyScope }) | null {
     const r = this.record(host.id);
     r.failureScore = r.failureScore * 0.8 + 0.2;
     r.consecutiveFailures += 1;

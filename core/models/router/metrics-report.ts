@@ -8,7 +8,7 @@ import type { CallAggregateRow, RouterStore } from '../../store/router-store.js'
 import type { CallAggregate, MetricsQuery, MetricsReport } from './router-report.js';
 
 /** The report of the calls `query` names at or after `since` (the caller has flushed buffered rows). */
-export function metricsReport(store: RouterStore, query: MetricsQuery, since: number): MetricsReport {
+export function metricsReport(store: RouterStore, query: MetricsQuery, since: number): Omit<MetricsReport, 'budgets'> {
   const filter = { since, model: query.model, provider: query.provider, profile: query.profile };
   const errors = new Map<string, Record<string, number>>();
   const providerErrors = new Map<string, Record<string, number>>();

@@ -8,12 +8,12 @@
 import type { PrivacyMode } from '../../domain.js';
 import type { Catalog, ResolvedHost } from '../catalog.js';
 import type { HostPosture, ModelPosture, PostureReport, ProbeOutcome, RosterReport } from './router-report.js';
-import type { HostVerdict, SlotScheduler } from './slot-scheduler.js';
+import type { HostPicker, HostVerdict } from './host-picker.js';
 
 /** What the reports read from the router. */
 export interface PostureSource {
   catalog: Catalog;
-  scheduler: SlotScheduler;
+  hostPicker: HostPicker;
   privacyLock: PrivacyMode | null;
   /** The last probe of each host in this process, by host id. */
   probes: ReadonlyMap<string, ProbeOutcome>;
@@ -68,7 +68,7 @@ export function rosterReport(src: PostureSource, now: number): RosterReport {
 function modelPosture(src: PostureSource, model: string, now: number): ModelPosture {
   const none = new Set<string>();
   const hosts: HostPosture[] = src.catalog.hosts(model).map((host) => {
-    const v: HostVerdict | undefined = src.scheduler.verdict(host, undefined, none, now);
+    const v: HostVerdict | undefined = src.hostPicker.verdict(host, undefined, none, now);
     return {
       id: host.id,
       provider: host.provider,

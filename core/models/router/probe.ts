@@ -7,7 +7,7 @@
 import { PanoptesError } from '../../domain.js';
 import type { Catalog, ResolvedHost } from '../catalog.js';
 import type { ModelRequest } from '../model-client.js';
-import type { PickRequest } from './slot-scheduler.js';
+import type { PickRequest } from './host-picker.js';
 import { roughTokens } from './token-estimate.js';
 
 const PROBE_PROMPT = 'Reply with the single word OK.';

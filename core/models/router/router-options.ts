@@ -29,7 +29,7 @@ export interface RouterOptions {
   /** Prompt cache: on by default; a TTL (default 24 h) and an in-memory LRU size (default 512). */
   cache?: { enabled?: boolean; ttlMs?: number; maxEntries?: number } | undefined;
   /** Hosts one call may try (default: all hosts of its model). */
-  maxAttemptsPerCall?: number | undefined;
+  maxHostTriesPerCall?: number | undefined;
   /** The longest a call waits for a cooling host instead of failing (default 30 s). */
   maxCooldownWaitMs?: number | undefined;
   /**

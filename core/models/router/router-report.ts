@@ -69,6 +69,19 @@ export interface MetricsReport {
   providers: CallAggregate[];
   /** Totals per profile (one entry when the report is limited to a profile). */
   profiles: ProfileAggregate[];
+  /** Each (profile, provider) with a daily budget: its limits and the rolling window's spend now. */
+  budgets: BudgetWindow[];
+}
+
+/** A daily budget and what its rolling window holds now (settled spend plus calls in flight). */
+export interface BudgetWindow {
+  profile: string;
+  provider: string;
+  /** The window's length (24 h). */
+  windowMs: number;
+  /** The limits set (each optional). */
+  limit: { calls?: number | undefined; tokens?: number | undefined; usd?: number | undefined };
+  used: { calls: number; tokens: number; usd: number };
 }
 
 /** Why a host can or cannot take a call right now. */

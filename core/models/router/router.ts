@@ -1,18 +1,18 @@
 /**
  * The router: a ModelClient over the catalog. A call names a logical model; the router
- * answers from the prompt cache when it can, else lets the SlotScheduler pick a host and calls it
+ * answers from the prompt cache when it can, else lets the HostPicker pick a host and calls it
  * under the provider's pacing and budget. A failure (429, 5xx, timeout, dropped connection, empty
  * answer, refused key, exhausted quota, a host without room for the prompt) penalises that host and
  * bounces the call to another host of the same logical model, each host at most once per call,
- * within one attempt budget. When nothing is eligible the error says why for every host and when
+ * within a budget of host tries. When nothing is eligible the error says why for every host and when
  * the soonest one returns; when the remaining hosts are only cooling down briefly, the call waits.
- * Every attempt and every cache hit is a metric. Providers never retry on their own: this loop is
+ * Every host try and every cache hit is a metric. Providers never retry on their own: this loop is
  * the only one.
  * Runs on: Node (core).
  */
 import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import { estCostUsd } from '../cost.js';
+import { estCostUsd } from '../../common/cost.js';
 import { PanoptesError, toPanoptesError, type HostWait, type PrivacyMode, type Usage } from '../../domain.js';
 import { Connection } from '../../store/connection.js';
 import { RouterStore } from '../../store/router-store.js';
@@ -24,8 +24,9 @@ import type { HostClient } from '../providers/host-client.js';
 import { withBaseUrlFromEnv } from '../providers/base-url.js';
 import { createHostClient } from '../providers/index.js';
 import { readApiKey } from '../providers/secrets.js';
+import { budgetWindows } from './budget-windows.js';
 import { BudgetGuard, BUDGET_WINDOW_MS, type Reservation } from './budget-guard.js';
-import { attemptRow, cacheHitRow } from './call-rows.js';
+import { hostTryRow, cacheHitRow } from './call-rows.js';
 import { cancelled, failsOver, nothingEligible, outOfPatience, untilText, withSoonest } from './call-failures.js';
 import { HostHealth } from './host-health.js';
 import { metricsReport } from './metrics-report.js';
@@ -45,7 +46,7 @@ import type {
   RosterReport,
 } from './router-report.js';
 import type { RouterOptions } from './router-options.js';
-import { SlotScheduler, type PickRequest, type ProviderGate } from './slot-scheduler.js';
+import { HostPicker, type PickRequest, type ProviderGate } from './host-picker.js';
 import { estimatePromptTokens, promptTokenBound, roughTokens } from './token-estimate.js';
 import { WriteBehind } from './write-behind.js';
 
@@ -76,13 +77,13 @@ export class Router implements ModelClient {
   private readonly writer: WriteBehind;
   private readonly cache: PromptCache | undefined;
   private readonly health: HostHealth;
-  private readonly scheduler: SlotScheduler;
+  private readonly hostPicker: HostPicker;
   private readonly budget: BudgetGuard;
   /** Keyed by `profile NUL provider`: a profile may bring its own key and budget. */
   private readonly providers = new Map<string, ProviderRuntime>();
   private readonly pacers = new Map<string, ProviderPacer | undefined>();
   private readonly hostClientFor: (providerName: string, apiKey: string | undefined) => HostClient;
-  private readonly maxAttempts: number;
+  private readonly maxHostTries: number;
   private readonly maxCooldownWaitMs: number;
   private readonly hostPatienceMs: number;
   private readonly budgetOutputTokens: number;
@@ -123,11 +124,11 @@ export class Router implements ModelClient {
       now: this.now,
       budgetOf: (provider, profile) => this.catalog.termsOf(provider, profile).dailyBudget,
     });
-    this.maxAttempts = opts.maxAttemptsPerCall ?? Infinity;
+    this.maxHostTries = opts.maxHostTriesPerCall ?? Infinity;
     this.maxCooldownWaitMs = opts.maxCooldownWaitMs ?? 30_000;
     this.hostPatienceMs = opts.hostPatienceMs ?? DEFAULT_HOST_PATIENCE_MS;
     this.budgetOutputTokens = opts.budgetOutputTokens ?? 1024;
-    this.scheduler = new SlotScheduler({
+    this.hostPicker = new HostPicker({
       catalog: this.catalog,
       health: this.health,
       now: this.now,
@@ -188,7 +189,7 @@ export class Router implements ModelClient {
       maxOutput,
       estimate: { inputTokens: roughTokens(request), outputTokens: request.sampling.maxTokens ?? this.budgetOutputTokens },
     };
-    const budget = Math.min(this.maxAttempts, hosts.length);
+    const budget = Math.min(this.maxHostTries, hosts.length);
     const tried = new Set<string>();
     let last: PanoptesError | undefined;
     let waits = 0;
@@ -201,7 +202,7 @@ export class Router implements ModelClient {
     try {
       while (tried.size < budget) {
         if (request.signal?.aborted) throw cancelled(request.model);
-        const pick = this.scheduler.pick(request.model, pickRequest, tried);
+        const pick = this.hostPicker.pick(request.model, pickRequest, tried);
         if (pick.kind === 'wait') {
           // Every host the call could use is resting; one that is down is waited for, within patience.
           const since = this.health.downSince(pick.host.id);
@@ -220,7 +221,7 @@ export class Router implements ModelClient {
         if (pick.kind !== 'host') throw nothingEligible(request.model, privacy, pick, last, this.now());
         tried.add(pick.host.id);
         try {
-          return await this.attempt(pick.host, request, pickRequest, cacheKeys?.get(pick.host.id));
+          return await this.tryHost(pick.host, request, pickRequest, cacheKeys?.get(pick.host.id));
         } catch (err) {
           last = toPanoptesError(err);
           if (!failsOver(last)) throw last;
@@ -234,14 +235,14 @@ export class Router implements ModelClient {
         }
       }
       const now = this.now();
-      throw withSoonest(last!, hosts, (host) => this.scheduler.verdict(host, pickRequest, new Set(), now), tried, now);
+      throw withSoonest(last!, hosts, (host) => this.hostPicker.verdict(host, pickRequest, new Set(), now), tried, now);
     } finally {
       if (waiting) request.onHostWait?.(null);
     }
   }
 
-  /** One attempt on one host: pacing, budget, the call, penalty or success, metric, cache. */
-  private async attempt(
+  /** One host try: pacing, budget, the call, penalty or success, metric, cache. */
+  private async tryHost(
     host: ResolvedHost,
     request: ModelRequest,
     pick: PickRequest,
@@ -319,7 +320,7 @@ export class Router implements ModelClient {
   }
 
   private recordCall(host: ResolvedHost, request: ModelRequest, profile: string, status: string, latencyMs: number, usage?: Usage, costUsd = 0): void {
-    this.writer.call(attemptRow(this.now(), host, request.model, profile, status, latencyMs, usage, costUsd));
+    this.writer.call(hostTryRow(this.now(), host, request.model, profile, status, latencyMs, usage, costUsd));
   }
 
   private async waitFor(until: number, signal: AbortSignal | undefined, model: string): Promise<void> {
@@ -398,7 +399,7 @@ export class Router implements ModelClient {
   metrics(query: MetricsQuery = {}): MetricsReport {
     this.writer.flush();
     const since = query.since ?? this.now() - DAY_MS;
-    return metricsReport(this.routerStore, query, since);
+    return { ...metricsReport(this.routerStore, query, since), budgets: budgetWindows(this.catalog, this.budget, this.profile, query.profile) };
   }
 
   /**
@@ -417,7 +418,7 @@ export class Router implements ModelClient {
   private postureSource(): PostureSource {
     return {
       catalog: this.catalog,
-      scheduler: this.scheduler,
+      hostPicker: this.hostPicker,
       privacyLock: this.privacyLock,
       probes: this.probes,
       windowOf: (model, hosts) => this.smallestWindowOf(model, hosts),
@@ -451,7 +452,7 @@ export class Router implements ModelClient {
       const started = performance.now();
       try {
         // A probe is sent to a host whatever its state: the point is to learn it now.
-        const res = await this.attempt(host, request, pick, undefined, { probe: true });
+        const res = await this.tryHost(host, request, pick, undefined, { probe: true });
         outcome = { at, status: 'ok', latencyMs: Math.round(res.latencyMs), message: null };
       } catch (err) {
         const e = toPanoptesError(err);
@@ -459,7 +460,7 @@ export class Router implements ModelClient {
       }
     }
     this.probes.set(host.id, outcome);
-    const v = this.scheduler.verdict(host, undefined, new Set(), this.now());
+    const v = this.hostPicker.verdict(host, undefined, new Set(), this.now());
     const state: HostState = v ? (v.state as HostState) : 'ready';
     if (outcome.status !== 'ok') this.log.warn({ host: host.id, status: outcome.status }, `router: probe failed: ${outcome.message}`);
     return { model, host: host.id, provider: host.provider, ...outcome, state };

@@ -18,10 +18,9 @@
  */
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
+import { PER_MESSAGE_TOKENS, roughTokensOfChars } from '../../common/rough-tokens.js';
 import type { ChatMessage, ModelRequest } from '../model-client.js';
 
-/** Tokens a chat template adds around each message (role markers, separators). */
-const PER_MESSAGE_TOKENS = 8;
 /** Other models' tokenizers can need more tokens than o200k for the same text. */
 export const CONTEXT_MARGIN = { ratio: 1.15, tokens: 32 } as const;
 /** Characters counted at once: BPE's cost within one piece stays a few milliseconds whatever the text. */
@@ -146,9 +145,9 @@ export async function estimatePromptTokens(messages: readonly ChatMessage[]): Pr
   return withPromptMargin(await estimateTextTokens(messages.map((m) => m.content)));
 }
 
-/** A cheap prompt size for budget reservations (settled with real counts afterwards): ~3 characters a token. */
+/** A cheap prompt size for budget reservations (settled with real counts afterwards), by the rule of thumb of core/common/rough-tokens.ts. */
 export function roughTokens(request: ModelRequest): number {
   let chars = 0;
   for (const m of request.messages) chars += m.content.length;
-  return Math.ceil(chars / 3);
+  return roughTokensOfChars(chars);
 }

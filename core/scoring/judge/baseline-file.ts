@@ -3,7 +3,8 @@
  * JSONL file instead of another model of the run. A line is `{"id": vignette id, "response": text}`,
  * or a line of Panoptes' own responses.jsonl (`vignette_id`, `epoch`, `response`, ...), so a run can
  * be judged against last month's answers. For a record at epoch e the line of its vignette at epoch
- * e wins, else the vignette's first line. The file is read as a stream, every line validated
+ * e wins, else the vignette's first line. The file is read as a stream under the manifest's input
+ * rules (UTF-8 only, a BOM skipped, nesting and lone surrogates refused), every line validated
  * (errors name file:line and field), and hashed while it is read: the hash pins the file's content
  * in the scorer's definition, so re-scoring with a changed file is a new scorer version.
  * Runs on: Node (core).
@@ -11,10 +12,10 @@
 import { createHash } from 'node:crypto';
 import type { FileHandle } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { PanoptesError } from '../../domain.js';
-import { openRegularFile } from '../../regular-file.js';
+import { strictJsonlLines, structureProblem } from '../../manifest.js';
+import { OutsideRoots, openRegularFileWithin } from '../../regular-file.js';
 import { formatZodIssues } from '../../validation.js';
 import type { ScoringConfig } from '../scoring-config.js';
 
@@ -77,23 +78,36 @@ async function sha256Of(handle: FileHandle): Promise<string> {
   return hash.digest('hex');
 }
 
+/** What a scorer version holds a baseline file to when it reads it again to score. */
+export interface BaselineReRead {
+  /** The sha256 pinned at attach (absent for a version attached before files were pinned). */
+  sha256?: string | undefined;
+  /**
+   * The folders the file must still be in, judged by the real path of the file opened (a server's
+   * manifest roots, as at attach over HTTP); absent where any file may be read (the CLI, the app).
+   */
+  roots?: readonly string[] | undefined;
+}
+
 /**
  * Reads and validates a baseline file; `field` names the definition's field in errors about the
- * file as a whole. Only a regular file is read (a FIFO is refused at once). With `pinned`, the
- * file's sha256 is checked before a line is parsed, so a file that changed (or a path now pointing
- * elsewhere) is refused by its hash, and none of its content reaches an error message.
+ * file as a whole. Only a regular file is read (a FIFO is refused at once). Read `again` (to
+ * score), the file opened is confined to `again.roots` before a byte is read, and its sha256
+ * checked against the pinned one before a line is parsed, so a file that changed (or a path now
+ * pointing elsewhere) is refused, and none of its content reaches an error message.
  */
-export async function readBaselineFile(path: string, field: string, pinned?: string): Promise<BaselineAnswers> {
+export async function readBaselineFile(path: string, field: string, again: BaselineReRead = {}): Promise<BaselineAnswers> {
   let handle: FileHandle;
   let size: number;
   try {
-    handle = await openRegularFile(path);
+    handle = await openRegularFileWithin(path, again.roots);
     size = (await handle.stat()).size;
   } catch (err) {
+    if (err instanceof OutsideRoots) refuse(field, `cannot read the baseline file "${path}" (the file it names now is ${err.message})`);
     refuse(field, `cannot read the baseline file "${path}" (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`);
   }
   try {
-    return await readOpened(handle, path, field, size, pinned);
+    return await readOpened(handle, path, field, size, again.sha256);
   } finally {
     await handle.close();
   }
@@ -117,19 +131,21 @@ async function readOpened(handle: FileHandle, path: string, field: string, size:
     hash.update(chunk);
   });
   const answers = new Map<string, AnswersOfVignette>();
-  let line = 0;
   try {
-    for await (const text of createInterface({ input: stream, crlfDelay: Infinity })) {
-      line += 1;
-      if (text.trim() === '') continue;
-      const where = `${path}:${line}`;
+    // The manifest's input rules: UTF-8 only (an error on its line otherwise), a BOM skipped, CRLF
+    // taken, and no nesting past MAX_NESTING nor a lone surrogate in what a line holds.
+    for await (const read of strictJsonlLines(stream as AsyncIterable<Buffer>)) {
+      const where = `${path}:${read.line}`;
+      if ('message' in read) refuse(where, read.message);
       let raw: unknown;
       try {
-        raw = JSON.parse(text);
+        raw = JSON.parse(read.text);
       } catch (err) {
         refuse(where, `invalid JSON: ${(err as Error).message}`);
       }
       if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) refuse(where, 'expected a JSON object with "id" and "response"');
+      const problem = structureProblem(raw as Record<string, unknown>);
+      if (problem !== null) refuse(where, problem);
       const { id, epoch, response } = lineOf(raw, where);
       const known = answers.get(id);
       if (!known) {

@@ -11,6 +11,7 @@
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { krippendorffAlpha } from '../statistics.js';
+import type { ScorerKind } from '../../domain.js';
 
 /** The most judges a definition may name (its schema's cap). */
 export const MAX_JUDGES = 8;
@@ -57,7 +58,7 @@ export class JudgeAgreement {
   }
 
   /** Alpha over every response with two or more verdicts, handing the event loop back as it goes. */
-  async report(kind: 'pass_fail' | 'graded'): Promise<JudgeAgreementReport> {
+  async report(kind: ScorerKind): Promise<JudgeAgreementReport> {
     const judges = [...this.judgeIndex.keys()];
     if (judges.length < 2) return { alpha: null, judges };
     const units: number[][] = [];

@@ -9,14 +9,15 @@ import type { ModelClient } from '../../models/model-client.js';
 import type { ScorerBuilder } from '../scorer-registry.js';
 import { createLlmJudge } from './llm-judge.js';
 
-export function judgeScorerBuilder(opts: { client: ModelClient; catalog: Catalog }): ScorerBuilder {
-  return (definition, version, where) => {
+/** `baselineRoots`: where a pairwise judge's baseline file must still be when it is read to score (see LlmJudgeOptions). */
+export function judgeScorerBuilder(opts: { client: ModelClient; catalog: Catalog; baselineRoots?: readonly string[] | undefined }): ScorerBuilder {
+  return (definition, version, where, bill) => {
     if (definition.type !== 'judge') throw new PanoptesError('invalid_input', `${where}: not a judge definition`, { where });
     definition.judges.forEach((judge, i) => {
       if (!opts.catalog.has(judge)) {
         throw new PanoptesError('invalid_input', `${where}.judges.${i}: "${judge}" is not in the catalog`, { where: `${where}.judges.${i}` });
       }
     });
-    return { scorer: createLlmJudge({ definition, version, client: opts.client, catalog: opts.catalog }), layer: 'judge', definition };
+    return { scorer: createLlmJudge({ definition, version, client: bill ? bill(opts.client) : opts.client, catalog: opts.catalog, baselineRoots: opts.baselineRoots }), layer: 'judge', definition };
   };
 }

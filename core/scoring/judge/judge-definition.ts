@@ -10,6 +10,7 @@ import type { JudgeScale } from '../../models/judge-protocol.js';
 import { SamplingSchema } from '../../models/sampling.js';
 import type { Sampling } from '../../domain.js';
 import { commonDefinitionFields } from '../definition-fields.js';
+import type { FailSeverity } from '../scorer.js';
 
 /** Judges answer at temperature 0 with this seed unless the definition says otherwise: the same prompt, the same verdict. */
 export const JUDGE_DEFAULT_SAMPLING = { temperature: 0, seed: 20_240_601, maxTokens: 512 } as const;
@@ -90,7 +91,7 @@ export interface ResolvedJudgeDefinition {
   /** The baseline file's path and pinned hash (pairwise from a file); null otherwise. */
   baselineFile: { path: string; sha256: string | null } | null;
   sampling: Sampling;
-  severity: 'hard' | 'soft';
+  severity: FailSeverity;
 }
 
 export function resolveJudgeDefinition(d: JudgeDefinition): ResolvedJudgeDefinition {

@@ -16,7 +16,7 @@
  * error, whose `retryable` says whether scoring this answer later can succeed.
  * Runs on: Node (core).
  */
-import { PanoptesError } from '../../domain.js';
+import { PanoptesError, type ScorerKind } from '../../domain.js';
 import type { Catalog } from '../../models/catalog.js';
 import { parseVerdict, renderJudgePrompt, type JudgePrompt, type Verdict } from '../../models/judge-protocol.js';
 import type { ChatMessage, ModelClient, ModelResponse } from '../../models/model-client.js';
@@ -41,6 +41,11 @@ export interface LlmJudgeOptions {
    * model as the candidate under another id, and hosts' model names are kept out of prompts too.
    */
   catalog?: Catalog;
+  /**
+   * The folders a baseline file must still be in when it is read again to score, by the real path
+   * of the file opened (a server's manifest roots); absent where any file may be read.
+   */
+  baselineRoots?: readonly string[] | undefined;
 }
 
 type Usage = JudgeCallFacts['usage'];
@@ -76,7 +81,7 @@ const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 class LlmJudge implements Scorer {
   readonly name: string;
   readonly version: string;
-  readonly kind: 'pass_fail' | 'graded';
+  readonly kind: ScorerKind;
   readonly judges: readonly string[];
   readonly baseline?: string;
   private readonly def: ResolvedJudgeDefinition;
@@ -257,7 +262,7 @@ class LlmJudge implements Scorer {
   /** The baseline file's answer for the record: the file must still hold what the scorer version pinned. */
   private async answerFromFile(input: ScoreInput): Promise<string> {
     const file = this.def.baselineFile!;
-    this.fileAnswers ??= readBaselineFile(file.path, 'baselineFile', file.sha256 ?? undefined);
+    this.fileAnswers ??= readBaselineFile(file.path, 'baselineFile', { sha256: file.sha256 ?? undefined, roots: this.opts.baselineRoots });
     let answers: BaselineAnswers;
     try {
       answers = await this.fileAnswers;

@@ -7,6 +7,7 @@
  * Runs on: Node (core).
  */
 import type { BuiltinPlugin } from './code-definition.js';
+import type { ScorerKind } from '../../domain.js';
 
 /**
  * Every citation marker ([1], [2, 3], [4-6]) in the text has an entry in the response's list of
@@ -47,6 +48,6 @@ function score(input) {
 `;
 
 /** The built-ins that run in the sandbox as they are, and whether each passes or fails or grades. */
-export const BUILTIN_SOURCES: Partial<Record<BuiltinPlugin, { source: string; kind: 'pass_fail' | 'graded' }>> = {
+export const BUILTIN_SOURCES: Partial<Record<BuiltinPlugin, { source: string; kind: ScorerKind }>> = {
   citation_integrity: { source: CITATION_INTEGRITY, kind: 'graded' },
 };

@@ -7,8 +7,8 @@
  * Runs on: Node (core).
  */
 import { z } from 'zod';
-import { PanoptesError } from '../../domain.js';
-import { ScorerStopped, UnscorableRecord, type Scorer, type ScoreInput, type ScoreValue } from '../scorer.js';
+import { PanoptesError, type ScorerKind } from '../../domain.js';
+import { ScorerStopped, UnscorableRecord, type Scorer, type ScoreInput, type ScoreValue, type FailSeverity } from '../scorer.js';
 import { ruleCheck } from '../rule-scorers.js';
 import { RuleScorer, type ScorerBuilder, type ScorerCheck } from '../scorer-registry.js';
 import { scorerVersion } from '../scorer-version.js';
@@ -48,7 +48,7 @@ function shown(v: Field): string {
 }
 
 /** What the plugin returned, as a score; an UnscorableRecord saying what was wrong with it. */
-function pluginValue(returned: string, severity: 'hard' | 'soft'): ScoreValue {
+function pluginValue(returned: string, severity: FailSeverity): ScoreValue {
   let raw: unknown;
   try {
     raw = JSON.parse(returned);
@@ -94,10 +94,10 @@ class CodeScorer implements Scorer {
   constructor(
     readonly name: string,
     readonly version: string,
-    readonly kind: 'pass_fail' | 'graded',
+    readonly kind: ScorerKind,
     private readonly source: string,
     private readonly filename: string,
-    private readonly severity: 'hard' | 'soft',
+    private readonly severity: FailSeverity,
   ) {}
 
   async score(input: ScoreInput): Promise<ScoreValue[]> {
@@ -150,7 +150,7 @@ function usesNetwork(def: CodeDefinition, where: string, grants: PluginGrants): 
 }
 
 /** The source a sandboxed definition runs, where it comes from (for messages), and how it scores. */
-function pluginSource(def: CodeDefinition, where: string): { source: string; filename: string; kind: 'pass_fail' | 'graded' } {
+function pluginSource(def: CodeDefinition, where: string): { source: string; filename: string; kind: ScorerKind } {
   if (def.builtin !== undefined) {
     const builtin = BUILTIN_SOURCES[def.builtin];
     if (!builtin) throw new PanoptesError('invalid_input', `${where}.builtin: "${def.builtin}" is not available`, { where: `${where}.builtin` });

@@ -6,7 +6,7 @@
  * explanation lists the others with what they answered.
  * Runs on: Node (core).
  */
-import type { Scorer, ScoreInput, ScoreValue } from '../scorer.js';
+import type { Scorer, ScoreInput, ScoreValue, FailSeverity } from '../scorer.js';
 
 /** How long one URL may take to answer. */
 const URL_TIMEOUT_MS = 5000;
@@ -41,7 +41,7 @@ export class UrlHealthScorer implements Scorer {
   constructor(
     readonly name: string,
     readonly version: string,
-    private readonly severity: 'hard' | 'soft',
+    private readonly severity: FailSeverity,
   ) {}
 
   async score(input: ScoreInput, signal?: AbortSignal): Promise<ScoreValue[]> {

@@ -9,7 +9,7 @@
  * Runs on: renderer (in a plain browser).
  */
 import { ApiError, Listeners, unwrap, type CallArgs, type ConnectionState, type PanoptesClient } from './client.js';
-import type { ControlEvent, ControlMethod, Envelope, ManifestPreview, MethodResult } from './types.js';
+import type { ControlEvent, ControlMethod, Envelope, HtmlReportResult, ManifestPreview, MethodResult } from './types.js';
 
 function base64url(text: string): string {
   let binary = '';
@@ -117,8 +117,8 @@ export function createBridgeClient(token: string, origin: string = window.locati
       const query = new URLSearchParams({ fileName: file.name });
       return post<ManifestPreview>(`/bridge/manifest?${query}`, await file.text(), 'text/plain; charset=utf-8');
     },
-    async exportRun(runId, format) {
-      const { url, fileName } = await post<{ url: string; fileName: string }>('/bridge/export-link', { runId, format });
+    async exportRun(runId, format, opts) {
+      const { url, fileName } = await post<{ url: string; fileName: string }>('/bridge/export-link', { runId, format, ...(opts?.scores ? { scores: true } : {}) });
       const link = document.createElement('a');
       link.href = new URL(url, origin).href;
       link.download = fileName;
@@ -127,6 +127,20 @@ export function createBridgeClient(token: string, origin: string = window.locati
       link.click();
       link.remove();
       return { kind: 'download', fileName };
+    },
+    async saveReport(input) {
+      // The page is the answer (the server writes nothing): handed to the browser as a file of its own.
+      const page = await post<HtmlReportResult>('/bridge/call/reportHtml', input);
+      const href = URL.createObjectURL(new Blob([page.html ?? ''], { type: 'text/html;charset=utf-8' }));
+      const link = document.createElement('a');
+      link.href = href;
+      link.download = page.fileName;
+      document.body.append(link);
+      link.click();
+      link.remove();
+      // Let go once the download has surely read it (some browsers read a blob URL after click() returns).
+      setTimeout(() => URL.revokeObjectURL(href), 60_000);
+      return { kind: 'download', fileName: page.fileName, rows: page.rows, total: page.total };
     },
   };
 }

@@ -5,7 +5,7 @@
  * are rethrown here as `ApiError`, keeping the code, the message and the field they name.
  * Runs on: renderer.
  */
-import type { ControlEvent, ControlMethod, ManifestPreview, MethodInput, MethodResult, SerializedError } from './types.js';
+import type { ControlEvent, ControlMethod, ManifestPreview, MethodInput, MethodResult, ReportHtmlInput, SerializedError } from './types.js';
 
 export class ApiError extends Error {
   readonly code: SerializedError['code'];
@@ -30,7 +30,8 @@ export type CallArgs<M extends ControlMethod> = undefined extends MethodInput<M>
  */
 export type ConnectionState = 'connecting' | 'open' | 'reconnecting' | 'unauthorized';
 
-export type ExportFormat = 'jsonl' | 'csv';
+/** `inspect`: inspect_ai logs, a folder in the desktop app, one tar of it in the browser. */
+export type ExportFormat = 'jsonl' | 'csv' | 'inspect';
 
 /** What an export did: saved to a file (desktop) or handed to the browser as a download. */
 export type ExportOutcome = { kind: 'saved'; path: string; lines: number } | { kind: 'download'; fileName: string };
@@ -44,9 +45,17 @@ export interface PanoptesClient {
   chooseManifest: (() => Promise<string | null>) | null;
   /** Sends a manifest file the user picked to be kept and checked (browser only). */
   uploadManifest: ((file: File) => Promise<ManifestPreview>) | null;
-  /** Saves (desktop: save dialog) or downloads (browser) a run's responses; null when the user cancelled. */
-  exportRun(runId: string, format: ExportFormat): Promise<ExportOutcome | null>;
+  /** Saves (desktop: save dialog) or downloads (browser) a run's responses (a CSV with `scores`: a column per scorer); null when the user cancelled. */
+  exportRun(runId: string, format: ExportFormat, opts?: { scores?: boolean }): Promise<ExportOutcome | null>;
+  /** Saves (desktop: save dialog) or downloads (browser) a run's report as one HTML page; null when the user cancelled. */
+  saveReport(input: SaveReportInput): Promise<SaveReportOutcome | null>;
 }
+
+/** The report a page is saved of: the report's own choices (where it is written is the client's). */
+export type SaveReportInput = Omit<ReportHtmlInput, 'outPath'>;
+
+/** What Save report did: a file written (desktop) or a page handed to the browser as a download. */
+export type SaveReportOutcome = { kind: 'saved'; path: string; rows: number; total: number } | { kind: 'download'; fileName: string; rows: number; total: number };
 
 /** Unwraps an Envelope: the value, or an ApiError carrying the serialized error. */
 export function unwrap<T>(envelope: { ok: true; value: T } | { ok: false; error: SerializedError }): T {
@@ -68,6 +77,7 @@ export class Listeners<T> {
   }
 }
 
+/** The name the save dialog offers: a file, or for inspect the folder its logs go in. */
 export function exportFileName(runId: string, format: ExportFormat): string {
-  return `${runId}-responses.${format}`;
+  return format === 'inspect' ? `${runId}-inspect` : `${runId}-responses.${format}`;
 }

@@ -27,11 +27,17 @@ export function createIpcClient(bridge: DesktopBridge): PanoptesClient {
     },
     chooseManifest: () => bridge.chooseManifest(),
     uploadManifest: null,
-    async exportRun(runId, format) {
+    async exportRun(runId, format, opts) {
       const outPath = await bridge.chooseExportPath(exportFileName(runId, format));
       if (outPath === null) return null;
-      const result = await client.call('exportRun', { runId, format, outPath });
+      const result = await client.call('exportRun', { runId, format, outPath, ...(opts?.scores ? { scores: true } : {}) });
       return { kind: 'saved', path: result.path, lines: result.lines };
+    },
+    async saveReport(input) {
+      const outPath = await bridge.chooseExportPath(`${input.runId}-report.html`);
+      if (outPath === null) return null;
+      const result = await client.call('reportHtml', { ...input, outPath });
+      return { kind: 'saved', path: result.path ?? outPath, rows: result.rows, total: result.total };
     },
   };
   return client;

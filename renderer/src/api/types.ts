@@ -13,6 +13,7 @@ export type {
   EpochReducer,
   Envelope,
   ExportResult,
+  HtmlReportResult,
   Job,
   ManifestIssue,
   ManifestPreview,
@@ -22,9 +23,15 @@ export type {
   ModelScore,
   PairComparison,
   PricedResponse,
+  ReportHtmlInput,
   ResponsesInput,
   ProbeReport,
   ResponsesPage,
+  ResponseScoreCell,
+  ResponseScorerColumn,
+  ScoredResponse,
+  FlippedVignettes,
+  ModelFlips,
   RosterHost,
   RosterModel,
   RosterReport,
@@ -51,3 +58,4 @@ export type {
   WorkerListenerStatus,
 } from '../../../core/service/contract.js';
 export type { JobStatus } from '../../../core/service/contract.js';
+export type { PrivacyMode, ReasoningEffort, ScorerKind } from '../../../core/service/contract.js';

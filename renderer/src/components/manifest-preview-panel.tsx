@@ -38,8 +38,10 @@ export function ManifestPreviewPanel({ preview }: { preview: ManifestPreview }) 
         <tbody>
           {preview.preview.map((v) => (
             <tr key={v.id}>
-              <td className="mono nowrap">{v.id}</td>
-              <td className="ellipsis" title={v.prompt}>
+              <td className="mono nowrap" dir="auto">
+                {v.id}
+              </td>
+              <td className="ellipsis" title={v.prompt} dir="auto">
                 {v.prompt}
               </td>
             </tr>

@@ -7,7 +7,7 @@
  */
 import type { ModelScore } from '../api/types.js';
 import { formatInt } from '../format.js';
-import { formatInterval, formatScore } from './score-format.js';
+import { formatInterval, formatScore } from '../../../core/common/score-format.js';
 import { ScrollRegion } from './scroll-region.js';
 
 /** Highest mean first; ties keep the report's order. */
@@ -37,7 +37,7 @@ export function ModelScoreTable({ models, testId, caption }: { models: readonly 
             <th scope="col" className="num">95% CI</th>
             <th scope="col" className="num" title="Standard error of the mean">SE</th>
             {gaps ? (
-              <th scope="col" className="num" title="Responses with no verdict (a judge failed or gave none): missing, not fails">Not scored</th>
+              <th scope="col" className="num" title="Responses with no verdict (a judge failed or gave none, or the scorer could not score them): missing, not fails">Not scored</th>
             ) : null}
             {consistency ? (
               <th scope="col" className="num" title="The chance that two epochs of one vignette disagree">Flip rate</th>

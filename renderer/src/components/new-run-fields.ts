@@ -6,7 +6,7 @@
  */
 import type { ApiError } from '../api/client.js';
 
-export type FieldName = 'manifest' | 'models' | 'epochs' | 'concurrency' | 'temperature' | 'maxTokens' | 'seed' | 'scoring';
+export type FieldName = 'manifest' | 'models' | 'epochs' | 'concurrency' | 'temperature' | 'maxTokens' | 'seed' | 'scoring' | 'template' | 'thinkingBudget';
 /** An absent or undefined field has no error. */
 export type FieldErrors = { [F in FieldName]?: string | undefined };
 
@@ -25,6 +25,19 @@ export function optionalNumber(text: string, min: number, max: number, whole: bo
   return n;
 }
 
+/** The sampling the fields ask for: only the numbers given (blank and invalid fields say nothing). */
+export function samplingOf(
+  temperature: number | null | 'invalid',
+  maxTokens: number | null | 'invalid',
+  seed: number | null | 'invalid',
+): { temperature?: number; maxTokens?: number; seed?: number } {
+  return {
+    ...(typeof temperature === 'number' ? { temperature } : {}),
+    ...(typeof maxTokens === 'number' ? { maxTokens } : {}),
+    ...(typeof seed === 'number' ? { seed } : {}),
+  };
+}
+
 /** Which field a server error names (`models[1]`, `epochs`, `manifest.jsonl:3`, ...). */
 export function fieldOf(err: ApiError): FieldName | null {
   const where = err.where ?? '';
@@ -36,5 +49,7 @@ export function fieldOf(err: ApiError): FieldName | null {
   if (where === 'sampling.maxTokens') return 'maxTokens';
   if (where === 'sampling.seed') return 'seed';
   if (where.startsWith('scorers')) return 'scoring';
+  if (where.startsWith('template')) return 'template';
+  if (where === 'sampling.thinkingBudget') return 'thinkingBudget';
   return null;
 }

@@ -8,7 +8,7 @@
  */
 import type { PairComparison } from '../api/types.js';
 import { pairOf } from './pairs.js';
-import { formatDiff, formatInterval, formatPValue, formatScore } from './score-format.js';
+import { formatDiff, formatInterval, formatPValue, formatScore } from '../../../core/common/score-format.js';
 import { ScrollRegion } from './scroll-region.js';
 
 function PairCell({ pair }: { pair: PairComparison | null }) {

@@ -4,6 +4,7 @@
  * Runs on: renderer.
  */
 import type { ChatTurn } from '../api/types.js';
+import { AnswerText } from './answer-text.js';
 
 export interface PosedVignette {
   prompt: string;
@@ -19,19 +20,25 @@ export function PromptBox({ vignette }: { vignette: PosedVignette }) {
         <ol className="conversation" aria-label="conversation" data-testid="conversation">
           {vignette.messages.map((turn, i) => (
             <li key={i} className={`turn turn-${turn.role}`}>
-              <span className="muted small turn-role">{turn.role}</span> <span className="turn-content">{turn.content}</span>
+              <span className="muted small turn-role">{turn.role}</span> <span className="turn-content" dir="auto">
+                {turn.content}
+              </span>
             </li>
           ))}
         </ol>
       ) : (
         <>
-          {vignette.system ? <div className="muted small">system: {vignette.system}</div> : null}
-          <div>{vignette.prompt}</div>
+          {vignette.system ? (
+            <div className="muted small">
+              system: <span dir="auto">{vignette.system}</span>
+            </div>
+          ) : null}
+          <AnswerText text={vignette.prompt} className="prompt-text" />
         </>
       )}
       {vignette.target !== undefined ? (
         <div className="muted small" data-testid="detail-target">
-          target: {vignette.target}
+          target: <span dir="auto">{vignette.target}</span>
         </div>
       ) : null}
     </div>

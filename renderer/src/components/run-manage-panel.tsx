@@ -5,6 +5,7 @@
  * Runs on: renderer.
  */
 import { useEffect, useState } from 'react';
+import { RUN_NAME_MAX, RUN_NOTES_MAX } from '../../../core/common/input-bounds.js';
 import { useClient } from '../api/client-context.js';
 import type { RunSummary } from '../api/types.js';
 import { formatDateTime } from '../format.js';
@@ -78,7 +79,7 @@ export function RunManagePanel({ run }: { run: RunSummary }) {
         <div className="field-row">
           <label className="field">
             <span className="field-label">Name</span>
-            <input type="text" dir="auto" maxLength={200} value={name} placeholder={run.id} data-testid="run-name" onChange={(e) => setName(e.target.value)} />
+            <input type="text" dir="auto" maxLength={RUN_NAME_MAX} value={name} placeholder={run.id} data-testid="run-name" onChange={(e) => setName(e.target.value)} />
           </label>
           <label className="field">
             <span className="field-label">Tags</span>
@@ -87,7 +88,7 @@ export function RunManagePanel({ run }: { run: RunSummary }) {
         </div>
         <label className="field">
           <span className="field-label">Notes</span>
-          <textarea dir="auto" rows={3} maxLength={10_000} value={notes} data-testid="run-notes" onChange={(e) => setNotes(e.target.value)} />
+          <textarea dir="auto" rows={3} maxLength={RUN_NOTES_MAX} value={notes} data-testid="run-notes" onChange={(e) => setNotes(e.target.value)} />
         </label>
         <div className="form-actions">
           <button type="submit" className="button" disabled={busy} data-testid="save-run-details">

@@ -1,7 +1,8 @@
 /**
  * One vignette's responses side by side (models down, epochs across), each with every score it got:
  * scorer, value, pass or fail, hard or soft, the judge and its rationale; under it, the retries a
- * scorer made after a hard fail, each with its answer and verdicts. A modal
+ * scorer made after a hard fail, each with its answer and verdicts; a staged record's calls, each
+ * with its prompt and answer, collapsed (stage-calls.tsx). A modal
  * dialog: focus moves into it when it opens, Escape closes it, and focus goes back to the matrix
  * cell that opened it.
  * Runs on: renderer.
@@ -9,9 +10,12 @@
 import { useEffect, useRef } from 'react';
 import { useClient } from '../api/client-context.js';
 import type { ScoreDetail } from '../api/types.js';
+import { AnswerText } from './answer-text.js';
 import { ErrorNotice } from './notice.js';
 import { PromptBox } from './prompt-box.js';
-import { formatScore } from './score-format.js';
+import { formatScore } from '../../../core/common/score-format.js';
+import { sideBySide } from '../../../core/common/side-by-side.js';
+import { StageCalls } from './stage-calls.js';
 import { useFetch } from './use-fetch.js';
 
 type DetailResponse = ScoreDetail['responses'][number];
@@ -26,7 +30,11 @@ function ScoreLine({ score }: { score: DetailScore }) {
       <span className="mono" data-col="value">{formatScore(score.value)}</span>{' '}
       {verdict ? <span className={`badge ${verdict === 'pass' ? 'badge-ok' : score.severity === 'soft' ? 'badge-warn' : 'badge-err'}`}>{verdict}{verdict === 'fail' && score.severity !== 'none' ? ` · ${score.severity}` : ''}</span> : null}
       {score.judge ? <span className="muted small"> judge {score.judge}</span> : null}
-      {score.explanation ? <div className="score-explanation small">{score.explanation}</div> : null}
+      {score.explanation ? (
+        <div className="score-explanation small" dir="auto">
+          {score.explanation}
+        </div>
+      ) : null}
     </li>
   );
 }
@@ -37,7 +45,7 @@ function RetryBlock({ retry }: { retry: DetailRetry }) {
       <div className="muted small">
         retry: attempt {retry.attempt} for {retry.scorer}
       </div>
-      <div className="sbs-text">{retry.response}</div>
+      <AnswerText text={retry.response} />
       {retry.scores.length > 0 ? (
         <ul className="score-list">
           {retry.scores.map((s, i) => (
@@ -57,7 +65,8 @@ function ResponseCell({ responses }: { responses: readonly DetailResponse[] }) {
     <>
       {responses.map((r) => (
         <div key={r.seq} className="sbs-response">
-          <div className="sbs-text">{r.response}</div>
+          <AnswerText text={r.response} />
+          <StageCalls stages={r.stages} />
           {r.scores.length > 0 ? (
             <ul className="score-list">
               {r.scores.map((s, i) => (
@@ -90,10 +99,7 @@ export function ScoreDetailDialog({ runId, vignetteId, onClose }: { runId: strin
   }, []);
 
   const data = detail.data;
-  const models = data ? [...new Set(data.responses.map((r) => r.model))] : [];
-  const epochs = data ? [...new Set(data.responses.map((r) => r.epoch))].sort((a, b) => a - b) : [];
-  const cell = (model: string, epoch: number) =>
-    (data?.responses ?? []).filter((r) => r.model === model && r.epoch === epoch).sort((a, b) => a.seq - b.seq);
+  const { models, epochs, cell } = sideBySide(data?.responses ?? []);
 
   return (
     <dialog
@@ -105,7 +111,10 @@ export function ScoreDetailDialog({ runId, vignetteId, onClose }: { runId: strin
     >
       <header className="card-header">
         <h2 id="score-detail-title" ref={heading} tabIndex={-1}>
-          <span className="mono">{vignetteId}</span> — responses and scores
+          <span className="mono" dir="auto">
+            {vignetteId}
+          </span>{' '}
+          — responses and scores
         </h2>
         <button type="button" className="button small" onClick={() => dialog.current?.close()}>
           Close

@@ -6,7 +6,7 @@
  * Runs on: renderer.
  */
 import { Bar, BarChart, CartesianGrid, Cell, ErrorBar, LabelList, Tooltip, XAxis, YAxis } from 'recharts';
-import { formatInterval, formatScore } from './score-format.js';
+import { formatInterval, formatScore } from '../../../core/common/score-format.js';
 import { chartColor, useThemeColors } from './use-theme-colors.js';
 
 export interface IntervalEntry {

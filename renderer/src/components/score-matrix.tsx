@@ -2,18 +2,19 @@
  * The vignette × model matrix of one scorer: each cell shows the epoch-reduced score and one mark
  * per epoch (passed, failed, partial credit, not scored yet), sortable by vignette, by flip rate
  * (the vignettes a model answers inconsistently first) and by judge disagreement. Rows come from
- * the engine a page at a time, in the order asked for; a cell is a button that opens the vignette's
+ * the engine a page at a time, in the order asked for, paged through every vignette of the run (or
+ * every one whose id, prompt or metadata holds the search's text); a cell is a button that opens the vignette's
  * responses side by side. While a run is scored, a page in manifest order follows the scores as
  * often as the view refreshes, but a sorted page, which the engine computes over the whole run, at
  * most every few seconds: a large run's flip-rate sort is half a second of the engine's time.
  * Runs on: renderer.
  */
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import { useClient } from '../api/client-context.js';
 import type { EpochReducer, MatrixSort, ScoreMatrixCell, ScoreMatrixRow } from '../api/types.js';
 import { formatInt } from '../format.js';
 import { ErrorNotice } from './notice.js';
-import { formatScore } from './score-format.js';
+import { formatScore } from '../../../core/common/score-format.js';
 import { useFetch } from './use-fetch.js';
 import { useThrottled } from './use-throttled.js';
 import { ScrollRegion } from './scroll-region.js';
@@ -24,10 +25,8 @@ const SORTS: Array<{ value: MatrixSort; label: string }> = [
   { value: 'judge_disagreement', label: 'judge disagreement (largest first)' },
 ];
 
-/** Rows fetched per "Show more". */
+/** Rows per page of the grid. */
 const PAGE_ROWS = 50;
-/** The matrix keeps at most this many rows on screen; the sort puts the interesting ones first. */
-const MAX_ROWS = 1000;
 /** While scores land, a sorted page is fetched again at most once per this many ms. */
 const SORTED_REFRESH_MS = 5000;
 /** Metadata keys shown per row. */
@@ -77,7 +76,7 @@ function metadataChips(metadata: Record<string, unknown> | undefined) {
   return (
     <span className="chips">
       {entries.map(([k, v]) => (
-        <span key={k} className="chip">
+        <span key={k} className="chip" dir="auto">
           {k}: {typeof v === 'string' ? v : JSON.stringify(v)}
         </span>
       ))}
@@ -102,11 +101,19 @@ export function ScoreMatrix({
 }) {
   const client = useClient();
   const [sort, setSort] = useState<MatrixSort>('vignette');
-  const [limit, setLimit] = useState(PAGE_ROWS);
+  const [cursor, setCursor] = useState(0);
+  const [searchInput, setSearchInput] = useState('');
+  const [search, setSearch] = useState('');
+  useEffect(() => {
+    const timer = setTimeout(() => setSearch(searchInput.trim()), 300);
+    return () => clearTimeout(timer);
+  }, [searchInput]);
+  // A new order or search starts at the first page.
+  useEffect(() => setCursor(0), [runId, scorer, sort, search]);
   const sortedRefresh = useThrottled(refresh, SORTED_REFRESH_MS);
   const page = useFetch(
-    () => client.call('scoreMatrix', { runId, scorer, reducer, sort, limit }),
-    [client, runId, scorer, reducer, sort, limit, sort === 'vignette' ? refresh : sortedRefresh],
+    () => client.call('scoreMatrix', { runId, scorer, reducer, sort, limit: PAGE_ROWS, cursor, ...(search === '' ? {} : { search }) }),
+    [client, runId, scorer, reducer, sort, cursor, search, sort === 'vignette' && search === '' ? refresh : sortedRefresh],
   );
   const data = page.data;
   return (
@@ -121,6 +128,16 @@ export function ScoreMatrix({
               </option>
             ))}
           </select>
+        </label>
+        <label className="inline-field">
+          <span>Search</span>
+          <input
+            type="search"
+            data-testid="matrix-search"
+            placeholder="vignette id, prompt or metadata"
+            value={searchInput}
+            onChange={(e) => setSearchInput(e.target.value)}
+          />
         </label>
         <span className="muted small legend">
           <span className="legend-item"><span className="mark mark-pass" aria-hidden="true" /> 1</span>
@@ -150,7 +167,9 @@ export function ScoreMatrix({
                 {data.rows.map((row) => (
                   <tr key={row.vignetteId} data-vignette={row.vignetteId}>
                     <th scope="row" className="matrix-vignette">
-                      <span className="mono">{row.vignetteId}</span>
+                      <span className="mono" dir="auto">
+                        {row.vignetteId}
+                      </span>
                       {metadataChips(row.metadata)}
                     </th>
                     {row.cells.map((cell) => (
@@ -161,15 +180,17 @@ export function ScoreMatrix({
               </tbody>
             </table>
           </ScrollRegion>
-          <div className="row pad">
+          <div className="grid-pager pad" role="group" aria-label="Pages of vignettes">
+            <button type="button" className="button small" data-testid="matrix-prev" disabled={cursor === 0} onClick={() => setCursor((c) => Math.max(0, c - PAGE_ROWS))}>
+              Previous
+            </button>
             <span className="muted small" data-testid="matrix-count">
-              {formatInt(data.rows.length)} of {formatInt(data.total)} vignettes
+              {data.rows.length === 0 ? 'No vignettes' : `${formatInt(cursor + 1)}–${formatInt(cursor + data.rows.length)}`} of {formatInt(data.total)}{' '}
+              {search === '' ? 'vignettes' : `vignettes matching “${search}”`}
             </span>
-            {data.nextCursor !== null && limit < MAX_ROWS ? (
-              <button type="button" className="button small" onClick={() => setLimit((n) => Math.min(n + PAGE_ROWS, MAX_ROWS))}>
-                Show {PAGE_ROWS} more
-              </button>
-            ) : null}
+            <button type="button" className="button small" data-testid="matrix-next" disabled={data.nextCursor === null} onClick={() => setCursor(data.nextCursor ?? cursor)}>
+              Next
+            </button>
           </div>
         </>
       ) : page.loading ? (

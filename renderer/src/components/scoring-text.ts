@@ -4,28 +4,16 @@
  * definition means is the engine's to check, and its error names the field.
  * Runs on: renderer.
  */
-import { YAMLParseError, parse as parseYaml } from 'yaml';
+import { parseScoringSyntax } from '../../../core/common/scoring-text.js';
 import type { ScoringConfig } from '../api/types.js';
 
 export type ParsedScoring = { config: ScoringConfig; error: null } | { config: null; error: string };
 
-/** Text that opens with `{` is read as JSON, anything else as YAML; a syntax error names its line. */
+/** The text as a value by the command line's rule (core/common/scoring-text.ts); a syntax error names its line. */
 function parseText(text: string): { value: unknown } | { error: string } {
-  if (text.trimStart().startsWith('{')) {
-    try {
-      return { value: JSON.parse(text) as unknown };
-    } catch (err) {
-      const pos = /position (\d+)/.exec((err as Error).message);
-      const line = pos ? `line ${text.slice(0, Number(pos[1])).split('\n').length}: ` : '';
-      return { error: `${line}not valid JSON: ${(err as Error).message}` };
-    }
-  }
-  try {
-    return { value: parseYaml(text, { maxAliasCount: 100 }) as unknown };
-  } catch (err) {
-    const line = err instanceof YAMLParseError && err.linePos ? `line ${err.linePos[0].line}: ` : '';
-    return { error: `${line}not valid YAML: ${(err as Error).message.split('\n')[0]}` };
-  }
+  const syntax = parseScoringSyntax(text);
+  if (syntax.ok) return { value: syntax.value };
+  return { error: `${syntax.line === null ? '' : `line ${syntax.line}: `}not valid ${syntax.syntax}: ${syntax.message}` };
 }
 
 /** The scoring file's text as the object the contract takes, or why it is not one. */

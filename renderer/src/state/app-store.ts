@@ -11,6 +11,7 @@ import type { ControlEvent, Job, ModelCost, RunDetail, RunSummary, ScoringStatus
 import { isTerminal, runIsNotOlder } from './freshness.js';
 import { JobTable } from './job-table.js';
 import { RateMeter } from './rate-meter.js';
+import { withScoringCosts } from './run-scoring-costs.js';
 
 export interface OpenRun {
   runId: string;
@@ -146,6 +147,8 @@ export function ingest(events: readonly ControlEvent[]): void {
     if (event.type === 'scoring') {
       scoring ??= { ...state.scoring };
       scoring[event.status.runId] = event.status;
+      const scored = (runs ?? state.runs)[event.status.runId];
+      if (scored) (runs ??= { ...state.runs })[scored.id] = withScoringCosts(scored, event.status);
       continue;
     }
     const { run } = event;

@@ -8,7 +8,8 @@ import { useSyncExternalStore } from 'react';
 
 export type Route =
   | { view: 'runs' }
-  | { view: 'new'; example: boolean }
+  /** `again`: the run whose settings fill the form (Run again). */
+  | { view: 'new'; example: boolean; again?: string }
   | { view: 'run'; runId: string }
   | { view: 'stats'; runId: string | null }
   | { view: 'responses'; runId: string | null }
@@ -16,7 +17,8 @@ export type Route =
   | { view: 'results'; runId: string | null }
   | { view: 'compare'; runA: string | null; runB: string | null }
   | { view: 'workers' }
-  | { view: 'models' };
+  | { view: 'models' }
+  | { view: 'metrics' };
 
 export type ViewName = Route['view'];
 
@@ -25,7 +27,7 @@ export function parseRoute(hash: string): Route {
   const [head, id, second] = parts;
   switch (head) {
     case 'new':
-      return { view: 'new', example: id === 'example' };
+      return id === 'again' && second ? { view: 'new', example: false, again: second } : { view: 'new', example: id === 'example' };
     case 'runs':
       return id ? { view: 'run', runId: id } : { view: 'runs' };
     case 'stats':
@@ -40,6 +42,8 @@ export function parseRoute(hash: string): Route {
       return { view: 'workers' };
     case 'models':
       return { view: 'models' };
+    case 'metrics':
+      return { view: 'metrics' };
     default:
       return { view: 'runs' };
   }
@@ -50,9 +54,10 @@ export function routeHref(route: Route): string {
     case 'runs':
     case 'workers':
     case 'models':
+    case 'metrics':
       return `#/${route.view}`;
     case 'new':
-      return route.example ? '#/new/example' : '#/new';
+      return route.again !== undefined ? `#/new/again/${encodeURIComponent(route.again)}` : route.example ? '#/new/example' : '#/new';
     case 'run':
       return `#/runs/${encodeURIComponent(route.runId)}`;
     case 'stats':

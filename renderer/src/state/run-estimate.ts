@@ -1,16 +1,15 @@
 /**
  * A run's price before it is created: input tokens from the manifest's prompt text (about four
- * characters a token, plus a chat template's few tokens per message), output tokens from what each
- * model typically answered in earlier runs (else the max-tokens setting, else a stated guess), at
- * the catalog's prices. An estimate, and labelled as one: it cannot know what the cache will answer.
+ * characters a token, plus a chat template's few tokens per message, by core/common/rough-tokens.ts),
+ * output tokens from what each model typically answered in earlier runs (else the max-tokens
+ * setting, else a stated guess), at the catalog's prices (core/common/cost.ts). An estimate, and
+ * labelled as one: it cannot know what the cache will answer.
  * Runs on: renderer.
  */
+import { estCostUsd } from '../../../core/common/cost.js';
+import { PER_MESSAGE_TOKENS, roughTokensOfChars } from '../../../core/common/rough-tokens.js';
 import type { CatalogModelEntry, ModelCost } from '../api/types.js';
 
-/** Characters per token for English-like text, the usual rule of thumb. */
-export const CHARS_PER_TOKEN = 4;
-/** Tokens a chat template adds around a prompt. */
-export const TEMPLATE_TOKENS = 8;
 /** Output tokens per call assumed for a model that has never answered here and has no max tokens set. */
 export const ASSUMED_OUTPUT_TOKENS = 256;
 
@@ -38,7 +37,7 @@ export function estimateRun(input: {
   history: readonly ModelCost[];
   maxTokens: number | null;
 }): RunEstimate {
-  const perPassInput = Math.ceil(input.promptChars / CHARS_PER_TOKEN) + TEMPLATE_TOKENS * input.vignettes;
+  const perPassInput = roughTokensOfChars(input.promptChars) + PER_MESSAGE_TOKENS * input.vignettes;
   const models = input.models.map((m): ModelEstimate => {
     const past = input.history.find((h) => h.model === m.id);
     const answered = past ? past.outputTokens + past.cachedOutputTokens : 0;
@@ -57,7 +56,7 @@ export function estimateRun(input: {
     }
     const inputTokens = perPassInput * input.epochs;
     const outputTokens = Math.round(perCall * input.vignettes * input.epochs);
-    const costUsd = (inputTokens / 1e6) * m.inputPerMTok + (outputTokens / 1e6) * m.outputPerMTok;
+    const costUsd = estCostUsd({ inputTokens, outputTokens }, m);
     return { model: m.id, inputTokens, outputTokens, costUsd, outputFrom };
   });
   return {

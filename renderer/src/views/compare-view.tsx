@@ -15,12 +15,14 @@ import { EmptyState, ErrorNotice } from '../components/notice.js';
 import { RunPicker } from '../components/run-picker.js';
 import { ScoreIntervalChart, type IntervalEntry } from '../components/score-interval-chart.js';
 import { modelOfSide } from '../components/pairs.js';
-import { formatDiff, formatInterval, formatPValue, formatScore } from '../components/score-format.js';
+import { formatDiff, formatInterval, formatPValue, formatScore } from '../../../core/common/score-format.js';
 import { useFetch } from '../components/use-fetch.js';
 import { useRuns } from '../components/use-runs.js';
 import { navigate } from '../state/hash-routes.js';
 import { ScrollRegion } from '../components/scroll-region.js';
 import { ScorerAndReducerFields } from '../components/score-view-fields.js';
+import { VariantsNote } from '../components/variants-note.js';
+import { FlippedVignettes } from '../components/flipped-vignettes.js';
 
 function chartEntries(comparison: RunComparison): IntervalEntry[] {
   const order = byMeanDescending(comparison.models_a).map((m) => m.model);
@@ -130,8 +132,10 @@ function Comparison({ runA, runB }: { runA: string; runB: string }) {
               <h2>B − A, paired by vignette</h2>
               <span className="muted small">each model's scores in run B against run A on the vignettes both scored</span>
             </header>
+            <VariantsNote variants={data.variants} />
             {data.pairs.length === 0 ? <p className="muted">No model has scores in both runs.</p> : <DifferenceTable pairs={data.pairs} />}
           </div>
+          {statuses.data[0].scorers.find((s) => s.name === scorer)?.kind === 'pass_fail' ? <FlippedVignettes runA={runA} runB={runB} scorer={scorer} /> : null}
           <div className="card">
             <header className="card-header">
               <h2>Each run's scores</h2>

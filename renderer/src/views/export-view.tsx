@@ -1,6 +1,7 @@
 /**
- * Export: a run's records as JSONL (the responses.jsonl shape) or CSV — a download in the browser,
- * the save dialog in the desktop app. Exactly one line per (model, epoch, vignette).
+ * Export: a run's records as JSONL (the responses.jsonl shape) or CSV — exactly one line per
+ * (model, epoch, vignette), with its scores when asked — or its inspect_ai logs (a folder; one tar of it in the browser): a
+ * download in the browser, the save dialog in the desktop app.
  * Runs on: renderer.
  */
 import { useEffect, useState } from 'react';
@@ -19,6 +20,7 @@ import { navigate } from '../state/hash-routes.js';
 const FORMATS: Array<{ value: ExportFormat; label: string; hint: string }> = [
   { value: 'jsonl', label: 'JSONL', hint: 'one JSON object per line, as in responses.jsonl' },
   { value: 'csv', label: 'CSV', hint: 'for spreadsheets: one row per record' },
+  { value: 'inspect', label: 'inspect', hint: "inspect_ai logs, one per model, for inspect's viewer (a folder; a tar of it in the browser)" },
 ];
 
 export function ExportView({ runId }: { runId: string | null }) {
@@ -27,6 +29,7 @@ export function ExportView({ runId }: { runId: string | null }) {
   const run = useAppStore((s) => (runId === null ? undefined : s.runs[runId]));
   const detail = useFetch(runId === null ? null : () => client.call('getRun', { runId }), [client, runId]);
   const [format, setFormat] = useState<ExportFormat>('jsonl');
+  const [withScores, setWithScores] = useState(false);
   const [busy, setBusy] = useState(false);
   const [outcome, setOutcome] = useState<ExportOutcome | null>(null);
   const [error, setError] = useState<Error | null>(null);
@@ -44,7 +47,7 @@ export function ExportView({ runId }: { runId: string | null }) {
     setBusy(true);
     setError(null);
     try {
-      setOutcome(await client.exportRun(runId, format));
+      setOutcome(await client.exportRun(runId, format, { scores: format !== 'inspect' && withScores }));
     } catch (err) {
       setError(err as Error);
     } finally {
@@ -75,6 +78,17 @@ export function ExportView({ runId }: { runId: string | null }) {
               </label>
             ))}
           </fieldset>
+          {format !== 'inspect' ? (
+            <label className="checkbox">
+              <input type="checkbox" data-testid="export-scores" checked={withScores} onChange={(e) => setWithScores(e.target.checked)} />{' '}
+              Score columns{' '}
+              <span className="muted">
+                {format === 'csv'
+                  ? '— one per scorer of the run: pass, fail or the graded value (empty while unscored)'
+                  : '— each record with a "scores" object, a key per scorer of the run: value, passed, kind and severity (null while unscored)'}
+              </span>
+            </label>
+          ) : null}
           <div className="form-actions">
             <button type="button" className="button primary" disabled={busy} onClick={() => void exportNow()} data-testid="export-button">
               {client.kind === 'desktop' ? `Save as ${format.toUpperCase()}…` : `Download ${format.toUpperCase()}`}
@@ -83,7 +97,7 @@ export function ExportView({ runId }: { runId: string | null }) {
           <ErrorNotice error={error} title="The export failed" />
           {outcome?.kind === 'saved' ? (
             <div className="notice notice-ok" data-testid="export-done">
-              Saved {formatInt(outcome.lines)} lines to <span className="mono">{outcome.path}</span>
+              Saved {formatInt(outcome.lines)} {format === 'inspect' ? 'samples' : 'lines'} to <span className="mono">{outcome.path}</span>
             </div>
           ) : outcome?.kind === 'download' ? (
             <div className="notice notice-ok" data-testid="export-done">

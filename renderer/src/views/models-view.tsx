@@ -9,6 +9,7 @@ import { useState } from 'react';
 import { useClient } from '../api/client-context.js';
 import type { ProbeReport, RosterHost, RosterModel } from '../api/types.js';
 import { ErrorNotice } from '../components/notice.js';
+import { ScrollRegion } from '../components/scroll-region.js';
 import { useFetch } from '../components/use-fetch.js';
 import { formatInt, formatPrice, formatTime } from '../format.js';
 
@@ -46,9 +47,15 @@ function HostLine({ host }: { host: RosterHost }) {
 function ModelRow({ model }: { model: RosterModel }) {
   return (
     <tr data-model={model.model}>
-      <td>
-        <div className="mono">{model.model}</div>
-        {model.label !== model.model ? <div className="muted">{model.label}</div> : null}
+      <td className="roster-model">
+        <div className="mono" dir="auto">
+          {model.model}
+        </div>
+        {model.label !== model.model ? (
+          <div className="muted" dir="auto">
+            {model.label}
+          </div>
+        ) : null}
       </td>
       <td>
         {model.frontier ? (
@@ -79,12 +86,44 @@ function ModelRow({ model }: { model: RosterModel }) {
   );
 }
 
+/** Whether a model matches the filter text: its id, label, or a host's id or provider (case-insensitive). */
+function matchesModel(model: RosterModel, filter: string): boolean {
+  const words = filter.trim().toLowerCase().split(/\s+/).filter(Boolean);
+  const text = [model.model, model.label, ...model.hosts.flatMap((h) => [h.id, h.provider])].join(' ').toLowerCase();
+  return words.every((w) => text.includes(w));
+}
+
+function RosterTable({ models, label, testId }: { models: readonly RosterModel[]; label: string; testId: string }) {
+  return (
+    <ScrollRegion label={label}>
+      <table className="table" data-testid={testId}>
+        <thead>
+          <tr>
+            <th>Model</th>
+            <th>Frontier</th>
+            <th>Now</th>
+            <th className="num">Context</th>
+            <th className="num">Price in / out per M</th>
+            <th>Hosts</th>
+          </tr>
+        </thead>
+        <tbody>
+          {models.map((m) => (
+            <ModelRow key={m.model} model={m} />
+          ))}
+        </tbody>
+      </table>
+    </ScrollRegion>
+  );
+}
+
 export function ModelsView() {
   const client = useClient();
   const roster = useFetch(() => client.call('roster'), [client]);
   const [probing, setProbing] = useState(false);
   const [probe, setProbe] = useState<ProbeReport | null>(null);
   const [probeError, setProbeError] = useState<Error | null>(null);
+  const [filter, setFilter] = useState('');
 
   const onProbe = async () => {
     setProbing(true);
@@ -100,6 +139,10 @@ export function ModelsView() {
   };
 
   const data = roster.data;
+  const shown = (data?.models ?? []).filter((m) => matchesModel(m, filter));
+  // Usable models first; the rest (typically hosted models waiting for a key) folded away below.
+  const usable = shown.filter((m) => m.routable);
+  const others = shown.filter((m) => !m.routable);
   return (
     <section className="view">
       <header className="view-header">
@@ -125,25 +168,36 @@ export function ModelsView() {
           Probed {formatInt(probe.results.length)} hosts: {formatInt(probe.ok)} answered, {formatInt(probe.failed)} did not.
         </p>
       ) : null}
-      <div className="card table-card">
-        <table className="table" data-testid="roster-table">
-          <thead>
-            <tr>
-              <th>Model</th>
-              <th>Frontier</th>
-              <th>Now</th>
-              <th className="num">Context</th>
-              <th className="num">Price in / out per M</th>
-              <th>Hosts</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(data?.models ?? []).map((m) => (
-              <ModelRow key={m.model} model={m} />
-            ))}
-          </tbody>
-        </table>
+      {data ? (
+        <div className="filters card">
+          <input
+            type="search"
+            className="grow"
+            placeholder="Filter models by name, label, host or provider"
+            aria-label="Filter models"
+            data-testid="models-filter"
+            value={filter}
+            onChange={(e) => setFilter(e.target.value)}
+          />
+          <span className="muted nowrap" data-testid="models-count">
+            {formatInt(usable.length)} usable now, {formatInt(others.length)} not
+          </span>
+        </div>
+      ) : null}
+      <div className="card table-card" data-testid="usable-models">
+        <h2 className="h3 pad">Usable now</h2>
+        {data && usable.length === 0 ? <p className="muted pad">No model matching the filter has a host that can take a call now.</p> : null}
+        {usable.length > 0 ? <RosterTable models={usable} label="Models with a host ready" testId="roster-table" /> : null}
       </div>
+      {others.length > 0 ? (
+        <details className="card table-card" data-testid="other-models" open={filter.trim() !== '' || undefined}>
+          <summary className="pad">
+            <h2 className="h3 inline">Not usable now ({formatInt(others.length)})</h2>{' '}
+            <span className="muted small">no key, no worker, cooling, blacklisted or over budget</span>
+          </summary>
+          <RosterTable models={others} label="Models no host can serve now" testId="roster-others" />
+        </details>
+      ) : null}
     </section>
   );
 }

@@ -8,28 +8,35 @@
  * error once the user has acted on it, not on a blank form. On first launch (no runs yet) the
  * form starts filled with the example manifest and mock models. Optionally, a scoring file: its
  * scorers score each response as it lands.
+ * Or a repository (a folder, a .tar.gz, a diff) packed into a manifest: repository-source.tsx.
  * Runs on: renderer.
  */
 import { useEffect, useRef, useState, type ChangeEvent } from 'react';
+import { CONCURRENCY, EPOCHS, MAX_TOKENS, TEMPERATURE, wholeRangeText } from '../../../core/common/input-bounds.js';
 import { ApiError } from '../api/client.js';
 import { useClient } from '../api/client-context.js';
-import type { AppDefaults, CatalogModelEntry, ManifestPreview } from '../api/types.js';
+import type { AppDefaults, CatalogModelEntry, ManifestPreview, PrivacyMode } from '../api/types.js';
 import { CacheSamplingFields } from '../components/cache-sampling-fields.js';
 import { Field, controlProps } from '../components/field.js';
 import { ManifestPreviewPanel } from '../components/manifest-preview-panel.js';
 import { ModelOption, UNAVAILABLE_WHY } from '../components/model-option.js';
-import { fieldOf, optionalNumber, wholeNumber, type FieldErrors, type FieldName } from '../components/new-run-fields.js';
+import { fieldOf, optionalNumber, samplingOf, wholeNumber, type FieldErrors, type FieldName } from '../components/new-run-fields.js';
 import { ErrorNotice } from '../components/notice.js';
 import { EstimatePanel } from '../components/run-estimate-panel.js';
+import { applyDraft } from '../components/run-again-draft.js';
+import { WholeCacheNotice } from '../components/whole-cache-notice.js';
 import { ScoringEditor } from '../components/scoring-editor.js';
+import { StagedRunFields, stagedRunInput, type StagedRunChoice } from '../components/staged-run-fields.js';
 import { parseScoringText } from '../components/scoring-text.js';
+import { UntilDecidedFields, type UntilDecidedChoice } from '../components/until-decided-fields.js';
+import { PlanPanel } from '../components/plan-panel.js';
+import { RepositorySource } from '../components/repository-source.js';
 import { useFetch } from '../components/use-fetch.js';
 import { useRuns } from '../components/use-runs.js';
 import { formatInt } from '../format.js';
 import { estimateRun } from '../state/run-estimate.js';
+import { estimateScoring } from '../state/scoring-estimate.js';
 import { navigate } from '../state/hash-routes.js';
-
-type PrivacyMode = 'strict' | 'fallback' | 'off';
 
 /** Catalogs longer than this get a filter box above the list. */
 const MODEL_FILTER_FROM = 8;
@@ -40,13 +47,15 @@ const PRIVACY_HINTS: Record<PrivacyMode, string> = {
   off: 'Any host in the catalog.',
 };
 
-export function NewRunView({ example }: { example: boolean }) {
+export function NewRunView({ example, again }: { example: boolean; again: string | null }) {
   const client = useClient();
   const defaults = useFetch(() => client.call('defaults'), [client]);
   const catalog = useFetch(() => client.call('catalog'), [client]);
   // What each model typically answered so far: the output side of the price estimate.
   const history = useFetch(() => client.call('stats'), [client]);
   const { runs, loaded: runsLoaded } = useRuns();
+  // Run again: the run's settings fill the form, to change before Create.
+  const draft = useFetch(again === null ? null : () => client.call('runDraft', { runId: again }), [client, again]);
 
   const [pathText, setPathText] = useState('');
   const [uploadName, setUploadName] = useState<string | null>(null);
@@ -66,6 +75,9 @@ export function NewRunView({ example }: { example: boolean }) {
   const [seed, setSeed] = useState('');
   const [scoringText, setScoringText] = useState('');
   const [runName, setRunName] = useState('');
+  const [untilDecided, setUntilDecided] = useState<UntilDecidedChoice>(undefined);
+  const [staged, setStaged] = useState<StagedRunChoice>({});
+  const [stagedDraft, setStagedDraft] = useState<StagedRunChoice | null>(null);
   /** Fields the user has acted on: only those show what is missing (a blank form greets no one with errors). */
   const [touched, setTouched] = useState<ReadonlySet<FieldName>>(new Set());
   const touch = (field: FieldName) => setTouched((t) => (t.has(field) ? t : new Set([...t, field])));
@@ -110,10 +122,13 @@ export function NewRunView({ example }: { example: boolean }) {
 
   // The example fills the form when asked for (#/new/example) and on first launch.
   useEffect(() => {
-    if (prefilled.current || !defaults.data || !runsLoaded) return;
+    if (prefilled.current || !defaults.data || !runsLoaded || (again !== null && !draft.data)) return;
     prefilled.current = true;
-    if (example || runs.length === 0) fillExample(defaults.data);
-  }, [defaults.data, runsLoaded, example, runs.length]);
+    if (draft.data) {
+      applyDraft(draft.data, { setModels, setEpochs, setConcurrency, setPrivacy, setUseCache, setShareCache, setTemperature, setMaxTokens, setSeed, setScoringText, setRunName, setStaged: setStagedDraft });
+      void check(() => client.call('checkManifest', { path: draft.data!.manifestPath }), draft.data.manifestPath);
+    } else if (example || runs.length === 0) fillExample(defaults.data);
+  }, [defaults.data, runsLoaded, example, runs.length, draft.data]);
 
   // A typed path is checked once typing pauses.
   useEffect(() => {
@@ -148,14 +163,14 @@ export function NewRunView({ example }: { example: boolean }) {
       models.includes(m.id) ||
       [m.id, m.label, ...m.hosts.map((h) => h.provider)].some((t) => t.toLowerCase().includes(needle)),
   );
-  const epochsN = wholeNumber(epochs, 1, 10_000);
-  const concurrencyN = wholeNumber(concurrency, 1, 1024);
+  const epochsN = wholeNumber(epochs, EPOCHS.min, EPOCHS.max);
+  const concurrencyN = wholeNumber(concurrency, CONCURRENCY.min, CONCURRENCY.max);
   const fresh = preview !== null && checkedPath === pathText;
   const scoring = scoringText.trim() === '' ? null : parseScoringText(scoringText);
   const blocked = privacy === 'strict' ? models.filter((m) => catalogById.get(m)?.privacySafe === false) : [];
   const unavailable = models.filter((m) => catalogById.get(m)?.available === false);
-  const temperatureN = optionalNumber(temperature, 0, 2, false);
-  const maxTokensN = optionalNumber(maxTokens, 1, 1_000_000, true);
+  const temperatureN = optionalNumber(temperature, TEMPERATURE.min, TEMPERATURE.max, false);
+  const maxTokensN = optionalNumber(maxTokens, MAX_TOKENS.min, MAX_TOKENS.max, true);
   const seedN = optionalNumber(seed, -Number.MAX_SAFE_INTEGER, Number.MAX_SAFE_INTEGER, true);
 
   const errors: FieldErrors = {
@@ -177,16 +192,16 @@ export function NewRunView({ example }: { example: boolean }) {
           : blocked.length > 0
           ? `${blocked.join(', ')}: every host trains on prompts, so strict privacy refuses ${blocked.length === 1 ? 'it' : 'them'}. Choose another model, or privacy "fallback" or "off".`
           : undefined),
-    epochs: serverErrors.epochs ?? (epochsN === null ? 'a whole number from 1 to 10,000' : undefined),
-    concurrency: serverErrors.concurrency ?? (concurrencyN === null ? 'a whole number from 1 to 1,024' : undefined),
-    temperature: serverErrors.temperature ?? (temperatureN === 'invalid' ? 'a number from 0 to 2, or blank for the model default' : undefined),
-    maxTokens: serverErrors.maxTokens ?? (maxTokensN === 'invalid' ? 'a whole number from 1 to 1,000,000, or blank' : undefined),
+    epochs: serverErrors.epochs ?? (epochsN === null ? wholeRangeText(EPOCHS) : undefined),
+    concurrency: serverErrors.concurrency ?? (concurrencyN === null ? wholeRangeText(CONCURRENCY) : undefined),
+    temperature: serverErrors.temperature ?? (temperatureN === 'invalid' ? `a number from ${TEMPERATURE.min} to ${TEMPERATURE.max}, or blank for the model default` : undefined),
+    maxTokens: serverErrors.maxTokens ?? (maxTokensN === 'invalid' ? `${wholeRangeText(MAX_TOKENS)}, or blank` : undefined),
     seed: serverErrors.seed ?? (seedN === 'invalid' ? 'a whole number, or blank' : undefined),
     scoring: serverErrors.scoring ?? scoring?.error ?? undefined,
   };
   const ready =
     fresh && !checking && preview.issues.length === 0 && preview.count > 0 && models.length > 0 && epochsN !== null && concurrencyN !== null;
-  const valid = ready && Object.values(errors).every((e) => e === undefined);
+  const valid = ready && Object.values(errors).every((e) => e === undefined) && untilDecided !== 'invalid';
   const calls = fresh && epochsN !== null ? preview.count * models.length * epochsN : null;
   const chosen = models.map((m) => catalogById.get(m)).filter((m): m is CatalogModelEntry => m !== undefined);
   const estimate =
@@ -200,6 +215,10 @@ export function NewRunView({ example }: { example: boolean }) {
           maxTokens: typeof maxTokensN === 'number' ? maxTokensN : null,
         })
       : null;
+  const planned =
+    fresh && epochsN !== null
+      ? { manifestPath: preview.path, vignettes: preview.count, models, epochs: epochsN, privacy, useCache, shareCache, sampling: samplingOf(temperatureN, maxTokensN, seedN) }
+      : null;
   const missing = [
     !fresh || preview.issues.length > 0 || preview.count === 0 ? 'a valid manifest' : null,
     models.length === 0 ? 'at least one model' : null,
@@ -208,11 +227,7 @@ export function NewRunView({ example }: { example: boolean }) {
   const create = async () => {
     if (!valid || !preview || epochsN === null || concurrencyN === null) return;
     if (temperatureN === 'invalid' || maxTokensN === 'invalid' || seedN === 'invalid') return;
-    const sampling = {
-      ...(temperatureN === null ? {} : { temperature: temperatureN }),
-      ...(maxTokensN === null ? {} : { maxTokens: maxTokensN }),
-      ...(seedN === null ? {} : { seed: seedN }),
-    };
+    const sampling = samplingOf(temperatureN, maxTokensN, seedN);
     setCreating(true);
     setFormError(null);
     try {
@@ -224,9 +239,10 @@ export function NewRunView({ example }: { example: boolean }) {
         privacy,
         ...(useCache ? {} : { skipPromptCache: true }),
         ...(useCache && shareCache ? { shareCacheAcrossEpochs: true } : {}),
-        ...(Object.keys(sampling).length > 0 ? { sampling } : {}),
+        ...stagedRunInput(staged, sampling),
         ...(scoring?.config ? { scorers: scoring.config } : {}),
         ...(runName.trim() === '' ? {} : { name: runName.trim() }),
+        ...(untilDecided ? { untilDecided } : {}),
       });
       navigate({ view: 'run', runId: run.id });
     } catch (err) {
@@ -302,6 +318,7 @@ export function NewRunView({ example }: { example: boolean }) {
           ) : null}
           {preview && fresh ? <ManifestPreviewPanel preview={preview} /> : null}
         </Field>
+        <RepositorySource models={models} onPacked={(path) => void check(() => client.call('checkManifest', { path }), path)} />
 
         <Field label="Models" name="models" group error={errors.models} hint="Each chosen model answers every vignette, every epoch.">
           {(catalog.data?.length ?? 0) > MODEL_FILTER_FROM ? (
@@ -392,6 +409,8 @@ export function NewRunView({ example }: { example: boolean }) {
           clearServerError={clearServerError}
         />
 
+        <StagedRunFields onChange={setStaged} errors={serverErrors} clearServerError={clearServerError} initial={stagedDraft} />
+
         <Field
           label="Scoring"
           name="scoring"
@@ -409,18 +428,22 @@ export function NewRunView({ example }: { example: boolean }) {
           />
         </Field>
 
+        <UntilDecidedFields scorers={scoring?.config?.scorers.map((sc) => sc.name) ?? []} models={models.length} onChange={setUntilDecided} />
+        <PlanPanel models={models} manifestPath={fresh ? preview.path : null} />
+
         <Field label="Name" name="name" hint="Optional: what lists and headers call the run (its id otherwise); editable later.">
           <input type="text" dir="auto" maxLength={200} data-testid="new-run-name" {...controlProps('name')} value={runName} onChange={(e) => setRunName(e.target.value)} />
         </Field>
 
-        {estimate ? <EstimatePanel estimate={estimate} /> : null}
+        {estimate ? <EstimatePanel estimate={estimate} scoring={scoring?.config ? estimateScoring({ config: scoring.config, sweep: estimate, vignettes: preview?.count ?? 0, epochs: epochsN ?? 1, catalog: catalogById, history: history.data?.models ?? [] }) : null} /> : null}
+        <WholeCacheNotice planned={planned} runs={runs} turnCacheOff={() => setUseCache(false)} />
         <ErrorNotice error={formError} title="The run was not created" />
         <div className="form-actions">
           <button type="submit" className="button primary large" disabled={!valid || creating} data-testid="create-run">
             {creating
               ? 'Creating…'
               : calls !== null && valid
-                ? `Create run · ${formatInt(calls)} call${calls === 1 ? '' : 's'}`
+                ? `Create run · ${untilDecided ? 'at most ' : ''}${formatInt(calls)} call${calls === 1 ? '' : 's'}`
                 : 'Create run'}
           </button>
           {calls !== null && valid && preview ? (

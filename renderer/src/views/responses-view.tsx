@@ -1,16 +1,21 @@
 /**
  * Responses: a run's records in a virtualised table (vignette, model, epoch, response, tokens,
- * cost at the run's kept prices, latency), filtered by model, epoch and text, read page by page with the store's keyset cursor
- * as the table scrolls (a run may hold millions of records; only the rows in view exist in the
- * page). A click on a record, or Enter on a focused one (arrow keys move between them), shows that
- * vignette's responses side by side: models down, epochs across, scrolled to and focused.
+ * cost at the run's kept prices, latency, and a column per scorer), filtered by model, epoch,
+ * text, failures, scorer and metadata field and sorted by a column, all by the store, read page by
+ * page as the table scrolls (a run may hold millions of records; only the rows in view exist in
+ * the page). A click on a record, or Enter on a focused one (arrow keys move between them), shows
+ * that vignette's responses side by side: models down, epochs across, scrolled to and focused,
+ * each answer's differences from a chosen one highlighted word by word.
  * Runs on: renderer.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useCallback, useEffect, useLayoutEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useLayoutEffect, useRef, useState, type CSSProperties } from 'react';
+import { useHiddenSides } from '../components/scroll-region.js';
 import { useClient } from '../api/client-context.js';
-import type { PricedResponse, ResponsesInput, RunSummary } from '../api/types.js';
+import type { ResponseScorerColumn, ResponsesInput, RunSummary, ScoredResponse } from '../api/types.js';
+import { AnswerDiff } from '../components/answer-diff.js';
 import { EmptyState, ErrorNotice } from '../components/notice.js';
+import { NO_SEARCH, ScoreCell, SearchFields, SortHeader, searchQuery, type SearchFilters } from '../components/response-search.js';
 import { PromptBox } from '../components/prompt-box.js';
 import { RunPicker } from '../components/run-picker.js';
 import { useFetch } from '../components/use-fetch.js';
@@ -18,6 +23,7 @@ import { useRuns } from '../components/use-runs.js';
 import { formatCallCost, formatInt } from '../format.js';
 import { useAppStore } from '../state/app-store.js';
 import { navigate } from '../state/hash-routes.js';
+import { sideBySide } from '../../../core/common/side-by-side.js';
 
 const PAGE = 200;
 const ROW_H = 36;
@@ -29,12 +35,16 @@ interface Filters {
   model: string;
   epoch: string;
   text: string;
+  search: SearchFilters;
 }
+
+const NO_FILTERS: Filters = { model: '', epoch: '', text: '', search: NO_SEARCH };
 
 interface Loaded {
   key: string;
-  items: PricedResponse[];
-  nextCursor: number | null;
+  items: ScoredResponse[];
+  /** Where the next page starts (the last record's seq: keyset paging in any order); null at the end. */
+  nextAfter: number | null;
   loading: boolean;
   error: Error | null;
 }
@@ -48,8 +58,8 @@ function useDebounced<T>(value: T, ms: number): T {
   return debounced;
 }
 
-function queryOf(runId: string, filters: Filters): Omit<ResponsesInput, 'cursor' | 'limit'> {
-  const q: Omit<ResponsesInput, 'cursor' | 'limit'> = { runId };
+function queryOf(runId: string, filters: Filters, scorers: readonly ResponseScorerColumn[]): Omit<ResponsesInput, 'cursor' | 'after' | 'limit'> {
+  const q: Omit<ResponsesInput, 'cursor' | 'after' | 'limit'> = { runId, ...searchQuery(filters.search, scorers) };
   if (filters.model !== '') q.model = filters.model;
   if (/^\d+$/.test(filters.epoch) && Number(filters.epoch) >= 1) q.epoch = Number(filters.epoch);
   if (filters.text.trim() !== '') q.text = filters.text.trim();
@@ -57,25 +67,25 @@ function queryOf(runId: string, filters: Filters): Omit<ResponsesInput, 'cursor'
 }
 
 /** Pages of records for one query; a new query starts over, and a late page of an old query is dropped. */
-function useRecordPages(query: Omit<ResponsesInput, 'cursor' | 'limit'> | null) {
+function useRecordPages(query: Omit<ResponsesInput, 'cursor' | 'after' | 'limit'> | null) {
   const client = useClient();
   const resync = useAppStore((s) => s.resync);
   const key = query === null ? '' : `${JSON.stringify(query)}#${resync}`;
-  const [loaded, setLoaded] = useState<Loaded>({ key: '', items: [], nextCursor: null, loading: false, error: null });
+  const [loaded, setLoaded] = useState<Loaded>({ key: '', items: [], nextAfter: null, loading: false, error: null });
   const current = useRef(loaded);
   current.current = loaded;
 
   const fetchPage = useCallback(
-    (cursor: number | undefined) => {
+    (after: number | undefined) => {
       if (query === null) return;
-      setLoaded((l) => ({ ...l, key, loading: true, ...(cursor === undefined ? { items: [], nextCursor: null } : {}) }));
-      client.call('responses', { ...query, limit: PAGE, cursor }).then(
+      setLoaded((l) => ({ ...l, key, loading: true, ...(after === undefined ? { items: [], nextAfter: null } : {}) }));
+      client.call('responses', { ...query, limit: PAGE, after }).then(
         (page) => {
           if (current.current.key !== key) return;
           setLoaded((l) => ({
             key,
-            items: cursor === undefined ? page.items : [...l.items, ...page.items],
-            nextCursor: page.nextCursor,
+            items: after === undefined ? page.items : [...l.items, ...page.items],
+            nextAfter: page.nextAfter,
             loading: false,
             error: null,
           }));
@@ -94,8 +104,8 @@ function useRecordPages(query: Omit<ResponsesInput, 'cursor' | 'limit'> | null) 
 
   const loadMore = useCallback(() => {
     const l = current.current;
-    if (l.loading || l.nextCursor === null || l.key !== key) return;
-    fetchPage(l.nextCursor);
+    if (l.loading || l.nextAfter === null || l.key !== key) return;
+    fetchPage(l.nextAfter);
   }, [fetchPage, key]);
 
   return { ...loaded, stale: loaded.key !== key, loadMore };
@@ -111,9 +121,13 @@ function SideBySide({ run, vignetteId, onClose }: { run: RunSummary; vignetteId:
   }, [vignetteId]);
   const fetched = useFetch(() => client.call('responses', { runId: run.id, vignetteId, limit: 1000 }), [client, run.id, vignetteId]);
   const records = fetched.data?.items ?? [];
-  const byCell = new Map(records.map((r) => [`${r.model}\u0000${r.epoch}`, r]));
-  const epochs = [...new Set(records.map((r) => r.epoch))].sort((a, b) => a - b);
+  const table = sideBySide(records, run.models);
+  const { epochs } = table;
   const first = records[0];
+  /** The answer the others' differences are highlighted against ('' none; by default the first model's first epoch). */
+  const [against, setAgainst] = useState<string | null>(null);
+  const reference = against ?? (first ? `${run.models.find((m) => table.cell(m, epochs[0]!).length > 0) ?? ''}\u0000${epochs[0]}` : '');
+  const referenceText = reference === '' ? null : (records.findLast((r) => `${r.model}\u0000${r.epoch}` === reference)?.response ?? null);
   return (
     <div
       className="card side-by-side"
@@ -128,7 +142,10 @@ function SideBySide({ run, vignetteId, onClose }: { run: RunSummary; vignetteId:
     >
       <header className="card-header">
         <h2 className="h3" id="side-by-side-title">
-          <span className="mono">{vignetteId}</span> — every model and epoch
+          <span className="mono" dir="auto">
+            {vignetteId}
+          </span>{' '}
+          — every model and epoch
         </h2>
         <button type="button" className="button small" onClick={onClose}>
           Close
@@ -137,6 +154,19 @@ function SideBySide({ run, vignetteId, onClose }: { run: RunSummary; vignetteId:
       <ErrorNotice error={fetched.error} />
       {first ? (
         <PromptBox vignette={first} />
+      ) : null}
+      {records.length > 1 ? (
+        <label className="inline-field sbs-against">
+          <span>Highlight differences from</span>
+          <select data-testid="diff-against" value={reference} onChange={(e) => setAgainst(e.target.value)}>
+            <option value="">nothing (plain answers)</option>
+            {records.map((r) => (
+              <option key={r.seq} value={`${r.model}\u0000${r.epoch}`}>
+                {r.model}, epoch {r.epoch}
+              </option>
+            ))}
+          </select>
+        </label>
       ) : null}
       {fetched.data?.nextCursor !== null && fetched.data ? (
         <p className="muted small">Showing the first {formatInt(records.length)} records of this vignette.</p>
@@ -160,12 +190,13 @@ function SideBySide({ run, vignetteId, onClose }: { run: RunSummary; vignetteId:
                   {model}
                 </th>
                 {epochs.map((e) => {
-                  const r = byCell.get(`${model}\u0000${e}`);
+                  const r = table.cell(model, e).at(-1);
+                  const isReference = reference === `${model}\u0000${e}`;
                   return (
-                    <td key={e} className="sbs-cell">
+                    <td key={e} className={`sbs-cell${isReference ? ' sbs-reference' : ''}`}>
                       {r ? (
                         <>
-                          <div className="sbs-text">{r.response}</div>
+                          <AnswerDiff text={r.response} against={isReference ? null : referenceText} />
                           <div className="muted small">
                             {formatInt(r.usage.inputTokens)} in · {formatInt(r.usage.outputTokens)} out · {formatInt(Math.round(r.latencyMs))} ms
                             {r.cached ? ' · cached' : ''} · {formatCallCost(r)}
@@ -186,8 +217,20 @@ function SideBySide({ run, vignetteId, onClose }: { run: RunSummary; vignetteId:
   );
 }
 
-function RecordsTable({ run, filters, onOpen }: { run: RunSummary; filters: Filters; onOpen: (vignetteId: string) => void }) {
-  const query = queryOf(run.id, filters);
+function RecordsTable({
+  run,
+  filters,
+  scorers,
+  onSearch,
+  onOpen,
+}: {
+  run: RunSummary;
+  filters: Filters;
+  scorers: readonly ResponseScorerColumn[];
+  onSearch: (next: SearchFilters) => void;
+  onOpen: (vignetteId: string) => void;
+}) {
+  const query = queryOf(run.id, filters, scorers);
   const pages = useRecordPages(query);
   const scrollRef = useRef<HTMLDivElement>(null);
   const items = pages.stale ? [] : pages.items;
@@ -235,30 +278,33 @@ function RecordsTable({ run, filters, onOpen }: { run: RunSummary; filters: Filt
     onOpen(vignetteId);
   };
 
-  const unfiltered = query.model === undefined && query.epoch === undefined && query.text === undefined;
+  const unfiltered = Object.keys(query).every((k) => k === 'runId' || k === 'sort' || k === 'order' || k === 'scorer');
+  // One column per scorer after the table's own (app.css sizes both for the window's width).
+  const columns = scorers.length === 0 ? undefined : ({ '--score-columns': String(scorers.length) } as CSSProperties);
+  const sortProps = { value: filters.search, onChange: onSearch };
+  const cardRef = useRef<HTMLDivElement>(null);
+  const hidden = useHiddenSides(cardRef, `${scorers.length}:${items.length > 0}`);
   return (
-    <div className="card table-card" role="table" aria-label="Responses" aria-rowcount={unfiltered ? run.calls : -1}>
+    <div className="scroll-frame" data-hidden={hidden}>
+    <div ref={cardRef} className="card table-card" role="table" aria-label="Responses" aria-rowcount={unfiltered ? run.calls : -1}>
       <div className="records-status muted small" data-testid="records-status">
         {pages.error ? null : pages.loading && items.length === 0 ? 'Loading…' : `${formatInt(items.length)} loaded`}
-        {unfiltered ? ` of ${formatInt(run.calls)} records` : pages.nextCursor !== null ? ', more below' : ' (all matches)'}
+        {unfiltered ? ` of ${formatInt(run.calls)} records` : pages.nextAfter !== null ? ', more below' : ' (all matches)'}
       </div>
       <ErrorNotice error={pages.error} />
-      <div className="records-head records-row" role="row">
-        <span role="columnheader">Vignette</span>
-        <span role="columnheader">Model</span>
-        <span role="columnheader" className="num">
-          Epoch
-        </span>
+      <div className="records-head records-row" role="row" style={columns}>
+        <SortHeader label="Vignette" sortKey="vignette" {...sortProps} />
+        <SortHeader label="Model" sortKey="model" {...sortProps} />
+        <SortHeader label="Epoch" sortKey="epoch" className="num" {...sortProps} />
         <span role="columnheader">Response</span>
-        <span role="columnheader" className="num">
-          Tokens in / out
-        </span>
+        <SortHeader label="Tokens in / out" sortKey="tokens" className="num" {...sortProps} />
         <span role="columnheader" className="num">
           Cost
         </span>
-        <span role="columnheader" className="num">
-          Latency
-        </span>
+        <SortHeader label="Latency" sortKey="latency" className="num" {...sortProps} />
+        {scorers.map((s) => (
+          <SortHeader key={s.version} label={s.name} sortKey="score" scorer={s.version} className="score-head" {...sortProps} />
+        ))}
       </div>
       <div ref={scrollRef} className="records-scroll" data-testid="records-scroll" role="rowgroup">
         {items.length === 0 && !pages.loading && !pages.error ? (
@@ -278,7 +324,7 @@ function RecordsTable({ run, filters, onOpen }: { run: RunSummary; filters: Filt
                 data-index={row.index}
                 tabIndex={0}
                 aria-label={`${r.vignetteId}, ${r.model}, epoch ${r.epoch}: open every model and epoch of this vignette`}
-                style={{ transform: `translateY(${row.start}px)`, height: ROW_H }}
+                style={{ transform: `translateY(${row.start}px)`, height: ROW_H, ...columns }}
                 onClick={() => open(r.vignetteId)}
                 onKeyDown={(e) => {
                   if (e.key === 'Enter' || e.key === ' ') {
@@ -290,16 +336,16 @@ function RecordsTable({ run, filters, onOpen }: { run: RunSummary; filters: Filt
                   }
                 }}
               >
-                <span role="cell" className="mono ellipsis" title={r.vignetteId}>
+                <span role="cell" className="mono ellipsis" title={r.vignetteId} data-full-id={r.vignetteId} dir="auto">
                   {r.vignetteId}
                 </span>
-                <span role="cell" className="ellipsis">
+                <span role="cell" className="ellipsis" title={r.model} data-full-id={r.model}>
                   {r.model}
                 </span>
                 <span role="cell" className="num">
                   {r.epoch}
                 </span>
-                <span role="cell" className="ellipsis" title={r.response}>
+                <span role="cell" className="ellipsis" title={r.response} dir="auto">
                   {r.response}
                 </span>
                 <span role="cell" className="num">
@@ -311,11 +357,20 @@ function RecordsTable({ run, filters, onOpen }: { run: RunSummary; filters: Filt
                 <span role="cell" className="num">
                   {formatInt(Math.round(r.latencyMs))} ms
                 </span>
+                {scorers.map((s, i) => (
+                  <ScoreCell key={s.version} cell={r.scores[i]} column={s} />
+                ))}
               </div>
             );
           })}
         </div>
       </div>
+    </div>
+    {hidden === 'right' || hidden === 'both' ? (
+      <span className="scroll-cue" data-testid="scroll-cue" title="More columns to the right: scroll sideways" aria-hidden="true">
+        ›
+      </span>
+    ) : null}
     </div>
   );
 }
@@ -323,7 +378,11 @@ function RecordsTable({ run, filters, onOpen }: { run: RunSummary; filters: Filt
 export function ResponsesView({ runId }: { runId: string | null }) {
   const { runs, loaded } = useRuns();
   const run = useAppStore((s) => (runId === null ? undefined : s.runs[runId]));
-  const [filters, setFilters] = useState<Filters>({ model: '', epoch: '', text: '' });
+  const client = useClient();
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  // The run's scorers (the score columns), from a one-record page: the search needs them before the table's first page.
+  const scorerPage = useFetch(() => (runId === null ? Promise.resolve(null) : client.call('responses', { runId, limit: 1 })), [client, runId]);
+  const scorers = scorerPage.data?.scorers ?? [];
   const [textInput, setTextInput] = useState('');
   const text = useDebounced(textInput, 300);
   const [vignette, setVignette] = useState<string | null>(null);
@@ -342,7 +401,7 @@ export function ResponsesView({ runId }: { runId: string | null }) {
 
   useEffect(() => setFilters((f) => (f.text === text ? f : { ...f, text })), [text]);
   useEffect(() => {
-    setFilters({ model: '', epoch: '', text: '' });
+    setFilters(NO_FILTERS);
     setTextInput('');
     setVignette(null);
   }, [runId]);
@@ -406,7 +465,14 @@ export function ResponsesView({ runId }: { runId: string | null }) {
               />
             </label>
           </div>
-          <RecordsTable run={run} filters={filters} onOpen={openVignette} />
+          <SearchFields value={filters.search} scorers={scorers} onChange={(search) => setFilters((f) => ({ ...f, search }))} />
+          <RecordsTable
+            run={run}
+            filters={filters}
+            scorers={scorers}
+            onSearch={(search) => setFilters((f) => ({ ...f, search }))}
+            onOpen={openVignette}
+          />
           {vignette ? <SideBySide run={run} vignetteId={vignette} onClose={closeVignette} /> : null}
         </>
       ) : runId !== null ? (

@@ -22,6 +22,8 @@ import { ScorerAndReducerFields } from '../components/score-view-fields.js';
 import { ScoringEditor } from '../components/scoring-editor.js';
 import { parseScoringText } from '../components/scoring-text.js';
 import { ScoringStatusTable } from '../components/scoring-status-table.js';
+import { SaveReportButton } from '../components/save-report-button.js';
+import { VariantsNote } from '../components/variants-note.js';
 import { useFetch } from '../components/use-fetch.js';
 import { useRuns } from '../components/use-runs.js';
 import { useThrottled } from '../components/use-throttled.js';
@@ -108,6 +110,7 @@ function Leaderboard({ report }: { report: ScoreReport }) {
           {report.by ? ` · standard errors clustered by ${report.by}` : ''}
         </span>
       </header>
+      <VariantsNote variants={report.variants} />
       {report.pairwise ? (
         <p className="small" data-testid="pairwise-baseline">
           Pairwise against the baseline <strong>{report.pairwise.baseline}</strong>: a win counts 1, a tie 0.5, a loss 0, so a mean is the win
@@ -234,6 +237,7 @@ function RunResults({ runId }: { runId: string }) {
                 ))}
               </select>
             </label>
+            <SaveReportButton input={{ runId, scorer, reducer, ...(by === '' ? {} : { by }) }} />
             {pending > 0 ? (
               <span className="badge badge-warn" role="status" data-testid="scores-pending">
                 {formatInt(pending)} response{pending === 1 ? '' : 's'} still to score: figures will move

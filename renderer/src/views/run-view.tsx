@@ -13,11 +13,14 @@ import { JobGrid } from '../components/job-grid.js';
 import { ModelCostTable } from '../components/model-cost-table.js';
 import { EmptyState, ErrorNotice } from '../components/notice.js';
 import { ProgressBar } from '../components/progress-bar.js';
+import { ScrollRegion } from '../components/scroll-region.js';
 import { StatusBadge } from '../components/status-badge.js';
 import { useFetch } from '../components/use-fetch.js';
+import { RunScoringCosts } from '../components/scoring-costs.js';
 import { useNow } from '../components/use-now.js';
 import { formatDateTime, formatDuration, formatInt, formatRate, formatTime, formatUsd } from '../format.js';
 import { RunManagePanel } from '../components/run-manage-panel.js';
+import { RunDecisionPanel } from '../components/run-decision-panel.js';
 import { closeRun, loadedRun, openRun, upsertRun, useAppStore } from '../state/app-store.js';
 import { isTerminal } from '../state/freshness.js';
 import type { JobTable } from '../state/job-table.js';
@@ -110,7 +113,9 @@ function GivenUp({ run }: { run: RunSummary }) {
         <tbody>
           {failures.map((f) => (
             <tr key={`${f.jobId}/${f.vignetteIndex}`}>
-              <td className="mono">{f.vignetteId}</td>
+              <td className="mono" dir="auto">
+                {f.vignetteId}
+              </td>
               <td className="nowrap">
                 {f.model} · epoch {f.epoch}
               </td>
@@ -182,25 +187,24 @@ function UsageTable({ usage }: { usage: readonly ModelCost[] }) {
       <header className="card-header">
         <h2 className="h3">Usage by model</h2>
       </header>
-      <ModelCostTable models={usage} testId="run-usage" />
+      <ScrollRegion label="Usage by model">
+        <ModelCostTable models={usage} testId="run-usage" />
+      </ScrollRegion>
     </div>
   );
 }
 
-/** A finished run's retry: its failed and cancelled jobs in place, or the whole run again as a new run. */
+/** A finished run's retry: its failed and cancelled jobs in place, or the whole run again as a new run (through New run). */
 function RetryButtons({ run }: { run: RunSummary }) {
   const client = useClient();
   const [error, setError] = useState<Error | null>(null);
   const [busy, setBusy] = useState(false);
   if (!isTerminal(run.status)) return null;
-  const retry = (scope: 'failed' | 'all') => {
+  const retry = () => {
     setBusy(true);
     setError(null);
-    client.call('retryRun', { runId: run.id, scope }).then(
-      (next) => {
-        setBusy(false);
-        if (next.id !== run.id) navigate({ view: 'run', runId: next.id });
-      },
+    client.call('retryRun', { runId: run.id, scope: 'failed' }).then(
+      () => setBusy(false),
       (err: unknown) => {
         setBusy(false);
         setError(err as Error);
@@ -211,13 +215,14 @@ function RetryButtons({ run }: { run: RunSummary }) {
   return (
     <>
       {unfinished > 0 ? (
-        <button type="button" className="button" disabled={busy} onClick={() => retry('failed')} data-testid="retry-failed">
+        <button type="button" className="button" disabled={busy} onClick={retry} data-testid="retry-failed">
           Retry {unfinished} failed or cancelled job{unfinished === 1 ? '' : 's'}
         </button>
       ) : null}
-      <button type="button" className="button" disabled={busy} onClick={() => retry('all')} data-testid="retry-all">
+      {/* The whole run again opens New run filled from this one, to change before Create. */}
+      <a className="button" href={routeHref({ view: 'new', example: false, again: run.id })} data-testid="retry-all">
         Run again
-      </button>
+      </a>
       {error ? (
         <span className="text-error" role="alert">
           {error.message}
@@ -394,6 +399,7 @@ export function RunView({ runId }: { runId: string }) {
         </div>
         <ProgressBar fraction={progressFraction(run)} status={run.status} label="run progress" />
       </div>
+      <RunDecisionPanel run={run} />
 
       <div className="card">
         <header className="card-header">
@@ -410,6 +416,7 @@ export function RunView({ runId }: { runId: string }) {
       {open?.table ? <JobErrors table={open.table} version={open.version} /> : null}
       <GivenUp run={run} />
       <UsageTable usage={usage ?? []} />
+      <RunScoringCosts runId={runId} refresh={`${run.status}|${run.doneCount}`} />
       <RunManagePanel run={run} />
     </section>
   );

@@ -1,6 +1,6 @@
 /**
  * Runs: every run, newest first, with status, name (or id), tags, progress, models, epochs,
- * tokens, cost, the date it started and duration; a click opens the run. A search box finds runs by
+ * tokens, cost in all (the sweep's, its judges' and its retries'; the sweep's apart below when scoring cost anything), the date it started and duration; a click opens the run. A search box finds runs by
  * id, name, notes, tags, manifest or model; archived runs are listed only when asked. With no runs yet it offers the example sweep (mock models, no
  * key, no network), so a first run is three clicks away.
  * Runs on: renderer.
@@ -10,12 +10,18 @@ import type { RunSummary } from '../api/types.js';
 import { EmptyState, ErrorNotice } from '../components/notice.js';
 import { ProgressBar } from '../components/progress-bar.js';
 import { StatusBadge } from '../components/status-badge.js';
+import { ScrollRegion } from '../components/scroll-region.js';
 import { useNow } from '../components/use-now.js';
 import { useRuns } from '../components/use-runs.js';
 import { baseName, formatCompact, formatDateTime, formatDuration, formatInt, formatUsd } from '../format.js';
 import { matchingRuns } from '../state/run-search.js';
 import { elapsedMs, progressFraction } from '../state/run-metrics.js';
 import { navigate, routeHref } from '../state/hash-routes.js';
+
+/** The total's parts: the sweep's calls, the judges' and the retries of hard fails. */
+function costTitle(run: RunSummary): string {
+  return `sweep ${formatUsd(run.estCostUsd)} + judges ${formatUsd(run.judgeCostUsd)} + retries ${formatUsd(run.retryCostUsd)}`;
+}
 
 function RunRow({ run, now }: { run: RunSummary; now: number }) {
   return (
@@ -75,7 +81,14 @@ function RunRow({ run, now }: { run: RunSummary; now: number }) {
       <td className="num" title={`${formatInt(run.inputTokens)} in / ${formatInt(run.outputTokens)} out`}>
         {formatCompact(run.inputTokens)} / {formatCompact(run.outputTokens)}
       </td>
-      <td className="num">{formatUsd(run.estCostUsd)}</td>
+      <td className="num" data-testid="run-cost" title={costTitle(run)}>
+        {formatUsd(run.totalWithScoringUsd)}
+        {run.judgeCostUsd + run.retryCostUsd > 0 ? (
+          <div className="sub nowrap" data-testid="run-cost-sweep">
+            sweep {formatUsd(run.estCostUsd)}
+          </div>
+        ) : null}
+      </td>
       <td className="nowrap">{formatDateTime(run.startedAt ?? run.createdAt)}</td>
       <td className="num nowrap">{formatDuration(elapsedMs(run, now))}</td>
     </tr>
@@ -128,26 +141,30 @@ export function RunsView() {
               {formatInt(shown.length)} of {formatInt(runs.length)} runs
             </span>
           </div>
-          <table className="table runs-table" data-testid="runs-table">
-            <thead>
-              <tr>
-                <th scope="col">Status</th>
-                <th scope="col">Run</th>
-                <th scope="col">Progress</th>
-                <th scope="col">Models</th>
-                <th scope="col" className="num">Epochs</th>
-                <th scope="col" className="num">Tokens in / out</th>
-                <th scope="col" className="num">Est. cost</th>
-                <th scope="col">Started</th>
-                <th scope="col" className="num">Duration</th>
-              </tr>
-            </thead>
-            <tbody>
-              {shown.map((run) => (
-                <RunRow key={run.id} run={run} now={now} />
-              ))}
-            </tbody>
-          </table>
+          <ScrollRegion label="Runs">
+            <table className="table runs-table" data-testid="runs-table">
+              <thead>
+                <tr>
+                  <th scope="col">Status</th>
+                  <th scope="col">Run</th>
+                  <th scope="col">Progress</th>
+                  <th scope="col">Models</th>
+                  <th scope="col" className="num">Epochs</th>
+                  <th scope="col" className="num">Tokens in / out</th>
+                  <th scope="col" className="num" title="The sweep's calls, the judges' and the retries of hard fails">
+                    Est. cost
+                  </th>
+                  <th scope="col">Started</th>
+                  <th scope="col" className="num">Duration</th>
+                </tr>
+              </thead>
+              <tbody>
+                {shown.map((run) => (
+                  <RunRow key={run.id} run={run} now={now} />
+                ))}
+              </tbody>
+            </table>
+          </ScrollRegion>
           {!loaded && !error ? <p className="muted pad">Loading…</p> : null}
         </div>
       )}

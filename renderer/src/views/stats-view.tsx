@@ -9,6 +9,7 @@ import { Bar, BarChart, CartesianGrid, LabelList, Tooltip, XAxis, YAxis } from '
 import { useClient } from '../api/client-context.js';
 import type { ModelCost } from '../api/types.js';
 import { ModelCostTable } from '../components/model-cost-table.js';
+import { ScoringCosts } from '../components/scoring-costs.js';
 import { EmptyState, ErrorNotice } from '../components/notice.js';
 import { RunPicker } from '../components/run-picker.js';
 import { useFetch } from '../components/use-fetch.js';
@@ -130,6 +131,7 @@ export function StatsView({ runId }: { runId: string | null }) {
             ))}
           </div>
           <StatsTable models={models} />
+          <ScoringCosts stats={fetched.data} />
         </div>
       )}
     </section>

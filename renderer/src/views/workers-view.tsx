@@ -11,6 +11,7 @@ import { useClient } from '../api/client-context.js';
 import type { WorkerListenerStatus } from '../api/types.js';
 import { controlProps, Field } from '../components/field.js';
 import { ErrorNotice } from '../components/notice.js';
+import { ScrollRegion } from '../components/scroll-region.js';
 import { formatInt, formatTime } from '../format.js';
 import { setWorkers, useAppStore } from '../state/app-store.js';
 
@@ -32,36 +33,38 @@ export function WorkersView() {
       <ErrorNotice error={error} title="Could not list the workers" />
       <ListenerCard />
       <div className="card table-card">
-        <table className="table" data-testid="workers-table">
-          <thead>
-            <tr>
-              <th>Worker</th>
-              <th>Kind</th>
-              <th>Address</th>
-              <th className="num">Capacity</th>
-              <th className="num">In flight</th>
-              <th>Models</th>
-              <th>State</th>
-              <th>Connected</th>
-            </tr>
-          </thead>
-          <tbody>
-            {(workers ?? []).map((w) => (
-              <tr key={w.id}>
-                <td className="mono">{w.id}</td>
-                <td>{w.kind}</td>
-                <td className="mono">{w.address ?? '—'}</td>
-                <td className="num">{formatInt(w.capacity)}</td>
-                <td className="num">{formatInt(w.inFlight)}</td>
-                <td>{w.models === 'all' ? <span className="muted">all</span> : w.models.join(', ')}</td>
-                <td>
-                  <span className={`badge ${w.alive ? 'badge-ok' : 'badge-err'}`}>{w.alive ? 'alive' : 'lost'}</span>
-                </td>
-                <td>{formatTime(w.connectedAt)}</td>
+        <ScrollRegion label="Workers">
+          <table className="table" data-testid="workers-table">
+            <thead>
+              <tr>
+                <th>Worker</th>
+                <th>Kind</th>
+                <th>Address</th>
+                <th className="num">Capacity</th>
+                <th className="num">In flight</th>
+                <th>Models</th>
+                <th>State</th>
+                <th>Connected</th>
               </tr>
-            ))}
-          </tbody>
-        </table>
+            </thead>
+            <tbody>
+              {(workers ?? []).map((w) => (
+                <tr key={w.id}>
+                  <td className="mono">{w.id}</td>
+                  <td>{w.kind}</td>
+                  <td className="mono">{w.address ?? '—'}</td>
+                  <td className="num">{formatInt(w.capacity)}</td>
+                  <td className="num">{formatInt(w.inFlight)}</td>
+                  <td>{w.models === 'all' ? <span className="muted">all</span> : w.models.join(', ')}</td>
+                  <td>
+                    <span className={`badge ${w.alive ? 'badge-ok' : 'badge-err'}`}>{w.alive ? 'alive' : 'lost'}</span>
+                  </td>
+                  <td>{formatTime(w.connectedAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </ScrollRegion>
         {workers?.length === 0 ? (
           <p className="muted pad">No workers. Start one with <span className="mono">panoptes worker</span>.</p>
         ) : null}

@@ -46,7 +46,7 @@ describe('baseline file lines', () => {
 
   it('names file:line and the field of a bad line, and refuses a file over the bound', async () => {
     const path = join(tmp.dir, 'bad.jsonl');
-    const refused = async (text: string) => {
+    const refused = async (text: string | Buffer) => {
       writeFileSync(path, text);
       return readBaselineFile(path, 'scorers.0.baselineFile').then(
         () => undefined,
@@ -63,6 +63,17 @@ describe('baseline file lines', () => {
       where: 'scorers.0.baselineFile',
       message: expect.stringMatching(/cannot read the baseline file ".*none\.jsonl" \(ENOENT\)/),
     });
+    // The manifest's input rules, each naming file:line.
+    expect(await refused(Buffer.concat([Buffer.from('{"id": "a", "response": "x"}\n{"id": "b", "response": "'), Buffer.from([0xc3, 0x28]), Buffer.from('"}\n')]))).toEqual([
+      `${path}:2`,
+      expect.stringMatching(/^not valid UTF-8 \(first bad byte at byte 26 of the line\)/),
+    ]);
+    expect(await refused('{"id": "a", "response": "\\ud83d alone"}\n')).toEqual([`${path}:1`, expect.stringMatching(/"response" holds a lone UTF-16 surrogate/)]);
+    expect(await refused(`{"id": "a", "response": "x", "deep": ${'['.repeat(200_000)}${']'.repeat(200_000)}}\n`)).toEqual([`${path}:1`, expect.stringMatching(/nests deeper than 64 levels/)]);
+    // A byte order mark and CRLF line ends are taken, as in a manifest.
+    writeFileSync(path, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"id": "a", "response": "x"}\r\n{"id": "b", "response": "y"}\r\n')]));
+    const bom = await readBaselineFile(path, 'scorers.0.baselineFile');
+    expect([bom.answer('a', 1), bom.answer('b', 1)]).toEqual(['x', 'y']);
     // A sparse file: refused by its size, before a byte is read.
     truncateSync(path, MAX_BASELINE_FILE_BYTES + 1);
     await expect(readBaselineFile(path, 'scorers.0.baselineFile')).rejects.toMatchObject({ where: 'scorers.0.baselineFile', message: expect.stringMatching(/64 MiB/) });

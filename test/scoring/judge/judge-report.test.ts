@@ -68,6 +68,10 @@ describe("a report's judges", () => {
     const mute = await e.service.report({ runId: run.id, scorer: 'mute' });
     expect(mute.models).toEqual([]);
     expect(mute.pairs).toEqual([]);
-    expect(mute.warnings).toContain('mock-strong: not one response scored (every judge failed or gave no verdict): left out.');
+    expect(mute.warnings).toContain('mock-strong: not one response scored (every judge failed or gave no verdict, or the scorer could not score them): left out.');
+    // One count of what was not scored, the models left off the leaderboard included; a non-verdict is no scorer failure.
+    const responses = (await e.service.scoringStatus({ runId: run.id })).scorers.find((s) => s.name === 'mute')!.done;
+    expect(mute).toMatchObject({ not_scored: responses, not_scored_reason: null, failed: 0, failure: null });
+    expect(half.not_scored).toBe(0);
   });
 });

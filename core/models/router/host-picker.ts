@@ -1,9 +1,9 @@
 /**
- * SlotScheduler: picks the best eligible host of a logical model for one attempt.
+ * HostPicker: picks the best eligible host of a logical model for one host try (one call passed to one host).
  * Eligible = not blacklisted, not cooling down, not excluded (already tried by this call), allowed
  * by the privacy mode, a context window that holds the prompt plus the most it may write (a GGUF
  * host fits its output to the window: the prompt alone must fit, see `windowNeedOf`), a key
- * present, and room in the provider's budget. Ranked by least-recently-attempted provider (so load
+ * present, and room in the provider's budget. Ranked by least-recently-tried provider (so load
  * rotates and a flaky provider drifts to the back), then health (fewest recent failures), then
  * freshness (most recent success), then catalog order. In fallback privacy an unsafe host is
  * picked only when no safe host is eligible and none returns within the brief wait; when the only
@@ -50,7 +50,7 @@ export type Pick =
   | { kind: 'wait'; until: number; host: ResolvedHost }
   | { kind: 'none'; verdicts: HostVerdict[]; soonest: number | null };
 
-export interface SlotSchedulerOptions {
+export interface HostPickerOptions {
   catalog: Catalog;
   health: HostHealth;
   gate: ProviderGate;
@@ -59,12 +59,12 @@ export interface SlotSchedulerOptions {
   briefWaitMs: number;
 }
 
-export class SlotScheduler {
-  /** Per provider: the sequence number of its latest attempt (0: never), for rotation. */
-  private readonly lastAttempt = new Map<string, number>();
-  private attempts = 0;
+export class HostPicker {
+  /** Per provider: the sequence number of its latest host try (0: never), for rotation. */
+  private readonly lastTry = new Map<string, number>();
+  private tries = 0;
 
-  constructor(private readonly opts: SlotSchedulerOptions) {}
+  constructor(private readonly opts: HostPickerOptions) {}
 
   /** The host's verdict now, or undefined when it is eligible for this request. */
   verdict(host: ResolvedHost, request: PickRequest | undefined, exclude: ReadonlySet<string>, now: number): HostVerdict | undefined {
@@ -113,8 +113,8 @@ export class SlotScheduler {
       }
       if (eligible.length > 0) {
         const host = this.best(eligible);
-        this.attempts += 1;
-        this.lastAttempt.set(host.provider, this.attempts);
+        this.tries += 1;
+        this.lastTry.set(host.provider, this.tries);
         return { kind: 'host', host };
       }
       // A safe host back shortly beats an unsafe host now.
@@ -134,7 +134,7 @@ export class SlotScheduler {
     for (let i = 1; i < eligible.length; i++) {
       const h = eligible[i]!;
       const order =
-        (this.lastAttempt.get(h.provider) ?? 0) - (this.lastAttempt.get(best.provider) ?? 0) ||
+        (this.lastTry.get(h.provider) ?? 0) - (this.lastTry.get(best.provider) ?? 0) ||
         health.failureScore(h.id) - health.failureScore(best.id) ||
         health.lastOkAt(best.id) - health.lastOkAt(h.id);
       if (order < 0) best = h;

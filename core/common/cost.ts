@@ -1,7 +1,8 @@
 /**
  * Estimated cost of token usage: input and output tokens at per-million prices. Free of the
  * catalog's schemas, so what only prices stored usage (`panoptes runs`, `stats`) loads no validator.
- * Runs on: Node (core).
+ * Browser-safe: it imports nothing, so the renderer's run estimate prices by the same rule.
+ * Runs on: Node (core) and the renderer (browser-safe).
  */
 
 /** Prices per million tokens. */

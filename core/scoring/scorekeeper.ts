@@ -1,5 +1,5 @@
 /**
- * The ScoreWorker: scores records as they land and re-scores stored runs, durably. For every
+ * The Scorekeeper: scores records as they land and re-scores stored runs, durably. For every
  * (run, scorer version) whose cursor is behind the run's records it takes the lease, reads a page
  * of records past the cursor, scores them, and commits the scores with the cursor in one
  * transaction; a kill -9 between pages loses nothing and a restart goes on from the cursor, so
@@ -16,21 +16,23 @@ import type { Logger } from 'pino';
 import { PanoptesError, TERMINAL_RUN_STATUSES, toPanoptesError, type RunId } from '../domain.js';
 import type { ModelClient } from '../models/model-client.js';
 import type { AttemptStore, NewAttempt } from '../store/attempt-store.js';
+import { BilledCalls, type BilledCallKind } from '../store/billed-calls.js';
 import type { RecordBaseline } from '../store/baseline-reads.js';
-import { diskFullError, isDiskFull } from '../store/disk-full.js';
+import { diskFullError, isDiskFull, isStoppedByDisk } from '../store/disk-full.js';
 import type { NewScore, RecordToScore, RunScorer, ScoreStore } from '../store/score-store.js';
 import { processOwnerId } from '../store/owner-liveness.js';
 import type { Store } from '../store/store.js';
+import { billedClient } from './billed-client.js';
 import { HardFailRetrier, isHardFail, type RetryRun } from './hard-fail-retry.js';
 import { ScorerStopped, UnscorableRecord, type RunCallPolicy, type Scorer, type ScoreInput, type ScoreValue } from './scorer.js';
-import type { ScorerRegistry } from './scorer-registry.js';
-import { ScorerDefinitionSchema } from './scoring-config.js';
+import type { ScorerAdmission } from './scorer-admission.js';
 import { backoffDelay, pause } from '../concurrency/backoff.js';
 
-export interface ScoreWorkerOptions {
+export interface ScorekeeperOptions {
   store: Store;
   scores: ScoreStore;
-  registry: ScorerRegistry;
+  /** Builds the stored scorer versions, once each, as they were admitted. */
+  admission: ScorerAdmission;
   logger: Logger;
   /** Where a scorer's retries of hard fails are posed (the engine's router) and stored. */
   retries: { client: ModelClient; attempts: AttemptStore };
@@ -55,12 +57,15 @@ export interface ScoreWorkerOptions {
 /** A record as the worker scores it: for a pairwise judge over a model of the run, with that model's answer beside it. */
 type PairedRecord = RecordToScore & { baseline?: RecordBaseline };
 
-export class ScoreWorker {
+export class Scorekeeper {
   readonly owner = processOwnerId();
-  private readonly built = new Map<number, Scorer | null>();
+  /** Scorer versions this process cannot build (logged once; left to a process that can). */
+  private readonly unbuildable = new Set<number>();
   /** Retries on a hard fail each built scorer version asks for (absent: none). */
   private readonly retryLimits = new Map<number, number>();
   private readonly retrier: HardFailRetrier;
+  /** Where every judge call and retry is counted before it is made. */
+  private readonly ledger: BilledCalls;
   private readonly attempts: AttemptStore;
   private readonly pageSize: number;
   private readonly concurrency: number;
@@ -71,12 +76,14 @@ export class ScoreWorker {
   private readonly diskFullPatienceMs: number;
   /** Why scoring stopped in this process (a disk that stayed full): `finish` reports it, and nothing more is scored. */
   private halted: Error | undefined;
+  /** A write is waiting for room on a full disk (the warning is logged once). */
+  private waitingForRoom = false;
   private timer: NodeJS.Timeout | null = null;
   private pumping: Promise<void> | null = null;
   private again = false;
   private readonly abort = new AbortController();
 
-  constructor(private readonly opts: ScoreWorkerOptions) {
+  constructor(private readonly opts: ScorekeeperOptions) {
     this.pageSize = opts.pageSize ?? 1000;
     this.concurrency = opts.concurrency ?? 16;
     this.leaseMs = opts.leaseMs ?? 30_000;
@@ -86,7 +93,13 @@ export class ScoreWorker {
     this.diskFullPatienceMs = opts.diskFullPatienceMs ?? 60_000;
     // Every judge call and retry in flight (up to `concurrency` at once) listens on the worker's signal.
     setMaxListeners(0, this.abort.signal);
-    this.retrier = new HardFailRetrier(opts.retries.client, opts.retries.attempts);
+    this.ledger = new BilledCalls(opts.store);
+    const retryClients = new Map<number, ModelClient>();
+    const retryClient = (scorerId: number) => {
+      if (!retryClients.has(scorerId)) retryClients.set(scorerId, this.billed(opts.retries.client, scorerId, 'retry'));
+      return retryClients.get(scorerId)!;
+    };
+    this.retrier = new HardFailRetrier(retryClient, opts.retries.attempts);
     this.attempts = opts.retries.attempts;
   }
 
@@ -133,13 +146,26 @@ export class ScoreWorker {
       await this.wake();
       if (this.halted) throw this.halted;
       const run = this.opts.store.queries.getRun(runId);
-      const last = this.opts.scores.lastSeq(runId);
       const ended = !run || TERMINAL_RUN_STATUSES.includes(run.status);
-      // A scorer this process cannot build (url_health without --allow-network) is left to one that can.
-      // A stopped scorer version scores nothing more.
-      if (ended && this.opts.scores.runScorers(runId).every((s) => s.scoredSeq >= last || s.stopped !== null || this.built.get(s.scorerId) === null)) return;
+      if (ended && this.caughtUp(runId)) return;
       await sleep(Math.min(this.tickMs, 100));
     }
+  }
+
+  /** Scores until every scorer of the run this process can build has reached the records landed so far (a run posed until decided, between batches). */
+  async scoreLanded(runId: RunId, signal: AbortSignal): Promise<void> {
+    while (!this.abort.signal.aborted && !signal.aborted) {
+      await this.wake();
+      if (this.halted) throw this.halted;
+      if (this.caughtUp(runId)) return;
+      await sleep(Math.min(this.tickMs, 20), undefined, { signal }).catch(() => undefined);
+    }
+  }
+
+  /** Every scorer of the run has scored through its last record, but one this process cannot build (url_health without --allow-network: left to one that can) or a stopped one (it scores nothing more). */
+  private caughtUp(runId: RunId): boolean {
+    const last = this.opts.scores.lastSeq(runId);
+    return this.opts.scores.runScorers(runId).every((s) => s.scoredSeq >= last || s.stopped !== null || this.unbuildable.has(s.scorerId));
   }
 
   /** Runs with a scorer that has not reached their last record: work a crash left, or scoring under way. */
@@ -152,9 +178,7 @@ export class ScoreWorker {
     this.timer = null;
     this.abort.abort();
     await this.pumping;
-    const scorers = [...this.built.values()];
-    this.built.clear();
-    await Promise.all(scorers.map((s) => s?.close?.()));
+    await this.opts.admission.close();
   }
 
   private async pass(): Promise<void> {
@@ -246,7 +270,7 @@ export class ScoreWorker {
           failed: page.failed,
           ...(page.lastError === undefined ? {} : { lastError: page.lastError }),
           leaseMs: this.leaseMs,
-          ...(page.attempts.length === 0 ? {} : { alongside: () => this.storeAttempts(rs, page.attempts) }),
+          ...(page.attempts.length === 0 ? {} : { alongside: () => this.storeAttempts(rs, page.attempts), alongsideVerdicts: page.attempts.flatMap((a) => a.scores) }),
         }),
       );
       if (!committed) return; // the lease was taken over: the new owner goes on from the cursor
@@ -267,13 +291,17 @@ export class ScoreWorker {
     const giveUpAt = Date.now() + this.diskFullPatienceMs;
     for (let wait = 100; ; wait = Math.min(wait * 2, 5000)) {
       try {
-        return commit();
+        const done = commit();
+        this.waitingForRoom = false;
+        return done;
       } catch (err) {
         if (!isDiskFull(err)) throw err;
         if (Date.now() + wait > giveUpAt) {
           throw diskFullError(this.opts.store.path, `scoring stopped after ${Math.round(this.diskFullPatienceMs / 1000)} s of waiting for room to store its scores`, err);
         }
-        if (wait === 100) this.opts.logger.warn({ path: this.opts.store.path }, 'the disk is full: scoring waits for room');
+        // Said once while the disk stays full, not by every call and page that waits.
+        if (wait === 100 && !this.waitingForRoom) this.opts.logger.warn({ path: this.opts.store.path }, 'the disk is full: scoring waits for room');
+        this.waitingForRoom = true;
         await sleep(wait, undefined, { signal }).catch(() => undefined);
         if (signal.aborted) return false;
       }
@@ -345,7 +373,8 @@ export class ScoreWorker {
     // A baseline that will never answer makes the record unscorable without asking the scorer.
     const scored = r.baseline?.state === 'missing' ? { error: r.baseline.why } : await this.scoreTried(scorer, this.inputOf(rs, calls, r), signal);
     if (Array.isArray(scored)) return { scores: scored.map((v) => toNewScore(r.seq, scorer, v)), failed: false, values: scored };
-    this.opts.logger.warn({ run_id: rs.runId, scorer: rs.name, seq: r.seq, err: scored.error }, 'record could not be scored');
+    // A page cut short (scoring stopped, the lease lost) is not committed: its records are not failures.
+    if (!signal.aborted) this.opts.logger.warn({ run_id: rs.runId, scorer: rs.name, seq: r.seq, err: scored.error }, 'record could not be scored');
     return {
       scores: [{ seq: r.seq, judge: 0, value: 0, passed: null, severity: 'none', explanation: `could not score: ${scored.error}`, failed: true }],
       failed: true,
@@ -360,7 +389,7 @@ export class ScoreWorker {
       try {
         return await scorer.score(input, signal);
       } catch (err) {
-        if (err instanceof ScorerStopped) throw err;
+        if (err instanceof ScorerStopped || isStoppedByDisk(err)) throw err;
         lastError = err instanceof UnscorableRecord ? err.message : toPanoptesError(err).message;
         if (err instanceof UnscorableRecord || signal.aborted || t === this.tries) break;
         await pause(backoffDelay({ baseMs: this.backoffMs, maxMs: 30_000 }, t), signal);
@@ -369,24 +398,41 @@ export class ScoreWorker {
     return { error: lastError };
   }
 
-  /** A page's retries, in its transaction: the attempts, their verdicts, and the judge calls those verdicts cost. */
+  /** A page's retries, in its transaction: the attempts and their verdicts (their calls were counted when made). */
   private storeAttempts(rs: RunScorer, attempts: readonly NewAttempt[]): void {
-    for (const u of this.attempts.write(rs.runId, rs.scorerId, attempts)) this.opts.scores.addJudgeUsage(rs.runId, rs.scorerId, u);
+    this.attempts.write(rs.scorerId, attempts);
   }
 
-  /** A stored scorer version, built once per process; null (and logged) when this process cannot build it. */
+  /**
+   * The client a scorer version's calls go through: each counted in the run's usage before it is
+   * made, on a full disk after waiting for room as a page's commit does (no call is made that
+   * cannot be counted).
+   */
+  private billed(client: ModelClient, scorerId: number, kind: BilledCallKind): ModelClient {
+    return billedClient(client, {
+      ledger: this.ledger,
+      scorerId,
+      kind,
+      write: (write, signal) =>
+        this.patiently(signal ?? this.abort.signal, () => {
+          write();
+          return true;
+        }),
+    });
+  }
+
+  /** A stored scorer version, built once per process by the admission; null (and logged once) when this process cannot build it. */
   private scorerOf(rs: RunScorer): Scorer | null {
-    if (this.built.has(rs.scorerId)) return this.built.get(rs.scorerId)!;
-    let scorer: Scorer | null = null;
-    try {
-      const def = ScorerDefinitionSchema.parse(rs.definition);
-      scorer = this.opts.registry.build(def, `scorer ${rs.name}`).scorer;
-      if (def.retryOnHardFail !== undefined) this.retryLimits.set(rs.scorerId, def.retryOnHardFail);
-    } catch (err) {
-      this.opts.logger.error({ err, scorer: rs.name, version: rs.version }, 'stored scorer cannot be built here');
+    if (this.unbuildable.has(rs.scorerId)) return null;
+    const admitted = this.opts.admission.storedScorer(rs, (client) => this.billed(client, rs.scorerId, 'judge'));
+    if (admitted.error) {
+      this.unbuildable.add(rs.scorerId);
+      this.opts.logger.error({ err: admitted.error, scorer: rs.name, version: rs.version }, 'stored scorer cannot be built here');
+      return null;
     }
-    this.built.set(rs.scorerId, scorer);
-    return scorer;
+    const retries = admitted.built.definition.retryOnHardFail;
+    if (retries !== undefined) this.retryLimits.set(rs.scorerId, retries);
+    return admitted.built.scorer;
   }
 }
 
@@ -401,6 +447,5 @@ function toNewScore(seq: number, scorer: Scorer, v: ScoreValue): NewScore {
     explanation: v.explanation,
     failed: false,
     ...(v.judgeCall?.unreadable === true ? { noVerdict: true } : {}),
-    ...(v.judge !== null && v.judgeCall ? { usage: { judge: v.judge, ...v.judgeCall.usage } } : {}),
   };
 }

@@ -1,0 +1,101 @@
+/**
+ * The scoring calls' ledger, in SQL: every judge call and every retry of a hard fail is counted in
+ * the run's usage (judge_usage, retry_usage) the moment it is asked, before the request leaves,
+ * and gets its tokens when its answer comes. A kill -9 at any point so leaves every call that
+ * reached a provider counted, whether or not its scores were stored: the page scored again after
+ * a restart asks again, and pays again, and both calls are in the usage. A call that ends in an
+ * error is taken back out (a provider bills no error; the router's metrics keep every attempt).
+ * Each write is its own small commit without an fsync: it survives the process being killed, as
+ * the sweep's records do (see RecordLander); only an OS crash could undo the last second of them.
+ * Runs on: Node (core).
+ */
+import type Database from 'better-sqlite3';
+import type { RunId, Usage } from '../domain.js';
+import type { Store } from './store.js';
+
+/** Whose call it is: a judge's (apart from the sweep, per judge model) or a retry's (the candidate model's). */
+export type BilledCallKind = 'judge' | 'retry';
+
+/** One call being accounted: the run and scorer version it serves, and the model asked. */
+export interface BilledCall {
+  runId: RunId;
+  scorerId: number;
+  kind: BilledCallKind;
+  model: string;
+}
+
+/** What the answer says of a call: its tokens, and whether the prompt cache gave it (unbilled, counted apart). */
+export interface BilledAnswer {
+  usage: Pick<Usage, 'inputTokens' | 'outputTokens'>;
+  cached: boolean;
+}
+
+/**
+ * The scorer id a staged template's judge loop bills its calls under: the loop is no scorer version
+ * of the run (its scorers live in the template), and no scorer version has id 0 (ids start at 1),
+ * so its rows sit beside the scorers' in judge_usage and count in the same judge totals.
+ */
+export const TEMPLATE_JUDGE_SCORER_ID = 0;
+
+export class BilledCalls {
+  private readonly db: Database.Database;
+  private readonly stmt: ReturnType<BilledCalls['prepare']>;
+
+  constructor(private readonly store: Store) {
+    this.db = store.db;
+    this.stmt = this.prepare();
+  }
+
+  private prepare() {
+    const db = this.db;
+    return {
+      judgeAsked: db.prepare(
+        `INSERT INTO judge_usage (run_id, scorer_id, judge, calls, input_tokens, output_tokens, cached_calls, cached_input_tokens, cached_output_tokens)
+         VALUES (@runId, @scorerId, @model, 1, 0, 0, 0, 0, 0)
+         ON CONFLICT (run_id, scorer_id, judge) DO UPDATE SET calls = calls + 1`,
+      ),
+      judgeAnswered: db.prepare(
+        `UPDATE judge_usage SET input_tokens = input_tokens + @input, output_tokens = output_tokens + @output,
+           cached_calls = cached_calls + @cachedCalls, cached_input_tokens = cached_input_tokens + @cachedInput,
+           cached_output_tokens = cached_output_tokens + @cachedOutput
+         WHERE run_id = @runId AND scorer_id = @scorerId AND judge = @model`,
+      ),
+      judgeFailed: db.prepare(`UPDATE judge_usage SET calls = calls - 1 WHERE run_id = @runId AND scorer_id = @scorerId AND judge = @model`),
+      retryAsked: db.prepare(
+        `INSERT INTO retry_usage (run_id, scorer_id, model, calls, input_tokens, output_tokens)
+         VALUES (@runId, @scorerId, @model, 1, 0, 0)
+         ON CONFLICT (run_id, scorer_id, model) DO UPDATE SET calls = calls + 1`,
+      ),
+      // Retries never use the prompt cache: a cached answer would be the one that failed.
+      retryAnswered: db.prepare(
+        `UPDATE retry_usage SET input_tokens = input_tokens + @input, output_tokens = output_tokens + @output
+         WHERE run_id = @runId AND scorer_id = @scorerId AND model = @model`,
+      ),
+      retryFailed: db.prepare(`UPDATE retry_usage SET calls = calls - 1 WHERE run_id = @runId AND scorer_id = @scorerId AND model = @model`),
+    };
+  }
+
+  /** Counts a call about to be made. Throws (a full disk) before anything is asked: no call is made that cannot be counted. */
+  asked(call: BilledCall): void {
+    const key = { runId: call.runId, scorerId: call.scorerId, model: call.model };
+    this.store.withoutSync(() => (call.kind === 'judge' ? this.stmt.judgeAsked : this.stmt.retryAsked).run(key));
+  }
+
+  /** Adds the tokens of a call counted when it was asked. */
+  answered(call: BilledCall, answer: BilledAnswer): void {
+    const key = { runId: call.runId, scorerId: call.scorerId, model: call.model };
+    const { inputTokens, outputTokens } = answer.usage;
+    if (call.kind === 'retry') {
+      this.store.withoutSync(() => this.stmt.retryAnswered.run({ ...key, input: inputTokens, output: outputTokens }));
+      return;
+    }
+    const billed = answer.cached ? { input: 0, output: 0, cachedCalls: 1, cachedInput: inputTokens, cachedOutput: outputTokens } : { input: inputTokens, output: outputTokens, cachedCalls: 0, cachedInput: 0, cachedOutput: 0 };
+    this.store.withoutSync(() => this.stmt.judgeAnswered.run({ ...key, ...billed }));
+  }
+
+  /** Takes back a call counted when it was asked that ended in an error: nothing was billed. */
+  failed(call: BilledCall): void {
+    const key = { runId: call.runId, scorerId: call.scorerId, model: call.model };
+    this.store.withoutSync(() => (call.kind === 'judge' ? this.stmt.judgeFailed : this.stmt.retryFailed).run(key));
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * New run's Plan panel: before the sweep, how many vignettes each design needs to detect a
+ * difference at 80 % power (the contract's `plan`, from guessed accuracies or a pilot run), at 1, 2,
+ * 3 and 5 epochs, with each design's calls, dollars and wall time, the cheapest marked, and plainly
+ * when the manifest is too small.
+ * Runs on: renderer.
+ */
+import { useState } from 'react';
+import { useClient } from '../api/client-context.js';
+import type { MethodResult } from '../api/types.js';
+import { formatDuration, formatInt, formatUsd } from '../format.js';
+import { Field, controlProps } from './field.js';
+import { ErrorNotice } from './notice.js';
+
+type Plan = MethodResult<'plan'>;
+
+export function PlanPanel({ models, manifestPath }: { models: readonly string[]; manifestPath: string | null }) {
+  const client = useClient();
+  const [delta, setDelta] = useState('0.1');
+  const [accuracy, setAccuracy] = useState('');
+  const [pilot, setPilot] = useState('');
+  const [plan, setPlan] = useState<Plan | null>(null);
+  const [error, setError] = useState<Error | null>(null);
+  const [busy, setBusy] = useState(false);
+  const deltaN = Number(delta);
+  const guesses = accuracy.trim() === '' ? [] : accuracy.split(',').map((s) => Number(s.trim()));
+  const problem =
+    !(deltaN > 0 && deltaN <= 1)
+      ? 'the difference must be above 0 and at most 1'
+      : models.length < 2
+        ? 'choose two models or more to plan a comparison'
+        : pilot.trim() === '' && (guesses.length !== models.length || guesses.some((g) => !(g >= 0 && g <= 1)))
+          ? `give ${models.length} accuracies from 0 to 1 (one per model, in order), or a pilot run`
+          : null;
+
+  const run = () => {
+    if (problem) return;
+    setBusy(true);
+    setError(null);
+    client
+      .call('plan', {
+        models: [...models],
+        delta: deltaN,
+        ...(pilot.trim() === '' ? { accuracy: guesses } : { fromRun: pilot.trim() }),
+        ...(manifestPath ? { manifestPath } : {}),
+      })
+      .then(setPlan, (err: unknown) => setError(err instanceof Error ? err : new Error(String(err))))
+      .finally(() => setBusy(false));
+  };
+
+  return (
+    <div className="card" data-testid="plan-panel">
+      <header className="card-header">
+        <h2 className="h3">Plan</h2>
+        <span className="muted">how many vignettes and epochs detect a difference at 80 % power (α 0.05 over the pairs)</span>
+      </header>
+      <div className="field-row">
+        <Field label="Difference to detect" name="plan-delta">
+          <input type="text" inputMode="decimal" {...controlProps('plan-delta')} value={delta} onChange={(e) => setDelta(e.target.value)} data-testid="plan-delta" />
+        </Field>
+        <Field label="Guessed accuracies" name="plan-accuracy" hint="One per model, in order: 0.8, 0.7">
+          <input type="text" {...controlProps('plan-accuracy')} value={accuracy} onChange={(e) => setAccuracy(e.target.value)} data-testid="plan-accuracy" />
+        </Field>
+        <Field label="Or a pilot run" name="plan-pilot" hint="Its differences and epoch variance.">
+          <input type="text" {...controlProps('plan-pilot')} value={pilot} onChange={(e) => setPilot(e.target.value)} data-testid="plan-pilot" />
+        </Field>
+      </div>
+      <div className="form-actions">
+        <button type="button" className="button" disabled={problem !== null || busy} onClick={run} data-testid="plan-run">
+          {busy ? 'Planning…' : 'Plan'}
+        </button>
+        {problem ? <span className="muted">{problem}</span> : null}
+      </div>
+      <ErrorNotice error={error} title="Could not plan" />
+      {plan ? <PlanGrid plan={plan} /> : null}
+    </div>
+  );
+}
+
+function PlanGrid({ plan }: { plan: Plan }) {
+  return (
+    <div data-testid="plan-grid">
+      {plan.too_small ? (
+        <p className="field-error" data-testid="plan-too-small">
+          The manifest is too small to detect {plan.delta} at this power with any of these designs (about {formatInt(plan.vignettes_unlimited_epochs)} vignettes would be needed even with unlimited epochs).
+        </p>
+      ) : null}
+      <table className="table">
+        <thead>
+          <tr>
+            <th>epochs</th>
+            <th>vignettes</th>
+            <th>calls</th>
+            <th>cost</th>
+            <th>wall time</th>
+            <th />
+          </tr>
+        </thead>
+        <tbody>
+          {plan.designs.map((d) => (
+            <tr key={d.epochs} data-testid={d.cheapest ? 'plan-cheapest' : undefined} className={d.cheapest ? 'selected' : undefined}>
+              <td>{d.epochs}</td>
+              <td>{formatInt(d.vignettes)}</td>
+              <td>{formatInt(d.calls)}</td>
+              <td>{d.cost_usd === null ? 'unknown' : formatUsd(d.cost_usd)}</td>
+              <td>{d.wall_seconds === null ? 'unknown' : formatDuration(d.wall_seconds * 1000)}</td>
+              <td>{d.cheapest ? <strong>cheapest</strong> : d.feasible ? '' : <span className="muted">more than the manifest</span>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {plan.notes.map((n) => (
+        <p key={n} className="muted small">
+          {n}
+        </p>
+      ))}
+    </div>
+  );
+}

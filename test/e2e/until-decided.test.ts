@@ -1,0 +1,93 @@
+/**
+ * A run posed until decided, from the New run form to the Run view, in real Chromium against the
+ * real `panoptes serve --ui`: the Plan panel plans the example's models from guessed accuracies and
+ * marks the cheapest design; the "until decided" section sends its settings with the run; the Run
+ * view shows which models are still posed and each pair's decision with its anytime-valid interval,
+ * as the contract's `decide` says. No console error, exception or failed request is allowed.
+ * Runs on: Node (tests), driving Chromium.
+ */
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { tempDir } from '../helpers/temp.js';
+import { bridgeCall, launchChromium, serveUi, shotPath, watchPage, type ServedUi } from './harness.js';
+
+const WAIT = { timeout: 30_000, interval: 50 };
+
+let tmp: ReturnType<typeof tempDir>;
+let ui: ServedUi;
+let browser: Browser;
+let page: Page;
+let problems: string[];
+
+beforeAll(async () => {
+  tmp = tempDir();
+  ui = await serveUi(join(tmp.dir, 'data'));
+  browser = await launchChromium();
+  page = await (await browser.newContext({ viewport: { width: 1400, height: 1000 }, colorScheme: 'light' })).newPage();
+  problems = watchPage(page);
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await ui?.stop();
+  tmp?.cleanup();
+});
+
+it('plans, creates a run posed until decided, and shows its contention and decisions', async () => {
+  await page.goto(ui.appUrl);
+  await page.getByTestId('try-example').click();
+  const create = page.getByTestId('create-run');
+  await expect.poll(() => create.textContent(), WAIT).toBe('Create run · 144 calls');
+
+  // The Plan panel: the example's two models, guessed accuracies. A difference of 0.2 is too much for 24 vignettes, and it says so.
+  const manifestPath = join(process.cwd(), 'examples', 'demo-manifest.jsonl');
+  await page.getByTestId('plan-delta').fill('0.2');
+  await page.getByTestId('plan-accuracy').fill('0.8, 0.6');
+  await page.getByTestId('plan-run').click();
+  await page.getByTestId('plan-too-small').waitFor();
+  const small = await bridgeCall(ui.origin, ui.token, 'plan', { models: ['mock-fast', 'mock-slow'], delta: 0.2, accuracy: [0.8, 0.6], manifestPath });
+  expect(small.too_small).toBe(true);
+  expect(await page.getByTestId('plan-cheapest').count()).toBe(0);
+  // A large difference fits: the grid shows every design, the cheapest marked.
+  await page.getByTestId('plan-delta').fill('0.6');
+  await page.getByTestId('plan-accuracy').fill('0.95, 0.2');
+  await page.getByTestId('plan-run').click();
+  await page.getByTestId('plan-cheapest').waitFor();
+  const plan = await bridgeCall(ui.origin, ui.token, 'plan', { models: ['mock-fast', 'mock-slow'], delta: 0.6, accuracy: [0.95, 0.2], manifestPath });
+  expect(await page.locator('[data-testid=plan-grid] tbody tr').count()).toBe(plan.designs.length);
+  const cheapest = plan.designs.find((d) => d.cheapest)!;
+  const row = await page.getByTestId('plan-cheapest').locator('td').allTextContents();
+  expect(row.slice(0, 3)).toEqual([String(cheapest.epochs), String(cheapest.vignettes), String(cheapest.calls)]);
+  expect(row.at(-1)).toBe('cheapest');
+  expect(await page.getByTestId('plan-too-small').count()).toBe(0);
+
+  // Until decided: a wrong batch blocks the run, a right one sends it.
+  await page.getByTestId('until-decided').check();
+  await page.getByTestId('decide-batch').fill('0');
+  await expect.poll(() => create.isDisabled(), WAIT).toBe(true);
+  await page.getByTestId('decide-batch').fill('6');
+  await page.getByTestId('decide-order-seed').fill('5');
+  await expect.poll(() => create.isDisabled(), WAIT).toBe(false);
+  expect(await create.textContent()).toBe('Create run · at most 144 calls');
+  await page.screenshot({ path: shotPath('until-decided-new-run'), fullPage: true });
+  await create.click();
+  await page.waitForURL(/#\/runs\/r[0-9a-z]+$/);
+  const runId = decodeURIComponent(page.url().split('#/runs/')[1]!);
+
+  const detail = await bridgeCall(ui.origin, ui.token, 'getRun', { runId });
+  expect(detail.run.options.untilDecided).toEqual({ alpha: 0.05, margin: 0, orderSeed: 5, batch: 6 });
+  await page.getByTestId('run-decision').waitFor();
+  await expect.poll(() => page.locator('.view-header [data-testid=status]').first().textContent(), WAIT).toBe('done');
+  // Once the run is over every pair is stopped; the panel says what `decide` says.
+  await expect.poll(() => page.getByTestId('run-contention').textContent(), WAIT).toBe('Every pair is stopped: no model is posed any more.');
+  const decision = await bridgeCall(ui.origin, ui.token, 'decide', { runId });
+  const pair = decision.pairs[0]!;
+  const cells = await page.getByTestId('decision-pair').first().locator('td').allTextContents();
+  expect(cells[0]).toBe(`${pair.a} − ${pair.b}`);
+  expect(cells[1]).toBe(pair.status === 'decided' ? `${pair.winner} better` : pair.status);
+  expect(cells[2]).toBe(String(pair.n));
+  expect(await page.getByTestId('decision-calls').textContent()).toContain(`${decision.calls} of the full sweep's ${decision.calls_full} calls`);
+  await page.screenshot({ path: shotPath('until-decided-run'), fullPage: true });
+  expect(problems).toEqual([]);
+});

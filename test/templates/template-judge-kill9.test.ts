@@ -1,0 +1,104 @@
+/**
+ * A staged template's judge-loop calls after kill -9: every call the judge's provider was asked is
+ * in the run's judge usage. Local OpenAI-compatible servers (real child processes, counting every
+ * request they receive) answer the candidate and the judge; a `panoptes run` of a judged template
+ * is SIGKILLed at seeded points mid-template (PANOPTES_TEST_SEED replays them), resumed, killed
+ * again, and resumed to the end. A judge call is counted before it is made, so the stored calls
+ * equal the requests the judge's server received, but for a call counted at a kill whose request
+ * had not left yet: at most one a call permit (the call concurrency) per kill, never fewer. Only
+ * the tokens of the calls in flight at a kill are unknown.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openEngine } from '../../core/service/engine.js';
+import { initTelemetry } from '../../core/telemetry.js';
+import { runCli } from '../helpers/cli.js';
+import { killAtSeededPoint, readCount, writeCountedCatalog } from '../helpers/kill-at-seeded-point.js';
+import { seededRandom } from '../helpers/seeded-random.js';
+import { tempDir } from '../helpers/temp.js';
+import { startOpenAIServer, type ServerProcess } from '../outages/openai-server.js';
+
+initTelemetry({ defaultLevel: 'silent' });
+
+let tmp: ReturnType<typeof tempDir>;
+let candidate: ServerProcess;
+let judge: ServerProcess;
+beforeAll(async () => {
+  tmp = tempDir();
+  [candidate, judge] = await Promise.all([startOpenAIServer({ delayMs: 15 }), startOpenAIServer({ delayMs: 15 })]);
+});
+afterAll(async () => {
+  await Promise.all([candidate.kill(), judge.kill()]);
+  tmp.cleanup();
+});
+
+const KILLS = 3;
+const VIGNETTES = 200;
+/** Vignettes posed at once; each holds its permit through its judge loop, so at most this many judge calls are in flight. */
+const CALLS_IN_FLIGHT = 4;
+
+/**
+ * The judge's server echoes its prompt, whose verdict format it passes: one answer and one judge
+ * call a vignette, the judge asked after the answer is stored (a kill between them cuts the chain).
+ */
+const TEMPLATE = `name: refereed
+stages:
+  - name: answer
+    prompt: "ANSWER {{vignette.prompt}}"
+    judge:
+      maxRounds: 2
+      scorers:
+        - { name: referee-says, type: judge, judges: [fj], rubric: "Is it right?" }
+`;
+
+const catalogFile = () => writeCountedCatalog(join(tmp.dir, 'catalog.json'), candidate.port, judge.port);
+
+it("a judged template SIGKILLed mid-template at seeded points, then resumed: the stored judge calls equal what the judge's provider was asked", async () => {
+  const random = seededRandom('template-judge: run');
+  const dataDir = join(tmp.dir, 'data');
+  const dbPath = join(dataDir, 'panoptes.db');
+  const manifest = join(tmp.dir, 'manifest.jsonl');
+  writeFileSync(manifest, Array.from({ length: VIGNETTES }, (_, i) => JSON.stringify({ id: `v${i}`, prompt: `Question ${i}?` })).join('\n') + '\n');
+  const templateFile = join(tmp.dir, 'refereed.yaml');
+  writeFileSync(templateFile, TEMPLATE);
+  const run = ['run', '--manifest', manifest, '--models', 'cand', '--template', templateFile, '--call-concurrency', String(CALLS_IN_FLIGHT),
+    '--skip-prompt-cache', '--no-progress', '--data-dir', dataDir, '--catalog', catalogFile()];
+  const resume = ['resume', '--data-dir', dataDir, '--catalog', catalogFile()];
+  // Killed once judge calls are being counted: the kill falls mid-template, records half landed.
+  const judgeCalls = () => readCount(dbPath, `SELECT SUM(calls) AS n FROM judge_usage`);
+  let killed = 0;
+  let midTemplate = 0;
+  for (let k = 0; k < KILLS; k++) {
+    if (await killAtSeededPoint(k === 0 ? run : resume, judgeCalls, random.between(0, 1500))) {
+      killed += 1;
+      // Vignettes with calls stored and no record yet: the kill cut their chains.
+      if (readCount(dbPath, `SELECT COUNT(*) AS n FROM finished_stages`) > 0) midTemplate += 1;
+    }
+  }
+  const last = await runCli(resume);
+  expect(last.code, `seed ${random.seed}: ${last.stderr}`).toBe(0);
+  expect(killed, `seed ${random.seed}: the kills landed while the run was posing`).toBeGreaterThan(0);
+  expect(midTemplate, `seed ${random.seed}: a kill cut a vignette's chain`).toBeGreaterThan(0);
+
+  const e = openEngine({ dataDir, catalogPaths: [catalogFile()], readonly: true });
+  try {
+    const stats = await e.service.stats({});
+    expect(stats.totalCalls, `seed ${random.seed}`).toBe(VIGNETTES);
+    const judged = stats.judges.reduce((n, u) => n + u.calls, 0);
+    const asked = judge.requests();
+    // At least an undisturbed run's: the vignettes a kill cut were judged again, and are counted.
+    expect(asked, `seed ${random.seed}`).toBeGreaterThanOrEqual(VIGNETTES);
+    // Never fewer than were asked; more only by calls counted at a kill whose request had not left.
+    const over = judged - asked;
+    expect(over, `seed ${random.seed}: ${judged} stored, ${asked} asked`).toBeGreaterThanOrEqual(0);
+    expect(over, `seed ${random.seed}: ${judged} stored, ${asked} asked`).toBeLessThanOrEqual(CALLS_IN_FLIGHT * killed);
+    // Tokens come with the answers (3 out a call): only those of the calls in flight at a kill are unknown.
+    const tokens = stats.judges[0]!.outputTokens;
+    expect(tokens, `seed ${random.seed}`).toBeLessThanOrEqual(3 * judged);
+    expect(tokens, `seed ${random.seed}`).toBeGreaterThanOrEqual(3 * (judged - CALLS_IN_FLIGHT * killed));
+    expect(stats.totalJudgeCostUsd, `seed ${random.seed}`).toBeGreaterThan(0);
+  } finally {
+    await e.close();
+  }
+}, 240_000);
