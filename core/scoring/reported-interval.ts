@@ -8,7 +8,8 @@
  * [0, 1], and Wilson's on the mean when that interval has no width (every value the same).
  *
  * A pair: for pass/fail with one epoch, unclustered, the exact McNemar p with Tango's paired score
- * interval; otherwise the paired t (clustered when the report clusters) for both.
+ * interval; otherwise the paired t (clustered when the report clusters) for both, its interval cut
+ * to [-1, 1], the only differences two scores in [0, 1] can have.
  * Runs on: Node (core); pure, no I/O.
  */
 import { tangoPairedInterval, wilsonInterval } from './proportion-intervals.js';
@@ -58,7 +59,10 @@ export function reportedPair(xa: ArrayLike<number>, xb: ArrayLike<number>, mcnem
   const d = new Float64Array(n);
   for (let i = 0; i < n; i++) d[i] = xa[i]! - xb[i]!;
   const t = pairedTTest(d, cluster ?? undefined);
-  if (!mcnemar || cluster !== null || !allBinary(xa) || !allBinary(xb)) return { ...t, test: 'paired_t', method: cluster !== null ? 'cr2' : 't' };
+  if (!mcnemar || cluster !== null || !allBinary(xa) || !allBinary(xb)) {
+    const ci95: [number, number] | null = t.ci95 === null ? null : [Math.max(-1, t.ci95[0]), Math.min(1, t.ci95[1])];
+    return { ...t, ci95, test: 'paired_t', method: cluster !== null ? 'cr2' : 't' };
+  }
   let onlyA = 0;
   let onlyB = 0;
   for (let i = 0; i < n; i++) {
