@@ -3,7 +3,7 @@
  * Krippendorff alpha reaches the report; a judge that answers with no readable verdict (a real
  * HTTP host answering prose) is missing data, not a fail: the response is scored by the judge
  * that answered, the missing verdicts are counted and warned about, and a judge that never gives a
- * verdict leaves its responses not scored rather than failed.
+ * verdict leaves its responses not scored rather than failed; a pairwise judge's non-verdict is no loss.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -73,5 +73,38 @@ describe("a report's judges", () => {
     const responses = (await e.service.scoringStatus({ runId: run.id })).scorers.find((s) => s.name === 'mute')!.done;
     expect(mute).toMatchObject({ not_scored: responses, not_scored_reason: null, failed: 0, failure: null });
     expect(half.not_scored).toBe(0);
+  });
+
+  it('counts a pairwise judge with no verdict as missing: no win rate of 0, no "better"', async () => {
+    const catalog = join(tmp.dir, 'mumbler-pairwise.json');
+    writeFileSync(catalog, JSON.stringify({ providers: { fake: openaiProvider(fake.url) }, models: { mumbler: { hosts: [host('fake', 'mumbler')] } } }));
+    const e = tmp.open({ tickMs: 20, catalogPaths: [catalog] });
+    e.scoring.start();
+    const run = await e.service.createRun({
+      manifestPath: writeTargetManifest(tmp.dir, 16),
+      models: ['mock-strong', 'mock-weak'],
+      epochs: 1,
+      privacy: 'off',
+      scorers: {
+        scorers: [
+          { name: 'pair', type: 'judge', mode: 'pairwise', baseline: 'mock-weak', judges: ['mock-judge'], rubric: RUBRIC },
+          { name: 'mute-pair', type: 'judge', mode: 'pairwise', baseline: 'mock-weak', judges: ['mumbler'], rubric: RUBRIC },
+        ],
+      },
+    });
+    expect(await e.scheduler.runToCompletion(run.id)).toMatchObject({ status: 'done' });
+    await e.scoring.finish(run.id);
+
+    // A judge that gives verdicts puts mock-strong on the board against its baseline.
+    const pair = await e.service.report({ runId: run.id, scorer: 'pair' });
+    expect(pair.models.find((m) => m.model === 'mock-strong')).toMatchObject({ n: 16 });
+    expect(pair.pairs).toHaveLength(1);
+
+    // The mumbler's non-verdicts are not losses: mock-strong is left out, not scored 0.000 and beaten.
+    const mute = await e.service.report({ runId: run.id, scorer: 'mute-pair' });
+    expect(mute.models.map((m) => [m.model, m.role])).toEqual([['mock-weak', 'baseline']]);
+    expect(mute.pairs).toEqual([]);
+    expect(mute).toMatchObject({ not_scored: 16, failed: 0, failure: null });
+    expect(mute.warnings).toContain('mock-strong: not one response scored (every judge failed or gave no verdict, or the scorer could not score them): left out.');
   });
 });
