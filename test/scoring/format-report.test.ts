@@ -70,6 +70,15 @@ describe('formatScoreReport', () => {
     expect(formatScoreReport(plain).some((l) => l.includes('win rate'))).toBe(false);
   });
 
+  it("prints the judges' Krippendorff alpha with its level, and n/a when there is none", async () => {
+    const report = await buildScoreReport({ ...base, models: ['strong', 'weak'] }, cells(lopsided(12)));
+    const judged = formatScoreReport({ ...report, judges: { alpha: 0.45678, judges: ['judge-a', 'judge-b'] } });
+    expect(judged).toContain("Judges judge-a, judge-b: Krippendorff's alpha 0.457 (nominal; 1 full agreement, 0 chance).");
+    const graded = formatScoreReport({ ...report, kind: 'graded', judges: { alpha: null, judges: ['judge-a', 'judge-b'] } });
+    expect(graded).toContain("Judges judge-a, judge-b: Krippendorff's alpha n/a (interval; 1 full agreement, 0 chance).");
+    expect(formatScoreReport(report).some((l) => l.includes('Krippendorff'))).toBe(false);
+  });
+
   it('says "too few vignettes to compare" under 10 shared vignettes, and labels exact McNemar with its interval', async () => {
     const report = await buildScoreReport(
       { ...base, epochs: 1 },
