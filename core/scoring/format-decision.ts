@@ -3,6 +3,7 @@
  * interval; per model the vignettes it would have been posed and the calls and dollars saved.
  * Runs on: Node (core); pure.
  */
+import { formatUsd } from '../common/money.js';
 import { alignColumns } from '../text-table.js';
 import { signed } from './signed-text.js';
 import type { DecisionReport } from './adaptive-decision.js';
@@ -20,7 +21,7 @@ export function formatDecision(r: DecisionReport): string[] {
   }
   lines.push(...alignColumns(rows), '');
   const models = [['model', 'vignettes', 'calls', 'calls saved', 'saved']];
-  for (const m of r.models) models.push([m.model, String(m.vignettes), String(m.calls), String(m.calls_saved), `$${m.usd_saved.toFixed(m.usd_saved > 0 && m.usd_saved < 0.01 ? 4 : 2)}`]);
+  for (const m of r.models) models.push([m.model, String(m.vignettes), String(m.calls), String(m.calls_saved), formatUsd(m.usd_saved)]);
   lines.push(...alignColumns(models));
   const share = r.calls_full > 0 ? (100 * r.calls) / r.calls_full : 100;
   lines.push(

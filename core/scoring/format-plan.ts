@@ -4,12 +4,12 @@
  * minimum detectable difference at the manifest's own size, and the notes (too small, guesses).
  * Runs on: Node (core); pure.
  */
+import { formatUsd } from '../common/money.js';
 import { alignColumns } from '../text-table.js';
 import type { Plan } from './plan.js';
 
 function usd(x: number | null): string {
-  if (x === null) return 'n/a';
-  return x < 0.01 && x > 0 ? `$${x.toFixed(4)}` : `$${x.toFixed(2)}`;
+  return x === null ? 'n/a' : formatUsd(x);
 }
 
 /** Seconds as "42 s", "12 min", "3.4 h". */
