@@ -1,6 +1,6 @@
 /**
  * The job ledger: the one owner of a job's record path. An attempt begins here (`begin`: the attempt
- * row, and the sink its worker delivers to) and ends here exactly one way: `settle` lands the outcome
+ * row, and the sink its worker delivers to) and ends here once, in one of four ways: `settle` lands the outcome
  * with whatever the sink still buffers in one transaction, then hands what landed to responses.jsonl;
  * `retry` and `fail` keep what landed before the failure and note it; `abandon` (the run stopped)
  * keeps what landed and says nothing. Nothing else lands records or feeds the response log. The rule

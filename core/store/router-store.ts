@@ -8,7 +8,7 @@
 import type Database from 'better-sqlite3';
 import type { Connection } from './connection.js';
 
-/** One model call as stored (a host attempt or a cache hit). */
+/** One model call as stored (a host try or a cache hit). */
 export interface CallRow {
   at: number;
   profile: string;

@@ -3,7 +3,7 @@
  * laid into New run's fields, every one of them left for the user to change before Create.
  * Runs on: renderer.
  */
-import type { MethodResult } from '../api/types.js';
+import type { MethodResult, PrivacyMode } from '../api/types.js';
 import type { StagedRunChoice } from './staged-run-fields.js';
 
 export type RunDraft = MethodResult<'runDraft'>;
@@ -13,7 +13,7 @@ export interface DraftFields {
   setModels: (models: string[]) => void;
   setEpochs: (text: string) => void;
   setConcurrency: (text: string) => void;
-  setPrivacy: (mode: 'strict' | 'fallback' | 'off') => void;
+  setPrivacy: (mode: PrivacyMode) => void;
   setUseCache: (on: boolean) => void;
   setShareCache: (on: boolean) => void;
   setTemperature: (text: string) => void;
