@@ -12,6 +12,7 @@ import { PanoptesError } from '../../core/domain.js';
 import { runPack } from '../../core/cli/pack-run.js';
 import { packRepository } from '../../core/ingest/pack.js';
 import { readSource } from '../../core/ingest/pack-source.js';
+import { parseSplit } from '../../core/ingest/split.js';
 import { DEFAULT_MAX_BYTES } from '../../core/ingest/repo-files.js';
 import { estimatePromptTokens } from '../../core/models/router/token-estimate.js';
 import { tempDir } from '../helpers/temp.js';
@@ -118,6 +119,49 @@ describe('pack: a folder', () => {
     expect(src.metadata.group).toBe('src');
     // One file that alone is over the budget is still dropped, and says so.
     expect(vs.find((v) => v.id === 'repo/data')!.metadata.coverage.files).toBe(0);
+  });
+
+  it('--split N packs N files a vignette in path order, each group labelled by its number', async () => {
+    const root = join(tmp.dir, 'repo');
+    makeRepo(root);
+    const repo = await readSource(root, { maxBytes: DEFAULT_MAX_BYTES });
+    const vs = await packRepository(repo, { ...packOpts, split: { by: 'files', count: 3 } });
+    const total = repo.files.length;
+    expect(vs).toHaveLength(Math.ceil(total / 3));
+    expect(vs.map((v) => v.id)).toEqual(vs.map((_, i) => `repo/${i + 1}`));
+    expect(vs.map((v) => v.metadata.coverage.totalFiles)).toEqual(vs.map((_, i) => Math.min(3, total - 3 * i)));
+    // Every file in exactly one vignette, in path order, or dropped from its group's and said so.
+    // (The instruction at the top shows the delimiter with the placeholder `path`.)
+    const packed = vs.flatMap((v) => [...v.prompt.matchAll(/===== FILE: (.+) =====/g)].map((m) => m[1]!).filter((p) => p !== 'path'));
+    const dropped = vs.flatMap((v) => v.metadata.dropped);
+    expect(dropped).toEqual(['data/fixtures.csv']);
+    expect([...packed, ...dropped].sort()).toEqual(repo.files.map((f) => f.path).sort());
+    expect(packed).toEqual(repo.files.map((f) => f.path).filter((p) => !dropped.includes(p)));
+    expect(() => parseSplit('0')).toThrow('--split must be "folder" or a number of files, not "0"');
+    expect(() => parseSplit('2.5')).toThrow(/not "2\.5"/);
+  });
+
+  it("--prompt puts a file's content before the files when a file has that name, else the text itself", async () => {
+    const root = join(tmp.dir, 'repo');
+    makeRepo(root);
+    const catalog = join(tmp.dir, 'catalog.json');
+    writeFileSync(catalog, JSON.stringify({ providers: { m: { kind: 'mock', trainsOnData: false } }, models: { big: { hosts: [{ provider: 'm', model: 'big', contextWindow: 128000 }] } } }));
+    const instruction = join(tmp.dir, 'review.md');
+    writeFileSync(instruction, 'Review this repository for data races.\n');
+    const out = join(tmp.dir, 'pack.jsonl');
+    const write = vi.spyOn(process.stdout, 'write').mockImplementation(() => true);
+    try {
+      await runPack(root, { dataDir: join(tmp.dir, 'data'), catalog: [catalog], models: 'big', out, prompt: instruction });
+      const fromFile = JSON.parse(readFileSync(out, 'utf8').trim()) as { prompt: string };
+      expect(fromFile.prompt.startsWith('Review this repository for data races.')).toBe(true);
+      expect(fromFile.prompt).not.toContain(instruction);
+      await runPack(root, { dataDir: join(tmp.dir, 'data'), catalog: [catalog], models: 'big', out, prompt: 'List every exported function.' });
+      const fromText = JSON.parse(readFileSync(out, 'utf8').trim()) as { prompt: string };
+      expect(fromText.prompt.startsWith('List every exported function.')).toBe(true);
+      expect(fromText.prompt.indexOf('List every exported function.')).toBeLessThan(fromText.prompt.indexOf('===== FILE: '));
+    } finally {
+      write.mockRestore();
+    }
   });
 
   it('does not follow a symbolic link out of the folder', async () => {
