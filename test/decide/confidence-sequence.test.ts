@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { AdaptiveDecision, seededOrder } from '../../core/scoring/adaptive-decision.js';
 import { BettingConfidenceSequence } from '../../core/scoring/confidence-sequence.js';
+import { casesOf } from '../helpers/fixture-cases.js';
 
 const fixture = JSON.parse(readFileSync('test/scoring/fixtures/decision.json', 'utf8')) as {
   adaptive: {
@@ -33,7 +34,7 @@ describe('the betting confidence sequence', () => {
   it('matches the numpy implementation interval for interval', () => {
     const s = fixture.adaptive.sequence;
     const cs = new BettingConfidenceSequence({ population: s.population, alpha: s.alpha });
-    s.d.forEach((d, i) => {
+    casesOf(s.d, 'confidence-sequence').forEach((d, i) => {
       cs.push(d);
       const [lo, hi] = cs.interval();
       expect(lo).toBeCloseTo(s.intervals[i]![0], 12);

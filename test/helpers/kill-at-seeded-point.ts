@@ -1,25 +1,30 @@
 /**
  * For the kill -9 tests of billed calls: a CLI child started, SIGKILLed a seeded pause after
  * something it writes is first seen (a count read from its database), and what a test reads of
- * that database meanwhile (0 before the child has made it, or the table), and the catalog of the
+ * that database meanwhile (0 before the child has made and migrated it), and the catalog of the
  * two counting servers they run against.
  * Runs on: Node (tests).
  */
-import { writeFileSync } from 'node:fs';
-import { Store } from '../../core/store/store.js';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { MIGRATIONS } from '../../core/store/migrations.js';
 import { startCli } from './cli.js';
 
-/** The number `sql` reads (as `n`) from the database at `dbPath`; 0 before the child has made it or the table. */
+/**
+ * The number `sql` reads (as `n`) from the database at `dbPath`; 0 before the child has made the
+ * database and migrated it to the current schema (it may be polled mid-migration). Any other error
+ * is thrown: a count that read 0 for a broken query would let a kill test pass seeing nothing.
+ */
 export function readCount(dbPath: string, sql: string): number {
+  if (!existsSync(dbPath) || statSync(dbPath).size === 0) return 0;
+  const db = new Database(dbPath, { readonly: true, fileMustExist: true });
   try {
-    const store = new Store(dbPath, { readonly: true });
-    try {
-      return (store.db.prepare(sql).get() as { n: number | null }).n ?? 0;
-    } finally {
-      store.close();
-    }
-  } catch {
-    return 0;
+    db.pragma('busy_timeout = 1000');
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version < MIGRATIONS.length) return 0;
+    return (db.prepare(sql).get() as { n: number | null }).n ?? 0;
+  } finally {
+    db.close();
   }
 }
 

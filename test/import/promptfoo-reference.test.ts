@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { readManifest } from '../../core/manifest.js';
 import { runImport } from '../../core/import/run-import.js';
 import { tempDir } from '../helpers/temp.js';
+import { casesOf } from '../helpers/fixture-cases.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
 interface Reference {
@@ -26,7 +27,7 @@ beforeEach(() => {
 afterEach(() => tmp.cleanup());
 
 describe(`the promptfoo import against promptfoo ${reference.promptfoo}`, () => {
-  it.each(Object.entries(reference.configs))('%s: the same cases, each prompt rendered as promptfoo renders it', async (name, want) => {
+  it.each(casesOf(Object.entries(reference.configs), 'promptfoo config'))('%s: the same cases, each prompt rendered as promptfoo renders it', async (name, want) => {
     const out = join(tmp.dir, 'suite');
     const summary = await runImport({ source: 'promptfoo', path: join(FIXTURES, name, 'promptfooconfig.yaml'), outDir: out, promptfoo: { matchModel: () => undefined, judge: 'mock-judge' }, table: {} });
     expect(summary.vignettes).toBe(want.cases_per_provider);

@@ -5,7 +5,6 @@
  * past the run's patience fails the run with the reason, every record kept in the database, and
  * retrying the run once space is back finishes the file.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -16,30 +15,11 @@ import { openEngine, type Engine } from '../../core/service/engine.js';
 import { initTelemetry } from '../../core/telemetry.js';
 import { tempDir, writeManifest, writeMockCatalog } from '../helpers/temp.js';
 import { expectExactlyOnce } from '../helpers/verify.js';
+import { mountTmpfs, onTmpfs, tmpfsMountable, unmountTmpfs } from '../helpers/tmpfs.js';
 
 initTelemetry({ defaultLevel: 'silent' });
 
-function mount(dir: string, size: string, remount = false): void {
-  execFileSync('mount', ['-t', 'tmpfs', '-o', `${remount ? 'remount,' : ''}size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
-}
-
-/** Whether this process may mount a tmpfs (root in a container that allows it). */
-function canMount(): boolean {
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
-  const probe = tempDir();
-  try {
-    mount(probe.dir, '16k');
-    execFileSync('umount', [probe.dir]);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    probe.cleanup();
-  }
-}
-
-const mountable = canMount();
-describe.skipIf(!mountable)(`responses.jsonl on a full disk${mountable ? '' : ' (skipped: needs root on Linux with leave to mount a tmpfs)'}`, () => {
+describe.skipIf(!tmpfsMountable)(onTmpfs('responses.jsonl on a full disk'), () => {
   let tmp: ReturnType<typeof tempDir>;
   let runs: string;
   let engine: Engine | undefined;
@@ -47,12 +27,12 @@ describe.skipIf(!mountable)(`responses.jsonl on a full disk${mountable ? '' : ' 
     tmp = tempDir();
     runs = join(tmp.dir, 'data', 'runs');
     mkdirSync(runs, { recursive: true });
-    mount(runs, '24k');
+    mountTmpfs(runs, '24k');
   });
   afterEach(async () => {
     await engine?.close();
     engine = undefined;
-    execFileSync('umount', ['-l', runs]);
+    unmountTmpfs(runs);
     tmp.cleanup();
   });
 
@@ -79,7 +59,7 @@ describe.skipIf(!mountable)(`responses.jsonl on a full disk${mountable ? '' : ' 
     const done = e.scheduler.runToCompletion(run.id);
     // 24 KiB holds about a hundred lines: wait until far more have landed, then give the disk room.
     while (e.store.queries.responseCount(run.id) < 300) await sleep(20);
-    mount(runs, '8m', true);
+    mountTmpfs(runs, '8m', true);
     expect((await done).status).toBe('done');
     expectWhole(e, run.id);
   });
@@ -91,7 +71,7 @@ describe.skipIf(!mountable)(`responses.jsonl on a full disk${mountable ? '' : ' 
     expect(failed.status).toBe('failed');
     expect(failed.error).toMatch(/could not write .*responses\.jsonl \(.*ENOSPC.*\).*every record is in the database.*--retry-failed/);
     expect(e.store.queries.responseCount(run.id)).toBe(300);
-    mount(runs, '8m', true);
+    mountTmpfs(runs, '8m', true);
     await e.service.retryRun({ runId: run.id, scope: 'failed' });
     expect((await e.scheduler.runToCompletion(run.id)).status).toBe('done');
     expectWhole(e, run.id);

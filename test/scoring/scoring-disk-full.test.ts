@@ -14,23 +14,10 @@ import { writeStoredRun } from '../../bench/stored-run.js';
 import { openEngine } from '../../core/service/engine.js';
 import { initTelemetry } from '../../core/telemetry.js';
 import { tempDir } from '../helpers/temp.js';
+import { mountTmpfs, onTmpfs, tmpfsMountable, unmountTmpfs } from '../helpers/tmpfs.js';
 import { startOpenAIServer, type ServerProcess } from '../outages/openai-server.js';
 
 initTelemetry({ defaultLevel: 'silent' });
-
-function canMount(): boolean {
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
-  const probe = tempDir();
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=16k', 'tmpfs', probe.dir], { stdio: 'ignore' });
-    execFileSync('umount', [probe.dir]);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    probe.cleanup();
-  }
-}
 
 /** Writes a file until the disk refuses another byte. */
 function fill(path: string): void {
@@ -56,7 +43,7 @@ const MODELS = [
   { model: 'mock-weak', accuracy: 0.6 },
 ];
 
-describe.skipIf(!canMount())('scoring on a full disk', () => {
+describe.skipIf(!tmpfsMountable)(onTmpfs('scoring on a full disk'), () => {
   let tmp: ReturnType<typeof tempDir>;
   let judge: ServerProcess;
   beforeAll(async () => {
@@ -98,7 +85,7 @@ describe.skipIf(!canMount())('scoring on a full disk', () => {
     mkdirSync(dataDir);
     // Room for SQLite's write-ahead log at its checkpoint size (1,000 pages, 4 MB) once the filler goes:
     // every judge call is counted in its own commit before it is made.
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', dataDir], { stdio: 'ignore' });
+    mountTmpfs(dataDir, '8m');
     try {
       writeStoredRun(dataDir, { runId: 'rfull', vignettes: VIGNETTES, epochs: 1, models: MODELS });
       let e = engineOn(dataDir);
@@ -138,7 +125,7 @@ describe.skipIf(!canMount())('scoring on a full disk', () => {
       expect(verdicts(e)).toEqual(expected);
       await e.close();
     } finally {
-      execFileSync('umount', ['-l', dataDir]);
+      unmountTmpfs(dataDir);
     }
   }, 120_000);
 });

@@ -10,6 +10,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { buildScoreReport, type ScoreCell } from '../../core/scoring/report.js';
 import { VariantArms, type VignetteVariantRow } from '../../core/scoring/variant-arms.js';
+import { casesOf } from '../helpers/fixture-cases.js';
 
 interface Case {
   name: string;
@@ -41,7 +42,7 @@ async function reportOf(c: { models: string[]; epochs: number; vignettes: Vignet
 const close = (actual: number | null | undefined, expected: number) => expect(Math.abs((actual ?? NaN) - expected)).toBeLessThan(1e-9);
 
 describe('prompt variants as arms', () => {
-  it.each(fixture.cases)('$name: every arm and pair equals scipy/statsmodels', async (c) => {
+  it.each(casesOf(fixture.cases, 'variant-arm'))('$name: every arm and pair equals scipy/statsmodels', async (c) => {
     const report = await reportOf(c);
     expect(report.variants).toEqual(c.variants);
     expect(report.models.map((m) => m.model)).toEqual(c.arms.map((a) => a.model));

@@ -1,0 +1,37 @@
+/**
+ * A real tmpfs of a few KiB or MB, for the full-disk tests: mounting needs root on Linux in a
+ * container that allows it, so those tests are skipped elsewhere, and say why in their name.
+ * Runs on: Node (tests).
+ */
+import { execFileSync } from 'node:child_process';
+import { tempDir } from './temp.js';
+
+/** Mounts a tmpfs of `size` (`16k`, `8m`) at `dir`, or resizes the one there (`remount`). */
+export function mountTmpfs(dir: string, size: string, remount = false): void {
+  execFileSync('mount', ['-t', 'tmpfs', '-o', `${remount ? 'remount,' : ''}size=${size}`, 'tmpfs', dir], { stdio: 'ignore' });
+}
+
+/** Lazily unmounts the tmpfs at `dir` (a test's open files may still hold it). */
+export function unmountTmpfs(dir: string): void {
+  execFileSync('umount', ['-l', dir]);
+}
+
+/** Whether this process may mount a tmpfs: tried once, on a probe folder. */
+export const tmpfsMountable: boolean = ((): boolean => {
+  if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
+  const probe = tempDir();
+  try {
+    mountTmpfs(probe.dir, '16k');
+    execFileSync('umount', [probe.dir]);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    probe.cleanup();
+  }
+})();
+
+/** A describe name that says why it was skipped when no tmpfs can be mounted. */
+export function onTmpfs(name: string): string {
+  return tmpfsMountable ? name : `${name} (skipped: needs root on Linux with leave to mount a tmpfs)`;
+}
