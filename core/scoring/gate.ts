@@ -98,7 +98,12 @@ export function decideGate(
     const c = s.comparison;
     for (const model of runs.models) {
       const pair = c.pairs.find((p) => p.a === `${c.run_b}:${model}`);
-      if (!pair) continue;
+      // A model the comparison has no plain pair for (unscored in one run, or compared per prompt
+      // variant) is never passed unseen: a gate that compared nothing must not say pass.
+      if (!pair) {
+        reasons.push(`${c.scorer}: no comparison of ${model} between the runs (unscored in one of them, or the runs have prompt variants, which the gate does not compare yet)`);
+        continue;
+      }
       const dropped = s.kind === 'pass_fail' ? passToFail(s.basePasses?.get(model), s.headPasses?.get(model)) : [];
       lines.push({
         scorer: c.scorer,

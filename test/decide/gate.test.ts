@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { writeStoredRun } from '../../bench/stored-run.js';
 import { formatGate, formatGateMarkdown } from '../../core/scoring/format-gate.js';
-import { gateExitCode, gateVerdict } from '../../core/scoring/gate.js';
+import { decideGate, gateExitCode, gateVerdict } from '../../core/scoring/gate.js';
 import { useTempEngines } from '../helpers/temp-engine.js';
 
 const SCORERS = { scorers: [{ name: 'exact', type: 'match' as const }, { name: 'terse', type: 'words' as const, max: 1000, severity: 'soft' as const }] };
@@ -115,5 +115,20 @@ describe('panoptes gate (the service)', () => {
     expect(gateVerdict([-0.3, -0.01], 0.05)).toBe('unchanged');
     expect(gateVerdict([-0.3, 0], 0)).toBe('unchanged');
     expect(gateVerdict([0.01, 0.2], 0)).toBe('better');
+  });
+});
+
+describe('decideGate without a pair to compare', () => {
+  it('is incomparable, never pass, when the comparison holds no pair for a model (prompt variants, say)', () => {
+    const comparison = { scorer: 'exact', run_a: 'A', run_b: 'B', scorer_version_a: 'v', scorer_version_b: 'v', pairs: [], models_a: [], models_b: [] };
+    const result = decideGate(
+      { base: 'A', head: 'B', models: ['mock-strong'], modelsOnlyBase: [], modelsOnlyHead: [], vignettes: 40 },
+      [{ comparison, kind: 'pass_fail' } as unknown as Parameters<typeof decideGate>[1][number]],
+      0,
+      [],
+    );
+    expect(result.decision).toBe('incomparable');
+    expect(gateExitCode(result)).toBe(2);
+    expect(result.reasons[0]).toMatch(/^exact: no comparison of mock-strong between the runs/);
   });
 });
