@@ -20,6 +20,11 @@ export interface CallingOptions extends CommonOptions {
   hostPatience?: number;
 }
 
+/** Options of the commands that pose a run's vignettes in this process (`run`, `resume`). */
+export interface PosingOptions extends CallingOptions {
+  callConcurrency?: number;
+}
+
 export function addCommonOptions(cmd: Command): Command {
   return cmd
     .option('--data-dir <dir>', 'where runs are kept (default: $PANOPTES_DATA_DIR or the user data folder)')
@@ -29,6 +34,14 @@ export function addCommonOptions(cmd: Command): Command {
 /** The option of the commands that score: let scorers that ask for the network (url_health) have it. */
 export function addScoringOptions(cmd: Command): Command {
   return cmd.option('--allow-network', 'let scorers that ask for the "network" capability (the url_health plugin) reach the network');
+}
+
+/**
+ * The call bound of the commands that pose a run's vignettes in this process. It is the process's,
+ * not the run's (one bound over every run it drives): `resume` is given it again, or takes the default.
+ */
+export function addCallConcurrencyOption(cmd: Command): Command {
+  return cmd.option('--call-concurrency <n>', 'model calls in flight at once (default 8)', parsePositiveInt('--call-concurrency'));
 }
 
 /** Options of the commands that make model calls. */

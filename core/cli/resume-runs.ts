@@ -5,11 +5,11 @@
  */
 import type { Run } from '../domain.js';
 import type { Engine } from '../service/engine.js';
-import { EXIT, handedOverLine, type CallingOptions } from './common.js';
+import { EXIT, handedOverLine, type PosingOptions } from './common.js';
 import { driveRun } from './drive-run.js';
 import { printFailures, runSummaryJson } from './run-output.js';
 
-export interface ResumeOptions extends CallingOptions {
+export interface ResumeOptions extends PosingOptions {
   json?: boolean;
   retryFailed?: boolean;
 }

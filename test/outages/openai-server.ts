@@ -3,7 +3,8 @@
  * it (SIGKILL) and start it again on the same port mid-sweep. It answers `/v1/chat/completions`
  * after a delay, with usage; a prompt containing ALWAYS500, ALWAYS429 or ALWAYSEMPTY always gets
  * that failure unless the server was started healed. Every request it receives is one line on
- * its stdout, so a test counts what reached the server.
+ * its stdout, so a test counts what reached the server, and so is each new peak of the requests it
+ * holds at once (received, not yet answered), so a test sees how many calls were in flight.
  * Runs on: Node (tests).
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
@@ -11,14 +12,19 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 const SERVER = `
 import http from 'node:http';
 const [port, delayMs, healed] = process.argv.slice(1).map(Number);
+let held = 0;
+let peak = 0;
 const server = http.createServer((req, res) => {
   let body = '';
   req.on('data', (d) => (body += d));
   req.on('end', () => {
     process.stdout.write('request\\n');
+    held += 1;
+    if (held > peak) process.stdout.write('peak ' + (peak = held) + '\\n');
     const json = JSON.parse(body || '{}');
     const text = (json.messages ?? []).map((m) => m.content).join(' ');
     const send = (status, payload, headers = {}) => {
+      held -= 1;
       res.writeHead(status, { 'content-type': 'application/json', ...headers });
       res.end(JSON.stringify(payload));
     };
@@ -41,6 +47,8 @@ export interface ServerProcess {
   port: number;
   /** Requests this process received. */
   requests(): number;
+  /** The most requests it held at once. */
+  peakInFlight(): number;
   kill(): Promise<void>;
 }
 
@@ -52,7 +60,16 @@ export async function startOpenAIServer(opts: { port?: number; delayMs?: number;
     { stdio: 'pipe' },
   );
   let requests = 0;
-  child.stdout.on('data', (d: Buffer) => (requests += d.toString().split('\n').filter((l) => l === 'request').length));
+  let peak = 0;
+  let partial = '';
+  child.stdout.on('data', (d: Buffer) => {
+    const lines = (partial + d.toString()).split('\n');
+    partial = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line === 'request') requests += 1;
+      else if (line.startsWith('peak ')) peak = Number(line.slice(5));
+    }
+  });
   const port = await new Promise<number>((resolve, reject) => {
     let err = '';
     child.stderr.on('data', (d: Buffer) => {
@@ -66,6 +83,7 @@ export async function startOpenAIServer(opts: { port?: number; delayMs?: number;
   return {
     port,
     requests: () => requests,
+    peakInFlight: () => peak,
     async kill() {
       child.kill('SIGKILL');
       await exited;

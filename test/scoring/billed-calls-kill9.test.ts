@@ -101,7 +101,8 @@ it("the sweep's calls after kill -9 at seeded points: the stored usage misses at
   const LANDER_BATCH = 64;
   const before = candidate.requests();
   const run = ['run', '--manifest', manifest, '--models', 'cand', '--call-concurrency', String(CALLS_IN_FLIGHT), '--skip-prompt-cache', '--no-progress', '--data-dir', dataDir, '--catalog', catalogFile()];
-  const resume = ['resume', '--data-dir', dataDir, '--catalog', catalogFile()];
+  // The call bound is the process's: each resume is given it again.
+  const resume = ['resume', '--call-concurrency', String(CALLS_IN_FLIGHT), '--data-dir', dataDir, '--catalog', catalogFile()];
   let killed = 0;
   for (let k = 0; k < KILLS; k++) {
     if (await killAtSeededPoint(k === 0 ? run : resume, () => readCount(dbPath, `SELECT COUNT(*) AS n FROM responses`), random.between(0, 1000))) killed += 1;

@@ -64,7 +64,8 @@ it("a judged template SIGKILLed mid-template at seeded points, then resumed: the
   writeFileSync(templateFile, TEMPLATE);
   const run = ['run', '--manifest', manifest, '--models', 'cand', '--template', templateFile, '--call-concurrency', String(CALLS_IN_FLIGHT),
     '--skip-prompt-cache', '--no-progress', '--data-dir', dataDir, '--catalog', catalogFile()];
-  const resume = ['resume', '--data-dir', dataDir, '--catalog', catalogFile()];
+  // The call bound is the process's: each resume is given it again.
+  const resume = ['resume', '--call-concurrency', String(CALLS_IN_FLIGHT), '--data-dir', dataDir, '--catalog', catalogFile()];
   // Killed once judge calls are being counted: the kill falls mid-template, records half landed.
   const judgeCalls = () => readCount(dbPath, `SELECT SUM(calls) AS n FROM judge_usage`);
   let killed = 0;

@@ -6,21 +6,21 @@
  */
 import type { Command } from 'commander';
 import type { Engine } from '../../service/engine.js';
-import { addCallingOptions, reportError, addScoringOptions } from '../common.js';
+import { addCallConcurrencyOption, addCallingOptions, reportError, addScoringOptions } from '../common.js';
 import type { ResumeOptions } from '../resume-runs.js';
 
 export function registerResumeCommand(program: Command): void {
-  addScoringOptions(addCallingOptions(
+  addScoringOptions(addCallConcurrencyOption(addCallingOptions(
     program
       .command('resume [runId]')
       .description('finish every queued or interrupted run (or the one named), then exit')
       .option('--retry-failed', "pose the named run's failed vignettes and its failed and cancelled jobs again")
       .option('--json', 'print one JSON summary line per run'),
-  )).action(async (runId: string | undefined, opts: ResumeOptions, cmd: Command) => {
+  ))).action(async (runId: string | undefined, opts: ResumeOptions, cmd: Command) => {
     let engine: Engine | undefined;
     try {
       const [{ openCliEngine }, { resumeAll, resumeOne }] = await Promise.all([import('../open-engine.js'), import('../resume-runs.js')]);
-      engine = openCliEngine(opts);
+      engine = openCliEngine(opts, { callConcurrency: opts.callConcurrency });
       cmd.setOptionValue('exit', runId === undefined ? await resumeAll(engine, opts) : await resumeOne(engine, runId, opts));
     } catch (err) {
       cmd.setOptionValue('exit', reportError(err));

@@ -12,16 +12,15 @@ import { loadServerTls, parsePort } from '../../remote/transport-options.js';
 import type { Engine } from '../../service/engine.js';
 import { orderSeed, share } from './decide.js';
 import { unscoredLines } from './score.js';
-import { EXIT, addCallingOptions, handedOverLine, parsePositiveInt, reportError, type CallingOptions, addScoringOptions } from '../common.js';
+import { EXIT, addCallConcurrencyOption, addCallingOptions, handedOverLine, parsePositiveInt, reportError, type PosingOptions, addScoringOptions } from '../common.js';
 
-interface RunCliOptions extends CallingOptions {
+interface RunCliOptions extends PosingOptions {
   name?: string;
   endWithFailures?: EndWithFailures;
   manifest: string;
   models: string;
   epochs: number;
   concurrency?: number;
-  callConcurrency?: number;
   privacy?: PrivacyMode;
   skipPromptCache?: boolean;
   shareCacheAcrossEpochs?: boolean;
@@ -51,7 +50,7 @@ interface RunCliOptions extends CallingOptions {
 }
 
 export function registerRunCommand(program: Command): void {
-  addScoringOptions(addCallingOptions(
+  addScoringOptions(addCallConcurrencyOption(addCallingOptions(
     program
       .command('run')
       .description('create a run and drive it to the end in this process')
@@ -59,7 +58,6 @@ export function registerRunCommand(program: Command): void {
       .requiredOption('--models <list>', 'comma-separated logical model ids from the catalog')
       .option('--epochs <n>', 'times to pose every vignette to every model', parsePositiveInt('--epochs'), 1)
       .option('--concurrency <n>', 'jobs in flight at once (default 4)', parsePositiveInt('--concurrency'))
-      .option('--call-concurrency <n>', 'model calls in flight at once (default 8)', parsePositiveInt('--call-concurrency'))
       .option('--privacy <mode>', 'strict | fallback | off (default strict)')
       .option('--skip-prompt-cache', 'neither read nor write the prompt cache; the run\'s records are kept as always')
       .option('--share-cache-across-epochs', 'let the prompt cache answer later epochs with earlier ones')
@@ -88,7 +86,7 @@ export function registerRunCommand(program: Command): void {
       .option('--tls-key <file>', 'and this private key (PEM)')
       .option('--no-local', 'run no jobs in this process: only remote workers do (needs --listen)')
       .option('--wait-for-workers <seconds>', 'how long a job waits for a worker serving its model (default 30 with --no-local)', parsePositiveInt('--wait-for-workers')),
-  )).action(async (opts: RunCliOptions, cmd: Command) => {
+  ))).action(async (opts: RunCliOptions, cmd: Command) => {
     cmd.setOptionValue('exit', await runCommand(opts));
   });
 }
