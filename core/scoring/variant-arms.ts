@@ -26,6 +26,12 @@ export function armName(model: string, variant: string): string {
   return `${model}${ARM_SEPARATOR}${variant}`;
 }
 
+/** The prompt variant a vignette's metadata names, as the store reads it (text, or a number as text); null: none. */
+export function variantOf(metadata: Readonly<Record<string, unknown>> | undefined): string | null {
+  const v = metadata?.variant;
+  return typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) ? String(v) : null;
+}
+
 /** The key of (variant, item): the separator cannot occur in either, both being JSON text. */
 function slot(variant: string, item: string): string {
   return `${variant}\u0000${item}`;

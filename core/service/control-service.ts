@@ -139,6 +139,7 @@ export class ControlService implements ControlApi {
     this.inspectExport = new InspectExport({
       queries: opts.store.queries,
       scores: opts.scoring.scores,
+      variants: opts.scoring.scores.variants,
       report: (run, scorer) => this.runScoring.report(run, { runId: run.id, scorer }),
       panoptesVersion: opts.defaults.version,
     });

@@ -1,12 +1,16 @@
 /**
  * A run as inspect_ai's EvalLog (log format version 2, the `.json` form): the pieces of one
- * model's log, each a plain JSON value shaped as inspect's published schema says
+ * log, each a plain JSON value shaped as inspect's published schema says
  * (`src/inspect_ai/_view/inspect-openapi.json`; test/export/fixtures holds the version checked).
+ * A log is a model's, or in a run of prompt variants a model's under one variant (an arm of the
+ * report): inspect compares prompts as evals of one task with different task args, so each arm is
+ * its own log with `task_args.variant`, and its metrics are the report's row of that arm.
  * Pure mapping, no I/O: `inspect-export.ts` streams the samples between the head and the tail.
  * Runs on: Node (core).
  */
 import type { ChatTurn, Run, RunStatus, StoredResponse, Usage } from '../domain.js';
 import type { ModelScore, ScoreReport } from '../scoring/report-shape.js';
+import { armName } from '../scoring/variant-arms.js';
 import type { RecordScore } from '../store/score-store.js';
 
 /** inspect's ModelUsage. */
@@ -25,6 +29,22 @@ export interface ExportedScorer {
   report: ScoreReport;
 }
 
+/** One log of the export: a model, under one prompt variant in a run of variants (null: none), and the vignettes it poses. */
+export interface ExportedLog {
+  model: string;
+  variant: string | null;
+  vignettes: number;
+}
+
+/** The report row a log's metrics come from: the model's, or its arm's. */
+function reportRowName(log: ExportedLog): string {
+  return log.variant === null ? log.model : armName(log.model, log.variant);
+}
+
+function taskArgs(log: ExportedLog): Record<string, string> {
+  return log.variant === null ? {} : { variant: log.variant };
+}
+
 /** What every log of the export shares. */
 export interface LogContext {
   run: Run;
@@ -39,6 +59,29 @@ const STATUS: Record<RunStatus, 'started' | 'success' | 'cancelled' | 'error'> =
   failed: 'error',
   cancelled: 'cancelled',
 };
+
+/** inspect's StopReason for a provider's own word for why an answer ended (`unknown` where none was said or it is not one of these). */
+const STOP_REASON: Record<string, 'stop' | 'max_tokens' | 'model_length' | 'tool_calls' | 'content_filter'> = {
+  stop: 'stop',
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  eos: 'stop',
+  length: 'max_tokens',
+  max_tokens: 'max_tokens',
+  max_output_tokens: 'max_tokens',
+  model_length: 'model_length',
+  tool_calls: 'tool_calls',
+  tool_use: 'tool_calls',
+  function_call: 'tool_calls',
+  content_filter: 'content_filter',
+  safety: 'content_filter',
+  refusal: 'content_filter',
+  recitation: 'content_filter',
+};
+
+export function stopReason(finishReason: string | undefined): string {
+  return (finishReason !== undefined && Object.hasOwn(STOP_REASON, finishReason.toLowerCase()) ? STOP_REASON[finishReason.toLowerCase()] : undefined) ?? 'unknown';
+}
 
 function iso(ms: number | null): string {
   return ms === null ? '' : new Date(ms).toISOString();
@@ -99,11 +142,11 @@ export function toSample(r: StoredResponse, scores: readonly RecordScore[], scor
     messages: [...input, answer],
     output: {
       model: r.model,
-      choices: [{ message: answer, stop_reason: 'stop' }],
+      choices: [{ message: answer, stop_reason: stopReason(r.finishReason) }],
       completion: r.response,
       usage,
       time: r.latencyMs / 1000,
-      metadata: { host: r.host, cached: r.cached },
+      metadata: { host: r.host, cached: r.cached, ...(r.finishReason !== undefined ? { finish_reason: r.finishReason } : {}) },
     },
     scores: sampleScores(r, scores, scorers),
     metadata: r.metadata ?? {},
@@ -140,32 +183,33 @@ export function taskName(run: Run): string {
   return file.replace(/\.jsonl?$/i, '') || 'panoptes';
 }
 
-/** Everything of one model's log but its samples, results and stats: written before the samples. */
-export function logHead(ctx: LogContext, model: string, scorers: readonly ExportedScorer[]): Record<string, unknown> {
+/** Everything of one log but its samples, results and stats: written before the samples. */
+export function logHead(ctx: LogContext, log: ExportedLog, scorers: readonly ExportedScorer[]): Record<string, unknown> {
   const { run } = ctx;
+  const { model } = log;
   const reducer = scorers[0]?.report.reducer;
   const head: Record<string, unknown> = {
     version: 2,
     status: STATUS[run.status],
     eval: {
       eval_set_id: ctx.evalSetId,
-      eval_id: `${run.id}-${model}`,
+      eval_id: log.variant === null ? `${run.id}-${model}` : `${run.id}-${model}-${log.variant}`,
       run_id: run.id,
       created: iso(run.createdAt),
       task: taskName(run),
       task_id: run.id,
       task_version: 0,
       task_attribs: {},
-      task_args: {},
-      task_args_passed: {},
-      dataset: { name: taskName(run), location: run.manifestPath, samples: run.vignetteCount, shuffled: false },
+      task_args: taskArgs(log),
+      task_args_passed: taskArgs(log),
+      dataset: { name: taskName(run), location: run.manifestPath, samples: log.vignettes, shuffled: false },
       model,
       model_generate_config: generateConfig(run),
       model_args: {},
       config: { epochs: run.epochs, ...(reducer !== undefined ? { epochs_reducer: [reducer] } : {}) },
       packages: { panoptes: ctx.panoptesVersion },
       tags: run.tags,
-      metadata: { panoptes_run_id: run.id, ...(run.notes !== null ? { notes: run.notes } : {}) },
+      metadata: { panoptes_run_id: run.id, ...(log.variant !== null ? { variant: log.variant } : {}), ...(run.notes !== null ? { notes: run.notes } : {}) },
       scorers: scorers.map((s) => ({ name: s.name, options: {}, metrics: [{ name: 'mean' }, { name: 'stderr' }], metadata: { version: s.version, kind: s.report.kind } })),
     },
     plan: { name: 'plan', steps: [{ solver: 'generate', params: {}, params_passed: {} }], config: generateConfig(run) },
@@ -177,12 +221,12 @@ export function logHead(ctx: LogContext, model: string, scorers: readonly Export
   return head;
 }
 
-/** The folder's `eval-set.json`: the eval set's id and one task per model, as inspect's viewer reads it. */
-export function evalSet(ctx: LogContext): Record<string, unknown> {
+/** The folder's `eval-set.json`: the eval set's id and one task per log, as inspect's viewer reads it. */
+export function evalSet(ctx: LogContext, logs: readonly ExportedLog[]): Record<string, unknown> {
   const name = taskName(ctx.run);
   return {
     eval_set_id: ctx.evalSetId,
-    tasks: ctx.run.models.map((model, sequence) => ({ task_id: ctx.run.id, name, model, model_args: {}, task_args: {}, sequence })),
+    tasks: logs.map((log, sequence) => ({ task_id: ctx.run.id, name, model: log.model, model_args: {}, task_args: taskArgs(log), sequence })),
   };
 }
 
@@ -190,7 +234,7 @@ function metric(name: string, value: number): Record<string, unknown> {
   return { name, value, params: {} };
 }
 
-/** One scorer's row of `results.scores` for one model: Panoptes' report's mean and stderr. */
+/** One scorer's row of `results.scores` for one log: Panoptes' report's mean and stderr of its model (or arm). */
 function evalScore(s: ExportedScorer, row: ModelScore | undefined): Record<string, unknown> {
   const metrics: Record<string, unknown> = {};
   if (row !== undefined && row.n > 0) {
@@ -212,21 +256,21 @@ function evalScore(s: ExportedScorer, row: ModelScore | undefined): Record<strin
 /** `results` and `stats`, written after the samples once their count and usage are known. */
 export function logTail(
   ctx: LogContext,
-  model: string,
+  log: ExportedLog,
   scorers: readonly ExportedScorer[],
   samples: number,
   usage: InspectUsage,
 ): { results: Record<string, unknown>; stats: Record<string, unknown> } {
   return {
     results: {
-      total_samples: ctx.run.vignetteCount * ctx.run.epochs,
+      total_samples: log.vignettes * ctx.run.epochs,
       completed_samples: samples,
-      scores: scorers.map((s) => evalScore(s, s.report.models.find((m) => m.model === model))),
+      scores: scorers.map((s) => evalScore(s, s.report.models.find((m) => m.model === reportRowName(log)))),
     },
     stats: {
       started_at: iso(ctx.run.startedAt),
       completed_at: iso(ctx.run.finishedAt),
-      model_usage: { [model]: usage },
+      model_usage: { [log.model]: usage },
       role_usage: {},
       connection_limit_history: [],
     },

@@ -7,43 +7,14 @@
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import formats from 'ajv-formats';
 import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../core/service/engine.js';
 import { InspectExport } from '../../core/service/inspect-export.js';
 import { runCli } from '../helpers/cli.js';
+import { expectValid, INSPECT_LOG_FILE, readLogs, validateEvalLog, validateEvalSet, type Log, type Sample } from '../helpers/inspect-logs.js';
 import { useTempEngines } from '../helpers/temp-engine.js';
 
 const tmp = useTempEngines();
-
-const schema = JSON.parse(readFileSync(join(import.meta.dirname, 'fixtures', 'inspect-evallog-schema.json'), 'utf8')) as Record<string, unknown>;
-// strict off: OpenAPI's `discriminator` is an annotation here (each oneOf branch is checked whole).
-const ajv = new Ajv2020({ strict: false, allErrors: true });
-formats.default(ajv);
-const validateEvalLog = ajv.compile(schema);
-const validateEvalSet = ajv.compile({ ...schema, $ref: '#/$defs/EvalSet' });
-/** inspect lists a `.json` file as a log only when its name matches this (log/_file.py's log_file_pattern). */
-const INSPECT_LOG_FILE = /^\d{4}-\d{2}-\d{2}T\d{2}[:-]\d{2}[:-]\d{2}.*$/;
-
-interface Sample {
-  id: string;
-  epoch: number;
-  input: { role: string; content: string }[];
-  target: string;
-  messages: { role: string; content: string }[];
-  output: { model: string; completion: string; choices: { message: { role: string; content: string } }[]; usage: { input_tokens: number; output_tokens: number; total_tokens: number } };
-  scores: Record<string, { value: number; answer: string; explanation: string }>;
-  model_usage: Record<string, { total_tokens: number }>;
-}
-interface Log {
-  version: number;
-  status: string;
-  eval: { eval_set_id: string; model: string; task: string; created: string; dataset: { samples: number } };
-  samples: Sample[];
-  results: { total_samples: number; completed_samples: number; scores: { name: string; metrics: Record<string, { value: number }> }[] };
-  stats: { started_at: string; completed_at: string; model_usage: Record<string, { input_tokens: number; output_tokens: number; total_tokens: number }> };
-}
 
 const CHAT = [
   { role: 'system', content: 'Answer with one letter.' },
@@ -63,18 +34,6 @@ function manifest(dir: string): string {
   ];
   writeFileSync(path, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
   return path;
-}
-
-function readLogs(dir: string): Log[] {
-  return readdirSync(dir)
-    .filter((f) => INSPECT_LOG_FILE.test(f))
-    .sort()
-    .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')) as Log);
-}
-
-function expectValid(log: Log): void {
-  const ok = validateEvalLog(log);
-  expect(ok ? [] : validateEvalLog.errors?.slice(0, 5)).toEqual([]);
 }
 
 async function finishedRun(e: Engine, scorers: boolean): Promise<string> {
@@ -174,7 +133,7 @@ describe('export --format inspect', () => {
     const runId = await finishedRun(e, true);
     const run = e.store.queries.getRun(runId)!;
     const report = (r: typeof run, scorer: string) => e.service.report({ runId: r.id, scorer });
-    const paged = new InspectExport({ queries: e.store.queries, scores: e.scores, report, panoptesVersion: 'test', pageSize: 3 });
+    const paged = new InspectExport({ queries: e.store.queries, scores: e.scores, variants: e.scores.variants, report, panoptesVersion: 'test', pageSize: 3 });
     const out = join(tmp.dir, 'paged');
     expect((await paged.write(run, out)).lines).toBe(16);
     const whole = readLogs(join(tmp.dir, 'paged'));

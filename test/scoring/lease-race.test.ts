@@ -52,7 +52,7 @@ it('two processes, a judge slower than the lease: every verdict once, judge call
   const bound = setTimeout(() => both.forEach((c) => c.child.kill('SIGKILL')), 90_000);
   const done = await Promise.all(both.map((c) => c.done));
   clearTimeout(bound);
-  expect(done.map((d) => [d.signal, d.code])).toEqual([
+  expect(done.map((d) => [d.signal, d.code]), done.map((d) => d.stderr).join('\n---\n')).toEqual([
     [null, 0],
     [null, 0],
   ]);
