@@ -60,17 +60,20 @@ function chatTurns(input: unknown[], where: string): ChatTurn[] {
   return turns;
 }
 
+/** A cell's JSON text parsed (a CSV column holding a list or an object), or undefined when it is not JSON. */
+function parsedCell(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 function asList(value: unknown, where: string, field: string): string[] {
   if (typeof value === 'string') {
-    const t = value.trim();
-    if (t.startsWith('[')) {
-      try {
-        return asList(JSON.parse(t), where, field);
-      } catch {
-        /* a string that only looks like a list */
-      }
-    }
-    return [value];
+    // A string that only looks like a list (it does not parse) is one value.
+    const list = value.trim().startsWith('[') ? parsedCell(value.trim()) : undefined;
+    return list === undefined ? [value] : asList(list, where, field);
   }
   if (Array.isArray(value) && value.every((v) => typeof v === 'string' || typeof v === 'number')) return value.map(String);
   throw new PanoptesError('invalid_input', `${where}: "${field}" must be a string or a list of strings`, { where });
@@ -122,8 +125,10 @@ export async function importInspect(path: string, fieldSpec: string | undefined,
     }
     const meta = row[col('metadata')];
     if (meta !== undefined && meta !== null && meta !== '') {
-      const parsed = typeof meta === 'string' ? (JSON.parse(meta) as unknown) : meta;
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new PanoptesError('invalid_input', `${where}: "${col('metadata')}" must be an object`, { where });
+      const parsed = typeof meta === 'string' ? parsedCell(meta) : meta;
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+        throw new PanoptesError('invalid_input', `${where}: "${col('metadata')}" must be an object${typeof meta === 'string' ? ' (a JSON object in a CSV cell)' : ''}`, { where });
+      }
       v.metadata = { ...(parsed as Record<string, unknown>), ...(v.metadata ?? {}) };
     }
     const used = new Set(SAMPLE_FIELDS.map(col));

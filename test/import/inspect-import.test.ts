@@ -77,6 +77,24 @@ describe('inspect datasets', () => {
     expect(existsSync(join(tmp.dir, 'out'))).toBe(false);
   });
 
+  it.each([
+    ['metadata that is not JSON', 'input,metadata\nok,{}\nfine,"{not json"\n', /qa\.csv:3: "metadata" must be an object \(a JSON object in a CSV cell\)/],
+    ['metadata that is a JSON list', 'input,metadata\nok,"[1,2]"\n', /qa\.csv:2: "metadata" must be an object/],
+    ['a target list holding an object', 'input,target\nok,"[""a"",{""b"":1}]"\n', /qa\.csv:2: "target" must be a string or a list of strings/],
+  ])('a CSV with %s is refused naming its row, and nothing is written', async (_what, csv, message) => {
+    const path = join(tmp.dir, 'qa.csv');
+    writeFileSync(path, csv);
+    await expect(importInspect(path)).rejects.toThrow(message);
+    expect(existsSync(join(tmp.dir, 'out'))).toBe(false);
+  });
+
+  it('a CSV cell that only looks like a list is one target', async () => {
+    const path = join(tmp.dir, 'qa.csv');
+    writeFileSync(path, 'input,target\nWhich bracket?,[ left\n');
+    await importInspect(path);
+    expect(lines()).toEqual([{ id: '1', prompt: 'Which bracket?', target: '[ left' }]);
+  });
+
   it('a bad --field is refused naming the option', async () => {
     const path = join(tmp.dir, 'samples.json');
     writeFileSync(path, '[{"input": "x"}]');
