@@ -5,7 +5,10 @@
  * config with its `echo` provider (which answers with the rendered prompt, calling no model) and
  * `echo` as the grader, and its output JSON gives the cases per provider — one per prompt x test
  * case after vars expansion and defaultTest — with each case's prompt index, test index and the
- * prompt as promptfoo rendered it. Writes test/import/fixtures/promptfoo-reference.json.
+ * prompt as promptfoo rendered it. The `assertion-outcomes` config brings its own provider (it
+ * answers each test with its `answer` var): for it, each case also keeps the answer and promptfoo's
+ * verdict on each of its assertions (test/import/promptfoo-verdicts.test.ts checks the import's
+ * scorers give the same). Writes test/import/fixtures/promptfoo-reference.json.
  *
  * Install promptfoo OUTSIDE the repository (it is no dependency of Panoptes), then run from the
  * repository's root:
@@ -25,7 +28,12 @@ if (!bin) {
   process.exit(2);
 }
 const FIXTURES = join(process.cwd(), 'test', 'import', 'fixtures');
-const CONFIGS = ['getting-started', 'every-assertion'];
+/** Each config, and whether promptfoo's echo provider answers it (else the config's own provider does, and its verdicts are kept). */
+const CONFIGS = [
+  { name: 'getting-started', echo: true },
+  { name: 'every-assertion', echo: true },
+  { name: 'assertion-outcomes', echo: false },
+];
 const work = mkdtempSync(join(tmpdir(), 'promptfoo-reference-'));
 // Promptfoo keeps its database and settings under HOME: a temporary one, with no telemetry or update check.
 const env = { ...process.env, HOME: work, PROMPTFOO_CONFIG_DIR: join(work, '.promptfoo'), PROMPTFOO_DISABLE_TELEMETRY: '1', PROMPTFOO_DISABLE_UPDATE: '1' };
@@ -34,16 +42,27 @@ const command = 'promptfoo eval -c promptfooconfig.yaml -r echo --grader echo --
 
 const configs = {};
 try {
-  for (const name of CONFIGS) {
+  for (const { name, echo } of CONFIGS) {
     const dir = join(work, name);
     cpSync(join(FIXTURES, name), dir, { recursive: true });
     const out = join(work, `${name}.json`);
     // Exit 100 means some assertions failed (an echo answers little right): the cases are there all the same.
-    const res = spawnSync(bin, ['eval', '-c', 'promptfooconfig.yaml', '-r', 'echo', '--grader', 'echo', '--no-cache', '--no-table', '-o', out], { cwd: dir, env, encoding: 'utf8', timeout: 300_000 });
+    const providers = echo ? ['-r', 'echo'] : [];
+    const res = spawnSync(bin, ['eval', '-c', 'promptfooconfig.yaml', ...providers, '--grader', 'echo', '--no-cache', '--no-table', '-o', out], { cwd: dir, env, encoding: 'utf8', timeout: 300_000 });
     if (res.status !== 0 && res.status !== 100) throw new Error(`promptfoo eval of ${name} exited ${res.status}: ${res.stderr}`);
     const results = JSON.parse(readFileSync(out, 'utf8')).results.results;
     const cases = results
-      .map((r) => ({ prompt_index: r.promptIdx, test_index: r.testIdx, prompt: r.prompt.raw }))
+      .map((r) => ({
+        prompt_index: r.promptIdx,
+        test_index: r.testIdx,
+        prompt: r.prompt.raw,
+        ...(echo
+          ? {}
+          : {
+              answer: r.response.output,
+              verdicts: r.gradingResult.componentResults.map((c) => ({ type: c.assertion.type, value: c.assertion.value ?? null, metric: c.assertion.metric ?? null, weight: c.assertion.weight ?? 1, pass: c.pass, score: c.score })),
+            }),
+      }))
       .sort((a, b) => a.prompt_index - b.prompt_index || a.test_index - b.test_index);
     configs[name] = {
       prompts: new Set(cases.map((c) => c.prompt_index)).size,
@@ -57,4 +76,4 @@ try {
 }
 const path = join(FIXTURES, 'promptfoo-reference.json');
 writeFileSync(path, `${JSON.stringify({ made_by: 'scripts/promptfoo-reference.mjs', promptfoo: version, command, configs }, null, 1)}\n`);
-console.log(`wrote ${path}: ${CONFIGS.map((n) => `${n} ${configs[n].cases_per_provider} cases`).join(', ')} (promptfoo ${version})`);
+console.log(`wrote ${path}: ${CONFIGS.map(({ name }) => `${name} ${configs[name].cases_per_provider} cases`).join(', ')} (promptfoo ${version})`);

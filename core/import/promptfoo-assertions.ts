@@ -83,7 +83,8 @@ export const PER_TEST_RUBRIC =
 
 export function planAssertions(tests: PromptfooAssertion[][], judge: string): AssertionPlan {
   const notes: FidelityNote[] = [];
-  const key = (a: PromptfooAssertion) => JSON.stringify([a.type, a.value ?? null, a.threshold ?? null, a.weight ?? null]);
+  // A metric names an assertion apart: a test's own is-json is not the defaultTest's is-json reported under a metric.
+  const key = (a: PromptfooAssertion) => JSON.stringify([a.type, a.value ?? null, a.threshold ?? null, a.weight ?? null, a.metric ?? null]);
   const unmapped = new Map<string, number>();
   const counts = new Map<string, number>();
   for (const test of tests) {
@@ -119,6 +120,7 @@ export function planAssertions(tests: PromptfooAssertion[][], judge: string): As
   }
   let anyPerTest = false;
   let anyRubric = false;
+  let schemasUnchecked = 0;
   const perTest = tests.map((test, t) => {
     const own: TestAssertions = {};
     for (const a of test.filter((x) => isMappable(x.type) && !uniform.has(key(x)))) {
@@ -130,10 +132,17 @@ export function planAssertions(tests: PromptfooAssertion[][], judge: string): As
         continue;
       }
       (own.assert ??= []).push({ type: a.type, ...(a.value !== undefined ? { value: a.value } : {}), ...(a.weight !== undefined ? { weight: a.weight } : {}) });
+      if (baseType(a.type) === 'is-json' && a.value !== undefined) schemasUnchecked += 1;
       anyPerTest = true;
     }
     return own;
   });
+  if (schemasUnchecked > 0) {
+    notes.push({
+      what: `is-json with a schema of its own (${schemasUnchecked} test${schemasUnchecked === 1 ? '' : 's'})`,
+      why: 'checked as JSON only: the sandboxed plugin that checks a test\'s own assertions has no schema validator (an is-json every test shares is a json rule, its schema checked)',
+    });
+  }
   if (anyPerTest) scorers.push({ name: nameFor('promptfoo-assert'), type: 'code', code: TEST_ASSERTIONS_PLUGIN } as ScorerDefinition);
   if (anyRubric) scorers.push({ name: nameFor('llm-rubric'), type: 'judge', judges: [judge], rubric: PER_TEST_RUBRIC } as ScorerDefinition);
   for (const [type, n] of unmapped) notes.push({ what: `assertion type "${type}" (${n} test${n === 1 ? '' : 's'})`, why: 'no Panoptes scorer does what it does; left out' });

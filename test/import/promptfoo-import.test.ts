@@ -7,15 +7,9 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readScoringFile } from '../../core/cli/scoring-file.js';
-import { readManifest } from '../../core/manifest.js';
-import { catalogModelFor } from '../../core/import/provider-match.js';
-import { runImport, type ImportRequest } from '../../core/import/run-import.js';
-import { checkCodeDefinition, codeScorerBuilder } from '../../core/scoring/plugin/code-scorer.js';
-import { ScorerRegistry } from '../../core/scoring/scorer-registry.js';
-import type { Scorer } from '../../core/scoring/scorer.js';
-import type { IndexedVignette } from '../../core/domain.js';
+import { runImport } from '../../core/import/run-import.js';
 import { loadCatalog } from '../../core/service/load-catalog.js';
+import { closeScorers, manifestOf, promptfooRequest, scorersOf, verdict } from '../helpers/imported-suite.js';
 import { tempDir } from '../helpers/temp.js';
 
 const FIXTURES = join(import.meta.dirname, 'fixtures');
@@ -25,41 +19,8 @@ beforeEach(() => {
 });
 afterEach(() => tmp.cleanup());
 
-function request(config: string, out: string): ImportRequest {
-  const catalog = loadCatalog(tmp.dir);
-  return { source: 'promptfoo', path: config, outDir: out, promptfoo: { matchModel: (id) => catalogModelFor(catalog, id), judge: 'mock-judge' }, table: {} };
-}
-
-async function manifestOf(dir: string): Promise<IndexedVignette[]> {
-  const out: IndexedVignette[] = [];
-  for await (const v of readManifest(join(dir, 'manifest.jsonl'))) out.push(v);
-  return out;
-}
-
-const registry = new ScorerRegistry();
-registry.register('code', codeScorerBuilder({ network: false }), checkCodeDefinition({ network: false }));
-const opened: Scorer[] = [];
-afterAll(async () => {
-  await Promise.all(opened.map((s) => s.close?.()));
-});
-
-async function scorersOf(dir: string): Promise<Map<string, Scorer>> {
-  const config = await readScoringFile(join(dir, 'scorers.json'));
-  await registry.check({ scorers: config.scorers.filter((s) => s.type !== 'judge') });
-  const built = new Map<string, Scorer>();
-  for (const [i, def] of config.scorers.entries()) {
-    if (def.type === 'judge') continue;
-    const scorer = registry.build(def, `scorers.${i}`).scorer;
-    opened.push(scorer);
-    built.set(def.name, scorer);
-  }
-  return built;
-}
-
-async function verdict(scorer: Scorer, vignette: IndexedVignette, response: string) {
-  const [v] = await scorer.score({ runId: 'r', model: 'm', epoch: 1, vignette, response, calls: { privacy: 'strict', skipPromptCache: false } });
-  return v!;
-}
+const request = (config: string, out: string) => promptfooRequest(config, out, tmp.dir);
+afterAll(closeScorers);
 
 describe('promptfoo getting-started', () => {
   it('makes promptfoo\'s 2 prompts x 2 tests = 4 cases, rendered, with the prompt and test in metadata, and maps the providers', async () => {
@@ -127,6 +88,40 @@ describe('a config with every mapped assertion, vars arrays, defaultTest and a C
     expect((await verdict(scorers.get('javascript')!, csv, 'x'.repeat(600))).value).toBe(0);
     expect((await verdict(scorers.get('javascript')!, csv, 'short')).value).toBe(1);
     expect((await verdict(scorers.get('not-icontains')!, csv, 'As an AI, tac')).value).toBe(0);
+  });
+});
+
+describe('what cannot be carried is said', () => {
+  it("a test's own is-json schema: checked as JSON, and the fidelity report says its schema is not", async () => {
+    const config = join(tmp.dir, 'promptfooconfig.yaml');
+    writeFileSync(
+      config,
+      [
+        'prompts: ["Give {{thing}} as JSON"]',
+        'tests:',
+        '  - vars: { thing: a city }',
+        '    assert: [{ type: is-json, value: { type: object, required: [city] } }]',
+        '  - vars: { thing: a number }',
+        '    assert: [{ type: is-json, value: { type: number } }]',
+        '  - vars: { thing: anything }',
+        '    assert: [{ type: is-json }]',
+      ].join('\n') + '\n',
+    );
+    const out = join(tmp.dir, 'suite');
+    const summary = await runImport(request(config, out));
+    expect(summary.notes.find((n) => n.what.startsWith('is-json with a schema'))).toMatchObject({ what: 'is-json with a schema of its own (2 tests)', why: expect.stringMatching(/checked as JSON only/) });
+    const [city] = await manifestOf(out);
+    expect((await verdict((await scorersOf(out)).get('promptfoo-assert')!, city!, '{"town": "Paris"}')).passed).toBe(true);
+  });
+
+  it('an is-json schema every test shares is a json rule, its schema checked', async () => {
+    const config = join(tmp.dir, 'promptfooconfig.yaml');
+    writeFileSync(config, ['prompts: ["Give {{thing}} as JSON"]', 'defaultTest:', '  assert: [{ type: is-json, value: { type: object, required: [city] } }]', 'tests:', '  - vars: { thing: a city }', '  - vars: { thing: a town }'].join('\n') + '\n');
+    const out = join(tmp.dir, 'suite');
+    const summary = await runImport(request(config, out));
+    expect(summary.notes.filter((n) => n.what.startsWith('is-json'))).toEqual([]);
+    const scoring = JSON.parse(readFileSync(join(out, 'scorers.json'), 'utf8')) as { scorers: Array<Record<string, unknown>> };
+    expect(scoring.scorers).toEqual([{ name: 'is-json', type: 'json', schema: { type: 'object', required: ['city'] } }]);
   });
 });
 

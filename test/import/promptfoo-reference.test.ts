@@ -36,6 +36,6 @@ describe(`the promptfoo import against promptfoo ${reference.promptfoo}`, () => 
       got.push({ prompt_index: v.metadata!['prompt_index'] as number, test_index: v.metadata!['test_index'] as number, prompt: v.prompt });
     }
     got.sort((a, b) => a.prompt_index - b.prompt_index || a.test_index - b.test_index);
-    expect(got).toEqual(want.cases);
+    expect(got).toEqual(want.cases.map(({ prompt_index, test_index, prompt }) => ({ prompt_index, test_index, prompt })));
   });
 });
