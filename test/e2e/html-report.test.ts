@@ -171,4 +171,17 @@ describe('the page builder', () => {
     expect(html).toContain('&#60;i&#62;m&#60;/i&#62;');
     expect(html).not.toContain('id="consistency"');
   });
+
+  it("shows the judges' agreement with its scale, n/a without one, and no section for a scorer without judges", () => {
+    const model = { model: 'm', n: 12, mean: 0.5, stderr: 0.1, ci95: [0.3, 0.7], ci_method: 't', not_scored: 0, not_scored_share: 0, verdicts_missing: 0, flip_rate: null, unstable: [], pass_at_k: {}, pass_hat_k: {}, epoch_noise_share: null };
+    const base = { run_id: 'r', scorer: 's', scorer_version: 'v', kind: 'pass_fail', epochs: 1, reducer: 'mean', by: null, models: [model], pairs: [], pending: 0, not_scored: 0, not_scored_reason: null, failed: 0, failure: null, attempt: 'first', warnings: [] } as unknown as ScoreReport;
+    const none = { models: [], rows: [], total: 0 };
+    const nominal = buildHtmlReport({ ...base, judges: { alpha: 0.61234, judges: ['judge-a', '<judge-b>'] } }, none, 'now');
+    expect(nominal).toContain("<h2>Judges&#39; agreement</h2>");
+    expect(nominal).toContain(`<p id="judges">Judges judge-a, &#60;judge-b&#62;: Krippendorff's alpha <b>0.612</b> (nominal; 1 full agreement, 0 chance).</p>`);
+    const interval = buildHtmlReport({ ...base, kind: 'graded', judges: { alpha: -0.2, judges: ['j1', 'j2'] } } as ScoreReport, none, 'now');
+    expect(interval).toContain('alpha <b>-0.200</b> (interval;');
+    expect(buildHtmlReport({ ...base, judges: { alpha: null, judges: ['j1', 'j2'] } }, none, 'now')).toContain('alpha <b>n/a</b>');
+    expect(buildHtmlReport(base, none, 'now')).not.toContain('id="judges"');
+  });
 });
