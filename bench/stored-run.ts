@@ -16,7 +16,10 @@ export interface StoredRunSpec {
   runId: string;
   vignettes: number;
   epochs: number;
-  models: ReadonlyArray<{ model: string; accuracy: number }>;
+  /** Each model's accuracy: one for every vignette, or by vignette index. */
+  models: ReadonlyArray<{ model: string; accuracy: number | ((i: number) => number) }>;
+  /** A vignette's metadata, by index (default: a `topic` of twenty). */
+  metadataOf?: ((i: number) => Record<string, unknown>) | undefined;
   /** A record's latency and output tokens (default 1 ms and 1 token), by vignette index and epoch. */
   callOf?: ((i: number, epoch: number) => { latencyMs: number; outputTokens: number }) | undefined;
 }
@@ -38,7 +41,7 @@ export function writeStoredRun(dataDir: string, spec: StoredRunSpec): number {
     for (let lo = 0; lo < spec.vignettes; lo += BATCH) {
       const page: IndexedVignette[] = [];
       for (let i = lo; i < Math.min(spec.vignettes, lo + BATCH); i++) {
-        page.push({ index: i, id: `v${i}`, prompt: `Question ${i}: which option?`, target: targetOf(i), metadata: { topic: `t${i % 20}` } });
+        page.push({ index: i, id: `v${i}`, prompt: `Question ${i}: which option?`, target: targetOf(i), metadata: spec.metadataOf?.(i) ?? { topic: `t${i % 20}` } });
       }
       store.runs.stageVignettes(runId, page);
     }
@@ -62,7 +65,7 @@ export function writeStoredRun(dataDir: string, spec: StoredRunSpec): number {
             model: job.model,
             epoch: job.epoch,
             prompt: '',
-            response: knownAccuracyAnswer(job.model, `v${i}`, job.epoch, targetOf(i), accuracy),
+            response: knownAccuracyAnswer(job.model, `v${i}`, job.epoch, targetOf(i), typeof accuracy === 'number' ? accuracy : accuracy(i)),
             usage: { inputTokens: 8, outputTokens: call.outputTokens },
             latencyMs: call.latencyMs,
             host: `mock/${job.model}`,

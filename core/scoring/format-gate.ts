@@ -1,7 +1,7 @@
 /**
  * The gate's result as people read it: plain text lines for the terminal, and Markdown for a
  * pull-request comment (a table per model — base, head, difference with its 95 % interval,
- * verdict — and the vignettes that went from pass to fail).
+ * verdict, and the prompt variant in runs of variants — and the vignettes that went from pass to fail).
  * Runs on: Node (core); pure.
  */
 import { alignColumns } from '../text-table.js';
@@ -23,12 +23,18 @@ function difference(l: GateLine): string {
   return `${signed(l.diff)} ${l.ci95 === null ? '(no interval)' : `[${signed(l.ci95[0])}, ${signed(l.ci95[1])}]`}`;
 }
 
+/** A line's model, with its prompt variant in runs of variants (as the report names an arm). */
+function unit(l: GateLine): string {
+  return l.variant === null ? l.model : `${l.model} · ${l.variant}`;
+}
+
 function headline(r: GateResult): string {
   const margin = r.margin > 0 ? ` by more than ${r.margin}` : '';
   if (r.decision === 'incomparable') return `cannot compare ${r.base} (base) with ${r.head} (head)`;
   const worse = r.lines.filter((l) => l.verdict === 'worse').length;
-  if (r.decision === 'worse') return `head is worse${margin}: ${worse} of ${r.lines.length} scorer × model lines are significantly worse`;
-  return `head is not significantly worse${margin} than base (${r.lines.length} scorer × model lines)`;
+  const what = r.lines.some((l) => l.variant !== null) ? 'scorer × model × variant' : 'scorer × model';
+  if (r.decision === 'worse') return `head is worse${margin}: ${worse} of ${r.lines.length} ${what} lines are significantly worse`;
+  return `head is not significantly worse${margin} than base (${r.lines.length} ${what} lines)`;
 }
 
 function notes(r: GateResult): string[] {
@@ -53,7 +59,7 @@ export function formatGate(r: GateResult): string[] {
   lines.push(`base ${r.base}, head ${r.head}: ${r.vignettes} vignettes, diff = head − base`, '');
   const rows = [['model', 'scorer', 'n', 'base', 'head', 'difference [95 % CI]', 'verdict', 'pass → fail']];
   for (const l of r.lines) {
-    rows.push([l.model, l.scorer, String(l.n), num(l.base_mean), num(l.head_mean), difference(l), VERDICT_TEXT[l.verdict], l.kind === 'pass_fail' ? String(l.pass_to_fail_count) : '']);
+    rows.push([unit(l), l.scorer, String(l.n), num(l.base_mean), num(l.head_mean), difference(l), VERDICT_TEXT[l.verdict], l.kind === 'pass_fail' ? String(l.pass_to_fail_count) : '']);
   }
   lines.push(...alignColumns(rows));
   for (const n of notes(r)) lines.push(n);
@@ -74,19 +80,26 @@ export function formatGateMarkdown(r: GateResult): string {
     return out.join('\n') + '\n';
   }
   out.push(`Base run \`${r.base}\`, head run \`${r.head}\`, ${r.vignettes} vignettes paired by id. Difference = head − base, with its 95 % interval; “worse” means the whole interval lies below −${r.margin}.`, '');
+  const byVariant = r.lines.some((l) => l.variant !== null);
   for (const model of r.models) {
     const mine = r.lines.filter((l) => l.model === model);
     if (mine.length === 0) continue;
-    out.push(`### ${cell(model)}`, '', '| scorer | base | head | difference [95 % CI] | verdict |', '|---|---:|---:|---|---|');
+    out.push(
+      `### ${cell(model)}`,
+      '',
+      byVariant ? '| scorer | prompt variant | base | head | difference [95 % CI] | verdict |' : '| scorer | base | head | difference [95 % CI] | verdict |',
+      byVariant ? '|---|---|---:|---:|---|---|' : '|---|---:|---:|---|---|',
+    );
     for (const l of mine) {
       const verdict = l.verdict === 'worse' ? '**worse**' : VERDICT_TEXT[l.verdict];
-      out.push(`| ${cell(l.scorer)} | ${num(l.base_mean)} | ${num(l.head_mean)} | ${difference(l)} | ${verdict} |`);
+      const variant = byVariant ? ` ${cell(l.variant ?? '(none)')} |` : '';
+      out.push(`| ${cell(l.scorer)} |${variant} ${num(l.base_mean)} | ${num(l.head_mean)} | ${difference(l)} | ${verdict} |`);
     }
     out.push('');
     const dropped = mine.filter((l) => l.pass_to_fail_count > 0);
     if (dropped.length > 0) {
       out.push('Went from pass to fail:', '');
-      for (const l of dropped) out.push(`- ${cell(l.scorer)} (${l.pass_to_fail_count}): ${cell(dropList(l))}`);
+      for (const l of dropped) out.push(`- ${cell(l.scorer)}${l.variant === null ? '' : `, ${cell(l.variant)}`} (${l.pass_to_fail_count}): ${cell(dropList(l))}`);
       out.push('');
     }
   }

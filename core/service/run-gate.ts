@@ -7,6 +7,7 @@
  * Runs on: Node (core).
  */
 import { decideGate, type GateResult, type GateScorerInput, type PassMap } from '../scoring/gate.js';
+import { armName, variantOf } from '../scoring/variant-arms.js';
 import type { ControlApi, ScorerStatus } from './contract.js';
 import type { ValidInput } from './contract-dispatcher.js';
 
@@ -19,25 +20,38 @@ function listed(ids: readonly string[]): string {
   return ids.slice(0, IDS_LISTED).join(', ') + (ids.length > IDS_LISTED ? `, … (${ids.length} in all)` : '');
 }
 
-/** One run's vignette ids in manifest order and, per model, whether each passed on most epochs. */
+/**
+ * One run's vignette ids in manifest order and, per model, whether each passed on most epochs; in a
+ * run of two or more prompt variants, per arm (`model · variant`) for the vignettes naming one, as
+ * the comparison's rows are.
+ */
 async function readVerdicts(api: GateReads, runId: string, scorer: string): Promise<{ ids: string[]; passes: PassMap }> {
   const ids: string[] = [];
-  const passes: PassMap = new Map();
+  const byModel: PassMap = new Map();
+  const byArm: PassMap = new Map();
+  const variants = new Set<string>();
+  const put = (passes: PassMap, unit: string, id: string, passed: boolean) => {
+    let m = passes.get(unit);
+    if (!m) passes.set(unit, (m = new Map()));
+    m.set(id, passed);
+  };
   for (let cursor: number | null = 0; cursor !== null; ) {
     const page = await api.scoreMatrix({ runId, scorer, sort: 'vignette', limit: 1000, cursor });
     for (const row of page.rows) {
       ids.push(row.vignetteId);
+      const variant = variantOf(row.metadata);
+      if (variant !== null) variants.add(variant);
       for (const c of row.cells) {
-        if (c.passed === null || c.scored === 0) continue;
-        let m = passes.get(c.model);
-        if (!m) passes.set(c.model, (m = new Map()));
         // A tie of an even number of epochs is neither a pass nor a fail: it is left out.
-        if (c.passed * 2 !== c.scored) m.set(row.vignetteId, c.passed * 2 > c.scored);
+        if (c.passed === null || c.scored === 0 || c.passed * 2 === c.scored) continue;
+        const passed = c.passed * 2 > c.scored;
+        put(byModel, c.model, row.vignetteId, passed);
+        put(byArm, variant === null ? c.model : armName(c.model, variant), row.vignetteId, passed);
       }
     }
     cursor = page.nextCursor;
   }
-  return { ids, passes };
+  return { ids, passes: variants.size >= 2 ? byArm : byModel };
 }
 
 /** The newest version of each scorer name attached to a run. */

@@ -5,9 +5,9 @@
  */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeStoredRun } from '../../bench/stored-run.js';
+import { writeStoredRun, type StoredRunSpec } from '../../bench/stored-run.js';
 import { formatGate, formatGateMarkdown } from '../../core/scoring/format-gate.js';
-import { decideGate, gateExitCode, gateVerdict } from '../../core/scoring/gate.js';
+import { decideGate, gateExitCode, gateVerdict, type GateLine } from '../../core/scoring/gate.js';
 import { useTempEngines } from '../helpers/temp-engine.js';
 
 const SCORERS = { scorers: [{ name: 'exact', type: 'match' as const }, { name: 'terse', type: 'words' as const, max: 1000, severity: 'soft' as const }] };
@@ -15,9 +15,9 @@ const SCORERS = { scorers: [{ name: 'exact', type: 'match' as const }, { name: '
 describe('panoptes gate (the service)', () => {
   const tmp = useTempEngines();
 
-  async function engineWith(runs: { runId: string; vignettes?: number; models: { model: string; accuracy: number }[] }[]) {
+  async function engineWith(runs: Array<Pick<StoredRunSpec, 'runId' | 'models' | 'metadataOf'> & { vignettes?: number }>) {
     const dataDir = join(tmp.dir, 'data');
-    for (const r of runs) writeStoredRun(dataDir, { runId: r.runId, vignettes: r.vignettes ?? 120, epochs: 1, models: r.models });
+    for (const r of runs) writeStoredRun(dataDir, { ...r, vignettes: r.vignettes ?? 120, epochs: 1 });
     const e = tmp.open({ dataDir, tickMs: 20 });
     for (const r of runs) {
       await e.service.scoreRun({ runId: r.runId, scorers: SCORERS });
@@ -54,6 +54,39 @@ describe('panoptes gate (the service)', () => {
     expect(md).toContain('### m2');
     expect(md).not.toMatch(/### m2[\s\S]*Went from pass to fail/);
     expect(formatGate(result).join('\n')).toMatch(/^m1\s+exact\s+120\s/m);
+  });
+
+  it('compares runs of prompt variants per variant: a head worse under one prompt only fails on that one', async () => {
+    // 60 items, each posed as prompt "short" (even vignettes) and "long" (odd ones).
+    const metadataOf = (i: number) => ({ variant: i % 2 === 0 ? 'short' : 'long', item: `q${i >> 1}` });
+    const e = await engineWith([
+      { runId: 'rbase', models: [{ model: 'm1', accuracy: 0.8 }], metadataOf },
+      { runId: 'rhead', models: [{ model: 'm1', accuracy: (i) => (i % 2 === 0 ? 0.8 : 0.4) }], metadataOf },
+    ]);
+    const result = await e.service.gate({ base: 'rbase', head: 'rhead', scorers: ['exact'] });
+    expect(result.decision).toBe('worse');
+    expect(gateExitCode(result)).toBe(1);
+    expect(result.lines.map((l) => [l.model, l.variant, l.n, l.verdict])).toEqual([
+      ['m1', 'short', 60, 'unchanged'],
+      ['m1', 'long', 60, 'worse'],
+    ]);
+    const [short, long] = result.lines as [GateLine, GateLine];
+    expect(short).toMatchObject({ diff: 0, pass_to_fail_count: 0 });
+    // Only the long prompt's vignettes (odd indices) went from pass to fail, and all of its drop is theirs.
+    expect(long.pass_to_fail_count).toBeGreaterThan(10);
+    expect(long.pass_to_fail.every((id) => Number(id.slice(1)) % 2 === 1)).toBe(true);
+    expect(long.diff).toBeCloseTo(-long.pass_to_fail_count / 60, 12);
+    // The same figures as the report's comparison of the arms.
+    const comparison = await e.service.compareRuns({ runA: 'rbase', runB: 'rhead', scorer: 'exact' });
+    const pair = comparison.pairs.find((p) => p.a === 'rhead:m1 · long')!;
+    expect([long.diff, long.ci95]).toEqual([pair.diff, pair.ci95]);
+
+    const md = formatGateMarkdown(result);
+    expect(md).toMatch(/^## ❌ Panoptes gate: head is worse: 1 of 2 scorer × model × variant lines are significantly worse\n/);
+    expect(md).toContain('| scorer | prompt variant | base | head | difference [95 % CI] | verdict |');
+    expect(md).toMatch(/\| exact \| long \| 0\.\d{3} \| 0\.\d{3} \| .* \| \*\*worse\*\* \|/);
+    expect(md).toContain(`- exact, long (${long.pass_to_fail_count}): `);
+    expect(formatGate(result).join('\n')).toMatch(/^m1 · long\s+exact\s+60\s/m);
   });
 
   it('passes an equal head (exit 0), and a worse one within the margin', async () => {
@@ -119,7 +152,7 @@ describe('panoptes gate (the service)', () => {
 });
 
 describe('decideGate without a pair to compare', () => {
-  it('is incomparable, never pass, when the comparison holds no pair for a model (prompt variants, say)', () => {
+  it('is incomparable, never pass, when the comparison holds no pair for a model (unscored in one run, say)', () => {
     const comparison = { scorer: 'exact', run_a: 'A', run_b: 'B', scorer_version_a: 'v', scorer_version_b: 'v', pairs: [], models_a: [], models_b: [] };
     const result = decideGate(
       { base: 'A', head: 'B', models: ['mock-strong'], modelsOnlyBase: [], modelsOnlyHead: [], vignettes: 40 },
@@ -130,5 +163,23 @@ describe('decideGate without a pair to compare', () => {
     expect(result.decision).toBe('incomparable');
     expect(gateExitCode(result)).toBe(2);
     expect(result.reasons[0]).toMatch(/^exact: no comparison of mock-strong between the runs/);
+  });
+
+  it('is incomparable when an arm of a model has no pair (a variant only one run scored), naming the arm', () => {
+    const row = (model: string, variant: string) => ({ model: `${model} · ${variant}`, arm: { model, variant }, mean: 0.5 });
+    const comparison = {
+      scorer: 'exact', run_a: 'A', run_b: 'B', scorer_version_a: 'v', scorer_version_b: 'v',
+      pairs: [{ a: 'B:m1 · short', b: 'A:m1 · short', n: 40, diff: 0, stderr: 0.01, ci95: [-0.02, 0.02] }],
+      models_a: [row('m1', 'short'), row('m1', 'long')],
+      models_b: [row('m1', 'short')],
+    };
+    const result = decideGate(
+      { base: 'A', head: 'B', models: ['m1'], modelsOnlyBase: [], modelsOnlyHead: [], vignettes: 80 },
+      [{ comparison, kind: 'graded' } as unknown as Parameters<typeof decideGate>[1][number]],
+      0,
+      [],
+    );
+    expect(result.decision).toBe('incomparable');
+    expect(result.reasons).toEqual(['exact: no comparison of m1 · long between the runs (unscored in one of them, or the variant is only in one)']);
   });
 });
