@@ -1,7 +1,8 @@
 /**
  * A scored run's report as one self-contained HTML page to share with someone without Panoptes:
  * the leaderboard with its 95 % intervals (a table and an inline SVG chart), the paired
- * comparisons, consistency across epochs, the judges' agreement, and a searchable, sortable table
+ * comparisons (for a run posed until decided, each pair's anytime-valid decision and what it
+ * saved), consistency across epochs, the judges' agreement, and a searchable, sortable table
  * of vignettes with each model's answer and verdict. Its numbers are the ScoreReport's own
  * (`panoptes report --json`), which the page also embeds as `#report-data`.
  *
@@ -15,6 +16,9 @@ import { createHash } from 'node:crypto';
 import { fixed, interval, pairCells, variantsNote, VERDICT_NOTE, verdictText } from './format-report.js';
 import { REPORT_SCRIPT, REPORT_STYLE } from './html-report-assets.js';
 import type { ModelScore, PairComparison, ScoreReport } from './report-shape.js';
+import type { DecisionReport } from './adaptive-decision.js';
+import { formatUsd } from '../common/money.js';
+import { signed } from './signed-text.js';
 
 /** One cell of the vignette table: a model's answer and the verdict on it. */
 export interface ReportVignetteCell {
@@ -108,6 +112,18 @@ function consistency(report: ScoreReport): string | null {
   return table(['model', 'flip rate', `pass@${K}`, `pass^${K}`, 'vignettes that flip'], rows, new Set([1, 2, 3, 4]), 'consistency');
 }
 
+/** A run posed until decided: each pair's anytime-valid decision (no fixed-n pair table: it is not valid after such a stop), and what the stop saved. */
+function anytime(d: DecisionReport | undefined): string | null {
+  if (!d) return null;
+  const rows = d.pairs.map((p) => [p.a, p.b, p.status === 'decided' ? `${p.winner ?? ''} better` : p.status, String(p.n), `[${signed(p.interval[0])}, ${signed(p.interval[1])}]`]);
+  const share = d.calls_full > 0 ? Math.round((100 * d.calls) / d.calls_full) : 100;
+  return [
+    `<p>Posed until decided: vignettes in the order of seed ${d.seed}, looked at every ${d.batch}; alpha ${d.alpha} over the pairs. The pairs are those of the anytime-valid confidence sequences: a fixed-n interval is not valid after a stop the data chose, so none is shown.</p>`,
+    table(['a', 'b', 'decision', 'at n', 'anytime-valid interval of a − b'], rows, new Set([3, 4]), 'anytime'),
+    `<p id="anytime-saved">${d.calls} of the full sweep's ${d.calls_full} calls (${share} %): ${d.calls_full - d.calls} calls and ${escapeHtml(formatUsd(d.usd_saved))} saved.</p>`,
+  ].join('\n');
+}
+
 function judges(report: ScoreReport): string | null {
   if (!report.judges) return null;
   const alpha = report.judges.alpha === null ? 'n/a' : fixed(report.judges.alpha);
@@ -147,6 +163,7 @@ export function buildHtmlReport(report: ScoreReport, vignettes: ReportVignettes,
     : [
         section('Leaderboard', `${leaderboard(report)}\n${intervalChart(report.models)}`),
         report.pairs.length > 0 ? section('Paired comparisons', pairs(report.pairs)) : '',
+        section('Posed until decided', anytime(report.anytime)),
         section('Consistency across epochs', consistency(report)),
         section("Judges' agreement", judges(report)),
         section('Vignettes', vignetteTable(vignettes)),

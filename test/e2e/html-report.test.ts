@@ -184,4 +184,20 @@ describe('the page builder', () => {
     expect(buildHtmlReport({ ...base, judges: { alpha: null, judges: ['j1', 'j2'] } }, none, 'now')).toContain('alpha <b>n/a</b>');
     expect(buildHtmlReport(base, none, 'now')).not.toContain('id="judges"');
   });
+
+  it('shows a run posed until decided by its anytime-valid decision, with what it saved, and no fixed-n pairs', () => {
+    const model = (name: string) => ({ model: name, n: 30, mean: 0.5, stderr: 0.1, ci95: [0.3, 0.7], ci_method: 't', not_scored: 0, not_scored_share: 0, verdicts_missing: 0, flip_rate: null, unstable: [], pass_at_k: {}, pass_hat_k: {}, epoch_noise_share: null });
+    const anytime = {
+      run_id: 'r', scorer: 's', seed: 5, batch: 6, alpha: 0.05, alpha_per_pair: 0.05, margin: 0, vignettes: 60, epochs: 1, posed_until_decided: true,
+      pairs: [{ a: 'mock-strong', b: '<mock-weak>', status: 'decided', winner: 'mock-strong', n: 18, interval: [0.12, 0.81], open: false }],
+      models: [], calls: 36, calls_full: 120, usd_saved: 0.0123,
+    };
+    const report = { run_id: 'r', scorer: 's', scorer_version: 'v', kind: 'pass_fail', epochs: 1, reducer: 'mean', by: null, models: [model('mock-strong'), model('<mock-weak>')], pairs: [], pending: 0, not_scored: 0, not_scored_reason: null, failed: 0, failure: null, attempt: 'first', warnings: [], anytime } as unknown as ScoreReport;
+    const html = buildHtmlReport(report, { models: [], rows: [], total: 0 }, 'now');
+    expect(html).toContain('<h2>Posed until decided</h2>');
+    expect(html).toContain('<tr><td>mock-strong</td><td>&#60;mock-weak&#62;</td><td>mock-strong better</td><td class="num">18</td><td class="num">[+0.120, +0.810]</td></tr>');
+    expect(html).toContain(`<p id="anytime-saved">36 of the full sweep's 120 calls (30 %): 84 calls and $0.01 saved.</p>`);
+    expect(html).not.toContain('Paired comparisons');
+    expect(html).not.toContain('<mock-weak>');
+  });
 });

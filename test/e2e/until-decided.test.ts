@@ -9,6 +9,8 @@
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { formatUsd } from '../../core/common/money.js';
+import { formatInt } from '../../core/common/numbers.js';
 import { tempDir } from '../helpers/temp.js';
 import { bridgeCall, launchChromium, serveUi, shotPath, watchPage, type ServedUi } from './harness.js';
 
@@ -88,6 +90,16 @@ it('plans, creates a run posed until decided, and shows its contention and decis
   expect(cells[1]).toBe(pair.status === 'decided' ? `${pair.winner} better` : pair.status);
   expect(cells[2]).toBe(String(pair.n));
   expect(await page.getByTestId('decision-calls').textContent()).toContain(`${decision.calls} of the full sweep's ${decision.calls_full} calls`);
+  expect(await page.getByTestId('decision-saved').textContent()).toBe(`${formatInt(decision.calls_full - decision.calls)} calls and ${formatUsd(decision.usd_saved)} saved`);
   await page.screenshot({ path: shotPath('until-decided-run'), fullPage: true });
+
+  // Results shows the same decision in place of the fixed-n pair matrix.
+  await page.goto(`${ui.origin}/#/results/${runId}`);
+  const card = page.getByTestId('anytime-decision');
+  await card.waitFor(WAIT);
+  expect(await page.getByTestId('pair-matrix').count()).toBe(0);
+  const resultCells = await card.getByTestId('decision-pair').first().locator('td').allTextContents();
+  expect(resultCells).toEqual(cells);
+  expect(await card.getByTestId('decision-saved').textContent()).toBe(`${formatInt(decision.calls_full - decision.calls)} calls and ${formatUsd(decision.usd_saved)} saved`);
   expect(problems).toEqual([]);
 });

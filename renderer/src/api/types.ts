@@ -7,6 +7,7 @@ export type {
   AppDefaults,
   ChatTurn,
   CatalogModelEntry,
+  DecisionReport,
   ControlEvent,
   ControlMethod,
   DesktopBridge,

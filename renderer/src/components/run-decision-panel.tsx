@@ -1,19 +1,16 @@
 /**
  * The Run view's contention panel for a run posed until decided: which models are still posed, and
  * each pair decided, equivalent or open, at which n, with its anytime-valid interval; the calls made
- * against the full sweep. It reads the contract's `decide` (the run replayed with its own settings
- * from what is scored so far) again as the run's calls move, and once more when the run ends.
+ * against the full sweep, and the calls and dollars that saved (decision-table.tsx). It reads the
+ * contract's `decide` (the run replayed with its own settings from what is scored so far) again as
+ * the run's calls move, and once more when the run ends.
  * Runs on: renderer.
  */
 import { useClient } from '../api/client-context.js';
 import type { RunSummary } from '../api/types.js';
-import { formatInt } from '../format.js';
+import { DecisionTable } from './decision-table.js';
 import { ErrorNotice } from './notice.js';
 import { useFetch } from './use-fetch.js';
-
-function signed(x: number): string {
-  return (x > 0 ? '+' : '') + x.toFixed(3);
-}
 
 export function RunDecisionPanel({ run }: { run: RunSummary }) {
   const client = useClient();
@@ -38,33 +35,7 @@ export function RunDecisionPanel({ run }: { run: RunSummary }) {
           <p data-testid="run-contention">
             {contention.length > 0 ? `Still posed: ${contention.join(', ')}` : 'Every pair is stopped: no model is posed any more.'}
           </p>
-          <table className="table">
-            <thead>
-              <tr>
-                <th>pair</th>
-                <th>decision</th>
-                <th>at n</th>
-                <th>anytime-valid interval of a − b</th>
-              </tr>
-            </thead>
-            <tbody>
-              {d.pairs.map((p) => (
-                <tr key={`${p.a}/${p.b}`} data-testid="decision-pair">
-                  <td>
-                    {p.a} − {p.b}
-                  </td>
-                  <td>{p.status === 'decided' ? `${p.winner} better` : p.open && run.status === 'running' ? 'open' : p.status}</td>
-                  <td>{formatInt(p.n)}</td>
-                  <td>
-                    [{signed(p.interval[0])}, {signed(p.interval[1])}]
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          <p className="muted" data-testid="decision-calls">
-            {formatInt(d.calls)} of the full sweep&apos;s {formatInt(d.calls_full)} calls ({d.calls_full > 0 ? Math.round((100 * d.calls) / d.calls_full) : 100} %)
-          </p>
+          <DecisionTable decision={d} running={run.status === 'running'} />
         </>
       ) : (
         <p className="muted">Reading the decision…</p>

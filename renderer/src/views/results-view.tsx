@@ -1,7 +1,7 @@
 /**
  * Results of a run: what its scores say about its models. The leaderboard (mean and 95 % interval
  * per model, as an error-bar chart and a table), every pair of models compared on the vignettes
- * both answered, the leaderboard per value of a metadata key, and the vignette × model matrix whose
+ * both answered (for a run posed until decided, each pair's anytime-valid decision), the leaderboard per value of a metadata key, and the vignette × model matrix whose
  * cells open the responses side by side with their scores. It follows the run's scoring live: each
  * pushed scoring event fetches the report and the matrix again (at most twice a second). A stored
  * run is scored here with a new scoring file, without calling any model again.
@@ -11,6 +11,7 @@ import { useState } from 'react';
 import { ApiError } from '../api/client.js';
 import { useClient } from '../api/client-context.js';
 import type { EpochReducer, ScoreReport, ScoringStatus } from '../api/types.js';
+import { DecisionTable } from '../components/decision-table.js';
 import { byMeanDescending, ModelScoreTable } from '../components/model-score-table.js';
 import { EmptyState, ErrorNotice } from '../components/notice.js';
 import { PairMatrix } from '../components/pair-matrix.js';
@@ -248,7 +249,17 @@ function RunResults({ runId }: { runId: string }) {
           {report.data ? (
             <>
               <Leaderboard report={report.data} />
-              {report.data.models.length >= 2 ? (
+              {report.data.anytime ? (
+                <div className="card" data-testid="anytime-decision">
+                  <header className="card-header">
+                    <h2>Posed until decided</h2>
+                    <span className="muted small">
+                      each pair&apos;s anytime-valid interval (α {report.data.anytime.alpha} over the pairs); a fixed-n interval is not valid after a stop the data chose, so none is shown
+                    </span>
+                  </header>
+                  <DecisionTable decision={report.data.anytime} running={false} />
+                </div>
+              ) : report.data.models.length >= 2 ? (
                 <div className="card" data-testid="pairs">
                   <header className="card-header">
                     <h2>Model against model</h2>

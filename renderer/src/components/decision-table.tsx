@@ -1,0 +1,51 @@
+/**
+ * An anytime-valid decision as a table: each pair decided, equivalent or open, at which n, with
+ * its interval of a − b; then the calls made against the full sweep, and the calls and dollars
+ * that saved. The Run view's contention panel and the Results view of a run posed until decided
+ * show the same.
+ * Runs on: renderer.
+ */
+import type { DecisionReport } from '../api/types.js';
+import { formatInt, formatUsd } from '../format.js';
+
+function signed(x: number): string {
+  return (x > 0 ? '+' : '') + x.toFixed(3);
+}
+
+/** `running`: an open pair of a run still posing reads "open", else its status (undecided once the run ended). */
+export function DecisionTable({ decision: d, running }: { decision: DecisionReport; running: boolean }) {
+  return (
+    <>
+      <table className="table">
+        <thead>
+          <tr>
+            <th>pair</th>
+            <th>decision</th>
+            <th>at n</th>
+            <th>anytime-valid interval of a − b</th>
+          </tr>
+        </thead>
+        <tbody>
+          {d.pairs.map((p) => (
+            <tr key={`${p.a}/${p.b}`} data-testid="decision-pair">
+              <td>
+                {p.a} − {p.b}
+              </td>
+              <td>{p.status === 'decided' ? `${p.winner} better` : p.open && running ? 'open' : p.status}</td>
+              <td>{formatInt(p.n)}</td>
+              <td>
+                [{signed(p.interval[0])}, {signed(p.interval[1])}]
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p className="muted" data-testid="decision-calls">
+        {formatInt(d.calls)} of the full sweep&apos;s {formatInt(d.calls_full)} calls ({d.calls_full > 0 ? Math.round((100 * d.calls) / d.calls_full) : 100} %):{' '}
+        <span data-testid="decision-saved">
+          {formatInt(d.calls_full - d.calls)} calls and {formatUsd(d.usd_saved)} saved
+        </span>
+      </p>
+    </>
+  );
+}
