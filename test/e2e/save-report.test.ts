@@ -98,12 +98,16 @@ describe('Save report, the inspect download and prompt variants in a browser', (
     await extractTar({ file: archive, cwd: out });
     const logs = readdirSync(out).filter((f) => f !== 'eval-set.json');
     expect(readdirSync(out)).toContain('eval-set.json');
-    expect(logs).toHaveLength(2);
+    // A run of prompt variants: one log per model and variant (2 x 2), each that arm's samples.
+    expect(logs).toHaveLength(4);
+    const arms: string[] = [];
     for (const f of logs) {
       const log = JSON.parse(readFileSync(join(out, f), 'utf8'));
       expect(log.eval.eval_set_id).toBe(`panoptes-${runId}`);
-      expect(log.samples).toHaveLength(ITEMS * 2 * 2);
+      arms.push(`${log.eval.model}|${log.eval.task_args.variant}`);
+      expect(log.samples).toHaveLength(ITEMS * 2);
     }
+    expect(new Set(arms).size).toBe(4);
     // The link was good for one download only.
     expect((await fetch(download.url())).status).toBe(401);
     expect(s.problems).toEqual([]);
