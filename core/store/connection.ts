@@ -53,7 +53,7 @@ export class Connection {
       this.db.pragma(`busy_timeout = ${opts.busyTimeoutMs ?? 10_000}`);
       if (path !== ':memory:') refuseForeignSchema(this.db, path);
       if (!opts.readonly) {
-        this.db.pragma('journal_mode = WAL');
+        this.enableWal(opts.busyTimeoutMs ?? 10_000);
         this.db.pragma('synchronous = FULL');
         this.db.pragma('foreign_keys = ON');
         this.migrate();
@@ -61,6 +61,25 @@ export class Connection {
     } catch (err) {
       this.db.close();
       throw openError(err, path);
+    }
+  }
+
+  /**
+   * Turns WAL on. A database the last connection closed is in rollback-journal mode (see `close`);
+   * two processes opening it at once both try to switch, and SQLite answers one SQLITE_BUSY at
+   * once, without waiting (a reader upgrading while another holds the lock it waits for would
+   * deadlock). Its lock is released: try again, within the busy timeout.
+   */
+  private enableWal(timeoutMs: number): void {
+    const deadline = Date.now() + timeoutMs;
+    for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
+      try {
+        this.db.pragma('journal_mode = WAL');
+        return;
+      } catch (err) {
+        if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() + wait > deadline) throw err;
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, wait * (0.5 + Math.random() / 2));
+      }
     }
   }
 
