@@ -6,7 +6,8 @@
  * inspect's multiple_choice template and scored with the `choice` rule.
  * Runs on: Node (core).
  */
-import { PanoptesError, type ChatTurn } from '../domain.js';
+import { PanoptesError } from '../domain.js';
+import { chatTurns } from './chat-turns.js';
 import type { FidelityNote, ImportOutcome, ImportedVignette, VignetteSink } from './imported-suite.js';
 import { plainValue } from './table-import.js';
 import { formatOfName, tableRows } from './table-rows.js';
@@ -35,30 +36,6 @@ function multipleChoicePrompt(question: string, choices: string[]): string {
   return `Answer the following multiple choice question. The entire content of your response should be of the following format: 'ANSWER: $LETTER' (without quotes) where LETTER is one of ${letters.join(',')}.\n\n${question}\n\n${choices.map((c, i) => `${letters[i]}) ${c}`).join('\n')}`;
 }
 
-function contentText(content: unknown, where: string): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) {
-    const parts = content.map((c: unknown) => {
-      const part = c as { type?: unknown; text?: unknown };
-      if (part?.type === 'text' && typeof part.text === 'string') return part.text;
-      throw new PanoptesError('invalid_input', `${where}: a message content part of type "${String(part?.type)}" cannot be posed (text only)`, { where });
-    });
-    return parts.join('\n');
-  }
-  throw new PanoptesError('invalid_input', `${where}: a message's content must be text or a list of text parts`, { where });
-}
-
-function chatTurns(input: unknown[], where: string): ChatTurn[] {
-  const turns = input.map((m, i): ChatTurn => {
-    const msg = m as { role?: unknown; content?: unknown };
-    if (msg?.role !== 'system' && msg?.role !== 'user' && msg?.role !== 'assistant') {
-      throw new PanoptesError('invalid_input', `${where}: input.${i}.role "${String(msg?.role)}" cannot be posed (system, user or assistant only)`, { where });
-    }
-    return { role: msg.role, content: contentText(msg.content, `${where}: input.${i}.content`) };
-  });
-  if (turns.at(-1)?.role !== 'user') throw new PanoptesError('invalid_input', `${where}: the input's last message must be the user's`, { where });
-  return turns;
-}
 
 /** A cell's JSON text parsed (a CSV column holding a list or an object), or undefined when it is not JSON. */
 function parsedCell(text: string): unknown {
@@ -92,10 +69,14 @@ export async function importInspect(path: string, fieldSpec: string | undefined,
   let withTarget = 0;
   let chats = 0;
   let mostChoices = 0;
+  let openWithTarget = 0;
   const ignored = new Set<string>();
+  // Columns --field names that no row has yet: a misspelt one would import without its field.
+  const unseen = new Map(Object.entries(fields).map(([field, column]) => [column, field]));
   for await (const { row: raw, where } of tableRows(path, format)) {
     const row = plainValue(raw) as Record<string, unknown>;
     n += 1;
+    for (const column of unseen.keys()) if (Object.hasOwn(row, column)) unseen.delete(column);
     const input = row[col('input')];
     if (input === undefined || input === null || input === '') throw new PanoptesError('invalid_input', `${where}: no "${col('input')}" (the Sample's input)`, { where });
     const choices = row[col('choices')] === undefined || row[col('choices')] === null || row[col('choices')] === '' ? undefined : asList(row[col('choices')], where, col('choices'));
@@ -103,7 +84,7 @@ export async function importInspect(path: string, fieldSpec: string | undefined,
     const v: ImportedVignette = { id: id === undefined || id === null || id === '' ? String(n) : String(id as string | number) };
     if (typeof input === 'string') v.prompt = choices ? multipleChoicePrompt(input, choices) : input;
     else if (Array.isArray(input)) {
-      const turns = chatTurns(input, where);
+      const turns = chatTurns(input, where, 'input');
       if (choices) turns[turns.length - 1] = { role: 'user', content: multipleChoicePrompt(turns.at(-1)!.content, choices) };
       v.messages = turns;
       chats += 1;
@@ -117,6 +98,7 @@ export async function importInspect(path: string, fieldSpec: string | undefined,
       }
       if (targets.length > 1) severalTargets += 1;
       if (targets.length > 1) (v.metadata ??= {}).targets = targets;
+      if (!choices && targets.length > 0) openWithTarget += 1;
     }
     if (choices) {
       (v.metadata ??= {}).choices = choices;
@@ -135,9 +117,16 @@ export async function importInspect(path: string, fieldSpec: string | undefined,
     for (const k of Object.keys(row)) if (!used.has(k)) ignored.add(k);
     await sink(v, where);
   }
+  if (unseen.size > 0) {
+    const [column, field] = [...unseen][0]!;
+    throw new PanoptesError('invalid_input', `--field ${field}=${column}: ${path} has no column "${column}" in any of its ${n} rows`, { where: '--field' });
+  }
   const notes: FidelityNote[] = [];
   for (const k of ignored) notes.push({ what: `field "${k}"`, why: 'not a Sample field (sandbox, files and setup are not carried over); map it with --field if it is one' });
   if (withChoices > 0) notes.push({ what: `choices (${withChoices} samples)`, why: "rendered into the prompt with inspect's multiple_choice template (one answer, letters A, B, ...), scored by the choice rule" });
+  if (withChoices > 0 && openWithTarget > 0) {
+    notes.push({ what: `samples without choices (${openWithTarget})`, why: 'the one scorer is the choice rule, which reads a letter: these samples can never pass it; import them apart to score them with match' });
+  }
   if (severalTargets > 0) notes.push({ what: `several targets (${severalTargets} samples)`, why: 'the first is the target; all are in metadata.targets' });
   if (chats > 0) notes.push({ what: `chat inputs (${chats} samples)`, why: 'posed as chat vignettes (messages)' });
   const letters = LETTERS.slice(0, Math.max(mostChoices, 2)).split('');

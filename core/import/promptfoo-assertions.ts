@@ -145,6 +145,13 @@ export function planAssertions(tests: PromptfooAssertion[][], judge: string): As
   }
   if (anyPerTest) scorers.push({ name: nameFor('promptfoo-assert'), type: 'code', code: TEST_ASSERTIONS_PLUGIN } as ScorerDefinition);
   if (anyRubric) scorers.push({ name: nameFor('llm-rubric'), type: 'judge', judges: [judge], rubric: PER_TEST_RUBRIC } as ScorerDefinition);
+  const unrubricked = perTest.filter((own) => own.target === undefined).length;
+  if (anyRubric && unrubricked > 0) {
+    notes.push({
+      what: `llm-rubric judge on tests without a rubric (${unrubricked} test${unrubricked === 1 ? '' : 's'})`,
+      why: 'a judge scores every vignette: the answers of tests with no rubric of their own are judged with no rubric (promptfoo does not grade them); give each test its rubric, or import them apart',
+    });
+  }
   for (const [type, n] of unmapped) notes.push({ what: `assertion type "${type}" (${n} test${n === 1 ? '' : 's'})`, why: 'no Panoptes scorer does what it does; left out' });
   return { scorers, perTest, notes };
 }

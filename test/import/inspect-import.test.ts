@@ -49,7 +49,8 @@ describe('inspect datasets', () => {
     expect(mixed!.id).toBe('3');
     expect((mixed!.messages as Array<{ content: string }>).at(-1)!.content).toMatch(/Name a colour\.\n\nA\) red\nB\) car$/);
     expect(JSON.parse(readFileSync(join(tmp.dir, 'out', 'scorers.json'), 'utf8'))).toEqual({ scorers: [{ name: 'choice', type: 'choice', choices: ['A', 'B', 'C'] }] });
-    expect(summary.notes.map((n) => n.what)).toEqual(['field "sandbox"', 'choices (2 samples)', 'several targets (1 samples)', 'chat inputs (2 samples)']);
+    // The chat sample has a target and no choices: the choice rule can never pass it, and the report says so.
+    expect(summary.notes.map((n) => n.what)).toEqual(['field "sandbox"', 'choices (2 samples)', 'samples without choices (1)', 'several targets (1 samples)', 'chat inputs (2 samples)']);
     const check = await checkManifest(join(tmp.dir, 'out', 'manifest.jsonl'));
     expect(check.issues).toEqual([]);
   });
@@ -86,6 +87,27 @@ describe('inspect datasets', () => {
     writeFileSync(path, csv);
     await expect(importInspect(path)).rejects.toThrow(message);
     expect(existsSync(join(tmp.dir, 'out'))).toBe(false);
+  });
+
+  it('a --field column no row has is refused naming the option and the file, and nothing is written', async () => {
+    const path = join(tmp.dir, 'qa.csv');
+    writeFileSync(path, 'qid,question,answer\na,Sky colour?,blue\n');
+    await expect(importInspect(path, 'input=question,target=answr,id=qid')).rejects.toThrow(/--field target=answr: .*qa\.csv has no column "answr" in any of its 1 rows/);
+    expect(existsSync(join(tmp.dir, 'out'))).toBe(false);
+  });
+
+  it('a --field column that only later samples have is taken', async () => {
+    const path = join(tmp.dir, 'samples.jsonl');
+    writeFileSync(path, [{ q: 'Hi?' }, { q: 'Sky?', a: 'blue' }].map((x) => JSON.stringify(x)).join('\n') + '\n');
+    await importInspect(path, 'input=q,target=a');
+    expect(lines()).toEqual([{ id: '1', prompt: 'Hi?' }, { id: '2', prompt: 'Sky?', target: 'blue' }]);
+  });
+
+  it('samples without choices beside multiple-choice ones are said to be unscorable by the choice rule', async () => {
+    const path = join(tmp.dir, 'samples.jsonl');
+    writeFileSync(path, [{ input: 'Pick.', choices: ['x', 'y'], target: 'A' }, { input: '2+2?', target: '4' }].map((x) => JSON.stringify(x)).join('\n') + '\n');
+    const summary = await importInspect(path);
+    expect(summary.notes.find((n) => n.what === 'samples without choices (1)')?.why).toMatch(/can never pass it/);
   });
 
   it('a CSV cell that only looks like a list is one target', async () => {

@@ -66,6 +66,8 @@ describe('a config with every mapped assertion, vars arrays, defaultTest and a C
       ['llm-rubric', 'judge'],
     ]);
     expect(summary.notes.map((n) => n.what)).toContain('assertion type "similar" (1 test)');
+    // The json test and two CSV rows have no rubric of their own: the per-test judge would judge them with none.
+    expect(summary.notes.map((n) => n.what)).toContain('llm-rubric judge on tests without a rubric (3 tests)');
     expect(summary.models.mapped.map((m) => m.model)).toEqual(['gpt-4o-mini', 'claude-sonnet-4-5']);
     expect(summary.models.unmapped).toEqual(['ollama:chat:my-finetune:7b']);
     expect(JSON.parse(readFileSync(join(out, 'import-report.json'), 'utf8'))).toMatchObject({ vignettes: 24, models: { unmapped: ['ollama:chat:my-finetune:7b'] } });
@@ -88,6 +90,35 @@ describe('a config with every mapped assertion, vars arrays, defaultTest and a C
     expect((await verdict(scorers.get('javascript')!, csv, 'x'.repeat(600))).value).toBe(0);
     expect((await verdict(scorers.get('javascript')!, csv, 'short')).value).toBe(1);
     expect((await verdict(scorers.get('not-icontains')!, csv, 'As an AI, tac')).value).toBe(0);
+  });
+});
+
+describe('chat prompts', () => {
+  function configWith(prompts: string[]): string {
+    const config = join(tmp.dir, 'promptfooconfig.yaml');
+    writeFileSync(config, `prompts:\n${prompts.map((p) => `  - ${JSON.stringify(p)}`).join('\n')}\ntests:\n  - vars: { q: What is 2+2? }\n`);
+    return config;
+  }
+
+  it('a prompt that renders to a JSON list of messages is a conversation, as promptfoo sends it', async () => {
+    const chat = JSON.stringify([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Q: {{q}}' }]);
+    const out = join(tmp.dir, 'suite');
+    const summary = await runImport(request(configWith([chat, '[draft] {{q}}']), out));
+    const [conversation, plain] = await manifestOf(out);
+    expect(conversation!.messages).toEqual([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Q: What is 2+2?' }]);
+    // Text that only starts like a list is a prompt, as promptfoo posts text that is not JSON.
+    expect(plain!.messages).toBeUndefined();
+    expect(plain!.prompt).toBe('[draft] What is 2+2?');
+    expect(summary.notes.map((n) => n.what)).toContain('chat prompts (1 vignettes)');
+  });
+
+  it('a conversation that cannot be posed is refused naming the prompt and the test, and nothing is written', async () => {
+    const chat = JSON.stringify([{ role: 'user', content: '{{q}}' }, { role: 'assistant', content: 'Four.' }]);
+    const out = join(tmp.dir, 'suite');
+    await expect(runImport(request(configWith([chat]), out))).rejects.toThrow(/promptfooconfig\.yaml: prompt 1 x test case 1: the prompt's last message must be the user's/);
+    expect(existsSync(out)).toBe(false);
+    const tool = JSON.stringify([{ role: 'tool', content: 'x' }, { role: 'user', content: '{{q}}' }]);
+    await expect(runImport(request(configWith([tool]), out))).rejects.toThrow(/prompt 1 x test case 1: prompt\.0\.role "tool" cannot be posed/);
   });
 });
 
