@@ -43,5 +43,5 @@ function producerOf(req: ImportRequest): (sink: VignetteSink) => Promise<ImportO
 }
 
 export function runImport(req: ImportRequest): Promise<ImportSummary> {
-  return writeImport(req.outDir, producerOf(req));
+  return writeImport(req.outDir, req.path, producerOf(req));
 }

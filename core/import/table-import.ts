@@ -47,6 +47,7 @@ export async function importTable(path: string, format: TableFormat, opts: Table
   const named = [opts.prompt, opts.target, opts.id, opts.system, ...(opts.metadata ?? [])].filter((c): c is string => c !== undefined);
   const used = new Set([opts.prompt, opts.target, opts.id, opts.system].filter((c): c is string => c !== undefined));
   let n = 0;
+  let withoutTarget = 0;
   for await (const { row: raw, where } of tableRows(path, format)) {
     const row = plainValue(raw) as Record<string, unknown>;
     if (n === 0) {
@@ -68,14 +69,19 @@ export async function importTable(path: string, format: TableFormat, opts: Table
       }
     } else prompt = text(row[opts.prompt!]);
     if (prompt === undefined || prompt.trim() === '') throw new PanoptesError('invalid_input', `${where}: the prompt is empty`, { where });
-    const v: ImportedVignette = { id: (opts.id !== undefined ? text(row[opts.id]) : undefined) ?? String(n), prompt };
+    const id = opts.id !== undefined ? text(row[opts.id]) : String(n);
+    // A row of a JSONL table may lack a column the first row had: an id made up for it would pair wrongly.
+    if (id === undefined || id.trim() === '') throw new PanoptesError('invalid_input', `${where}: no id in column "${opts.id}"`, { where });
+    const v: ImportedVignette = { id, prompt };
     const system = opts.system !== undefined ? text(row[opts.system]) : undefined;
     const target = opts.target !== undefined ? text(row[opts.target]) : undefined;
     if (system !== undefined) v.system = system;
     if (target !== undefined) v.target = target;
+    else if (opts.target !== undefined) withoutTarget += 1;
     const keep = opts.metadata ?? Object.keys(row).filter((c) => !used.has(c));
     if (keep.length > 0) v.metadata = Object.fromEntries(keep.map((c) => [c, row[c] ?? null]));
     await sink(v, where);
   }
-  return { scorers: opts.target !== undefined ? [{ name: 'match', type: 'match' }] : [], notes: [] };
+  const notes = withoutTarget > 0 ? [{ what: `rows without a target (${withoutTarget})`, why: `no value in column "${opts.target}": their vignettes have no target, and the match scorer fails them (nothing to compare with)` }] : [];
+  return { scorers: opts.target !== undefined ? [{ name: 'match', type: 'match' }] : [], notes };
 }

@@ -43,7 +43,8 @@ function write(stream: WriteStream, text: string): Promise<void> {
   return stream.write(text) ? Promise.resolve() : new Promise((ok) => stream.once('drain', ok));
 }
 
-export async function writeImport(out: string, produce: (sink: VignetteSink) => Promise<ImportOutcome>): Promise<ImportSummary> {
+/** `source`: the file imported, named when it yields nothing to import. */
+export async function writeImport(out: string, source: string, produce: (sink: VignetteSink) => Promise<ImportOutcome>): Promise<ImportSummary> {
   const outDir = resolve(out);
   const emptyDirThere = await refuseNonEmpty(outDir);
   const temp = await mkdtemp(join(dirname(outDir), `.${basename(outDir)}.importing-`));
@@ -66,7 +67,7 @@ export async function writeImport(out: string, produce: (sink: VignetteSink) => 
     };
     const outcome = await produce(sink);
     await Promise.race([new Promise<void>((ok) => stream.end(ok)), streamFailed]);
-    if (count === 0) throw new PanoptesError('invalid_input', 'the source holds no items to import', {});
+    if (count === 0) throw new PanoptesError('invalid_input', `${source}: holds no items to import (no test case, sample or row)`, { where: source });
     if (outcome.scorers.length > 0) {
       const parsed = ScoringConfigSchema.safeParse({ scorers: outcome.scorers });
       if (!parsed.success) throw new PanoptesError('internal', `the imported scorers do not validate: ${formatZodIssues(parsed.error)}`, {});

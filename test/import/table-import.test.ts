@@ -60,12 +60,23 @@ describe('csv and jsonl', () => {
     ['a malformed JSONL row', 'jsonl', '{"a":"x"}\n{"a": \n', { prompt: 'a' }, /data\.jsonl:2: invalid JSON/],
     ['a duplicate id', 'csv', 'id,a\n1,x\n1,y\n', { prompt: 'a', id: 'id' }, /data\.csv:3: duplicate id "1" \(first at .*data\.csv:2\)/],
     ['an empty prompt', 'csv', 'a\nx\n""\n', { prompt: 'a' }, /data\.csv:3: the prompt is empty/],
+    ['an empty file', 'csv', '', { prompt: 'a' }, /data\.csv: holds no items to import/],
+    ['a header and no row', 'csv', 'a,b\n', { prompt: 'a' }, /data\.csv: holds no items to import/],
+    ['a later row without its id', 'jsonl', '{"id":"x","a":"p"}\n{"a":"q"}\n', { prompt: 'a', id: 'id' }, /data\.jsonl:2: no id in column "id"/],
     ['both --prompt and --template', 'csv', 'a\nx\n', { prompt: 'a', template: '{{a}}' }, /exactly one of --prompt COLUMN or --template TEXT/],
   ] as const)('%s is refused naming the file and row, and nothing is written', async (_what, kind, text, opts, message) => {
     const path = join(tmp.dir, `data.${kind}`);
     writeFileSync(path, text);
     await expect(runImport(request(kind, path, opts))).rejects.toThrow(message);
     expect(existsSync(join(tmp.dir, 'out'))).toBe(false);
+  });
+
+  it('rows of a JSONL table without a target are said, as the match scorer fails them', async () => {
+    const path = join(tmp.dir, 'data.jsonl');
+    writeFileSync(path, '{"q":"Sky?","a":"blue"}\n{"q":"Grass?"}\n{"q":"Sun?","a":""}\n');
+    const s = await runImport(request('jsonl', path, { prompt: 'q', target: 'a' }));
+    expect(lines().map((l) => l.target)).toEqual(['blue', undefined, undefined]);
+    expect(s.notes).toEqual([{ what: 'rows without a target (2)', why: expect.stringMatching(/no value in column "a"/) }]);
   });
 
   it('a missing file is refused naming it', async () => {
