@@ -4,6 +4,8 @@
  * JSON or YAML files, whose CSV columns `__expected`, `__description`, `__threshold`, `__metric`
  * promptfoo gives meaning to), `defaultTest` merged into every test, and `vars` arrays of strings
  * expanded to their cartesian product, key by key in order (promptfoo's generateVarCombinations).
+ * A var `file://PATH` is the file's text, as promptfoo loads it. What is not carried over (an
+ * assertion's `transform`, `provider`, ...) is listed, never dropped unsaid.
  * Runs on: Node (core).
  */
 import { readFile, stat } from 'node:fs/promises';
@@ -16,7 +18,9 @@ import type { FidelityNote } from './imported-suite.js';
 import type { PromptfooAssertion } from './promptfoo-assertions.js';
 import { tableRows } from './table-rows.js';
 
-const AssertSchema = z.object({
+/** The assertion keys the import carries; any other (transform, provider, rubricPrompt, ...) is listed as not carried over. */
+const ASSERTION_KEYS = new Set(['type', 'value', 'threshold', 'weight', 'metric']);
+const AssertSchema = z.looseObject({
   type: z.string().min(1),
   value: z.unknown().optional(),
   threshold: z.number().optional(),
@@ -37,7 +41,8 @@ const ConfigSchema = z.looseObject({
   description: z.string().optional(),
   prompts: one(PromptSchema),
   providers: one(ProviderSchema).optional(),
-  tests: one(z.union([z.string(), TestSchema])).optional(),
+  // Each inline test is checked on its own (loadPromptfooConfig), so a bad one is named by its place.
+  tests: one(z.unknown()).optional(),
   defaultTest: TestSchema.optional(),
 });
 
@@ -101,7 +106,12 @@ async function loadPrompts(config: z.infer<typeof ConfigSchema>, base: string, s
     }
     refuseGlob(path, where);
     if (/\.(js|cjs|mjs|ts|py)(:\w+)?$/i.test(path)) throw bad(where, `${path}: prompt functions cannot be imported; render the prompts first`);
-    if (/\.(json|ya?ml|jsonl)$/i.test(path)) throw bad(where, `${path}: chat prompt files are not imported yet; give the prompt as text`);
+    if (/\.(ya?ml|jsonl)$/i.test(path)) throw bad(where, `${path}: YAML and JSONL prompt files are not imported; give the prompt as text, or a conversation as a .json file`);
+    // A .json prompt file is one prompt (a conversation, as a JSON list of messages): never split.
+    if (/\.json$/i.test(path)) {
+      prompts.push({ raw: (await readText(path, where)).trim(), id: id ?? path.split('/').pop()! });
+      continue;
+    }
     const parts = (await readText(path, where)).split(/^---$/m).map((s) => s.trim()).filter((s) => s !== '');
     for (const [k, part] of parts.entries()) prompts.push({ raw: part, id: `${id ?? path.split('/').pop()!}${parts.length > 1 ? `-${k + 1}` : ''}` });
   }
@@ -134,7 +144,7 @@ async function testsFromCsv(path: string, notes: FidelityNote[]): Promise<Prompt
     for (const [col, cell] of Object.entries(row as Record<string, string>)) {
       if (!col.startsWith('__')) test.vars![col] = cell;
       else if (/^__expected\d*$/.test(col)) {
-        if (cell.trim() !== '') test.assert!.push(assertionFromCell(cell));
+        if (cell.trim() !== '') test.assert!.push({ ...assertionFromCell(cell) });
       } else if (col === '__description') test.description = cell;
       else if (col === '__threshold' && cell.trim() !== '') test.threshold = Number(cell);
       else if (col === '__metric') for (const a of test.assert!) a.metric = cell;
@@ -170,6 +180,25 @@ async function testsFromFile(path: string, where: string, notes: FidelityNote[])
   return Array.isArray(parsed) ? parsed : [parsed];
 }
 
+/**
+ * A var's `file://PATH` values (one, or each of an array) read as promptfoo reads them: the file's
+ * text. Scripts that compute a var and images are refused: they cannot be posed as text.
+ */
+async function loadVarFiles(vars: Record<string, unknown>, base: string, where: string): Promise<Record<string, unknown>> {
+  const load = async (value: unknown, key: string): Promise<unknown> => {
+    if (typeof value !== 'string') return value;
+    const path = fileRef(value, base);
+    if (path === null) return value;
+    refuseGlob(path, `${where}, var ${key}`);
+    if (/\.(js|cjs|mjs|ts|py)(:\w+)?$/i.test(path)) throw bad(`${where}, var ${key}`, `${path}: vars computed by a script cannot be imported; give the value`);
+    if (/\.(png|jpe?g|gif|webp|bmp|pdf|mp3|wav)$/i.test(path)) throw bad(`${where}, var ${key}`, `${path}: an image or media var cannot be posed as text`);
+    return readText(path, `${where}, var ${key}`);
+  };
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(vars)) out[key] = Array.isArray(value) ? await Promise.all(value.map((v) => load(v, key))) : await load(value, key);
+  return out;
+}
+
 /** promptfoo's cartesian product: each key in order, an array of strings giving one case per value. */
 export function varCombinations(vars: Record<string, unknown>): Array<Record<string, unknown>> {
   let combos: Array<Record<string, unknown>> = [{}];
@@ -198,7 +227,9 @@ export async function loadPromptfooConfig(configPath: string): Promise<Promptfoo
   const tests: PromptfooTest[] = [];
   for (const [i, t] of (config.tests ?? [{}]).entries()) {
     if (typeof t !== 'string') {
-      tests.push(t);
+      const inline = TestSchema.safeParse(t);
+      if (!inline.success) throw bad(`${configPath}: tests.${i}`, formatZodIssues(inline.error));
+      tests.push(inline.data);
       continue;
     }
     const where = `${configPath}: tests.${i}`;
@@ -211,8 +242,14 @@ export async function loadPromptfooConfig(configPath: string): Promise<Promptfoo
   }
   const d = config.defaultTest ?? {};
   const cases: PromptfooCase[] = [];
-  for (const t of tests) {
-    const merged: PromptfooCase = { vars: { ...(d.vars ?? {}), ...(t.vars ?? {}) }, assert: [...(d.assert ?? []), ...(t.assert ?? [])] };
+  const dropped = new Map<string, number>();
+  for (const a of [...(d.assert ?? []), ...tests.flatMap((t) => t.assert ?? [])]) {
+    for (const key of Object.keys(a)) if (!ASSERTION_KEYS.has(key)) dropped.set(key, (dropped.get(key) ?? 0) + 1);
+  }
+  for (const [key, n] of dropped) notes.push({ what: `assertion key "${key}" (${n} assertion${n === 1 ? '' : 's'})`, why: 'not carried over: the raw answer is scored as it is' });
+  for (const [ti, t] of tests.entries()) {
+    const vars = await loadVarFiles({ ...(d.vars ?? {}), ...(t.vars ?? {}) }, base, `${configPath}: test ${ti + 1}`);
+    const merged: PromptfooCase = { vars, assert: [...(d.assert ?? []), ...(t.assert ?? [])] };
     const threshold = t.threshold ?? d.threshold;
     if (threshold !== undefined) merged.threshold = threshold;
     if (t.description !== undefined) merged.description = t.description;

@@ -123,6 +123,37 @@ describe('chat prompts', () => {
 });
 
 describe('what cannot be carried is said', () => {
+  it('a file:// var is the file\'s text, as promptfoo loads it, alone or in a vars array', async () => {
+    const config = join(tmp.dir, 'promptfooconfig.yaml');
+    writeFileSync(join(tmp.dir, 'doc.txt'), 'The sky is blue.\n');
+    writeFileSync(join(tmp.dir, 'doc2.md'), '# Grass\nGreen.');
+    writeFileSync(config, "prompts: ['Summarise: {{doc}}']\ntests:\n  - vars: { doc: 'file://doc.txt' }\n  - vars: { doc: ['file://doc2.md', 'inline text'] }\n");
+    const out = join(tmp.dir, 'suite');
+    await runImport(request(config, out));
+    expect((await manifestOf(out)).map((v) => v.prompt)).toEqual(['Summarise: The sky is blue.\n', 'Summarise: # Grass\nGreen.', 'Summarise: inline text']);
+  });
+
+  it("an assertion's transform, provider or other keys are listed as not carried over", async () => {
+    const config = join(tmp.dir, 'promptfooconfig.yaml');
+    writeFileSync(
+      config,
+      "prompts: ['Hi {{n}}']\ntests:\n  - vars: { n: a }\n    assert:\n      - { type: contains, value: a, transform: 'output.trim()' }\n      - { type: llm-rubric, value: Greets, provider: 'openai:gpt-4.1', rubricPrompt: 'x' }\n",
+    );
+    const summary = await runImport(request(config, join(tmp.dir, 'suite')));
+    expect(summary.notes.map((n) => n.what)).toEqual(expect.arrayContaining(['assertion key "transform" (1 assertion)', 'assertion key "provider" (1 assertion)', 'assertion key "rubricPrompt" (1 assertion)']));
+  });
+
+  it('a .json prompt file is one conversation', async () => {
+    const config = join(tmp.dir, 'promptfooconfig.yaml');
+    writeFileSync(join(tmp.dir, 'chat.json'), JSON.stringify([{ role: 'system', content: 'Be brief.\n---\nReally.' }, { role: 'user', content: '{{q}}' }]));
+    writeFileSync(config, "prompts: ['file://chat.json']\ntests:\n  - vars: { q: Why? }\n");
+    const out = join(tmp.dir, 'suite');
+    await runImport(request(config, out));
+    const [v] = await manifestOf(out);
+    expect(v!.messages).toEqual([{ role: 'system', content: 'Be brief.\n---\nReally.' }, { role: 'user', content: 'Why?' }]);
+    expect(v!.id).toBe('chat.json:t1');
+  });
+
   it("a test's own is-json schema: checked as JSON, and the fidelity report says its schema is not", async () => {
     const config = join(tmp.dir, 'promptfooconfig.yaml');
     writeFileSync(
@@ -177,6 +208,22 @@ describe('bad input', () => {
     await failsWithNothingWritten(config, /tests\.0: cannot read .*nope\.csv \(ENOENT\)/);
     writeFileSync(config, "prompts: ['Hi'\ntests: [\n");
     await failsWithNothingWritten(config, /promptfooconfig\.yaml:\d+: not valid YAML/);
+  });
+
+  it('a malformed inline test names its place and what is wrong', async () => {
+    const config = join(tmp.dir, 'promptfooconfig.yaml');
+    writeFileSync(config, "prompts: ['Hi {{name}}']\ntests:\n  - vars: { name: Ada }\n  - vars: { name: Bob }\n    assert:\n      - value: Bob\n");
+    await failsWithNothingWritten(config, /promptfooconfig\.yaml: tests\.1: assert\.0\.type/);
+  });
+
+  it('a var computed by a script, or an image var, is refused naming the test and the var', async () => {
+    const config = join(tmp.dir, 'promptfooconfig.yaml');
+    writeFileSync(config, "prompts: ['Hi {{name}}']\ntests:\n  - vars: { name: 'file://name.py' }\n");
+    await failsWithNothingWritten(config, /test 1, var name: .*name\.py: vars computed by a script cannot be imported/);
+    writeFileSync(config, "prompts: ['Look: {{pic}}']\ntests:\n  - vars: { pic: 'file://cat.png' }\n");
+    await failsWithNothingWritten(config, /test 1, var pic: .*cat\.png: an image or media var cannot be posed as text/);
+    writeFileSync(config, "prompts: ['Hi {{name}}']\ntests:\n  - vars: { name: 'file://missing.txt' }\n");
+    await failsWithNothingWritten(config, /test 1, var name: cannot read .*missing\.txt \(ENOENT\)/);
   });
 
   it('a malformed CSV row names its line', async () => {
