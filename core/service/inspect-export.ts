@@ -9,8 +9,8 @@
  * Runs on: Node (core).
  */
 import { createWriteStream } from 'node:fs';
-import { mkdir, rm } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
@@ -43,12 +43,18 @@ export interface InspectExportDeps {
  * A file name inspect's log listing reads: it takes a `.json` file for a log only when its name
  * starts with a timestamp (`YYYY-MM-DDTHH-MM-SS`), then task and id; safe on every file system.
  */
-function logFileName(run: Run, log: ExportedLog, sequence: number): string {
+const safeName = (s: string): string => s.replace(/[^A-Za-z0-9._-]+/g, '-');
+
+/** What every log file of the run's export starts with: its creation time and id. */
+function runLogPrefix(run: Run): string {
   const when = new Date(run.createdAt).toISOString().replace(/\.\d+Z$/, '+00-00').replace(/:/g, '-');
-  const safe = (s: string): string => s.replace(/[^A-Za-z0-9._-]+/g, '-');
+  return `${when}_${safeName(run.id)}_`;
+}
+
+function logFileName(run: Run, log: ExportedLog, sequence: number): string {
   // Two variants may read the same once made safe ("a/b", "a b"): the log's place keeps the names apart.
-  const variant = log.variant === null ? '' : `_${safe(log.variant)}-${sequence}`;
-  return `${when}_${safe(run.id)}_${safe(log.model)}${variant}.json`;
+  const variant = log.variant === null ? '' : `_${safeName(log.variant)}-${sequence}`;
+  return `${runLogPrefix(run)}${safeName(log.model)}${variant}.json`;
 }
 
 /**
@@ -97,6 +103,10 @@ export class InspectExport {
       throw err;
     }
     for (const w of written) await replaceAtomically(w.tmp, w.path);
+    // An earlier export of this run into the folder may have written logs this one does not (before
+    // its variants were split, say): inspect would list both. Other runs' logs are left alone.
+    const now = new Set(written.map((w) => basename(w.path)));
+    for (const f of await readdir(dir)) if (f.startsWith(runLogPrefix(run)) && f.endsWith('.json') && !now.has(f)) await rm(join(dir, f), { force: true });
     writeFileAtomicSync(join(dir, 'eval-set.json'), JSON.stringify(evalSet(ctx, logs)) + '\n');
     return { path: dir, lines: samples, files: written.map((w) => w.path) };
   }

@@ -5,7 +5,7 @@
  * its metrics; vignettes naming no variant get a log of their own per model. Every log validated
  * against inspect's EvalLog schema. And each record's stop reason in inspect's words.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { stopReason } from '../../core/service/inspect-log.js';
@@ -85,6 +85,18 @@ describe('export --format inspect of prompt variants', () => {
       expect(log.samples.map((s) => s.id).sort()).toEqual(['plain0', 'plain0', 'plain1', 'plain1', 'plain2', 'plain2']);
     }
     expect(logs.reduce((n, l) => n + l.samples.length, 0)).toBe(2 * 2 * 15);
+  });
+
+  it("exported again into the same folder: this run's logs it no longer writes are removed, other runs' kept", async () => {
+    const { out, runId, e } = await exported('again', 0);
+    const first = readdirSync(out).filter((f) => f.endsWith('.json') && f !== 'eval-set.json');
+    const prefix = first[0]!.slice(0, first[0]!.indexOf(`_${runId}_`) + runId.length + 2);
+    // As an export made before the variants were split would have left it: one log per model.
+    copyFileSync(join(out, first[0]!), join(out, `${prefix}mock-strong.json`));
+    const other = '2020-01-01T00-00-00+00-00_rother_mock-strong.json';
+    copyFileSync(join(out, first[0]!), join(out, other));
+    await e.service.exportRun({ runId, format: 'inspect', outPath: out });
+    expect(readdirSync(out).filter((f) => f.endsWith('.json') && f !== 'eval-set.json').sort()).toEqual([...first, other].sort());
   });
 
   it('a run naming one variant only is exported by model, every record in its log', async () => {
