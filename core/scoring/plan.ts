@@ -20,13 +20,13 @@ export interface ModelCostFacts {
   provider: string;
 }
 
-/** A judge's cost per judged record (from a pilot): calls, tokens and dollars. */
+/** A judge's cost per judged record (from a pilot, or its history): calls, tokens and dollars; null when unknown (no history). */
 export interface JudgeCostFacts {
   model: string;
   provider: string;
   callsPerRecord: number;
-  costPerRecord: number;
-  tokensPerRecord: number;
+  costPerRecord: number | null;
+  tokensPerRecord: number | null;
 }
 
 /** A provider's pacing: calls a second it can take. */
@@ -125,8 +125,8 @@ function designOf(input: PlanInput, epochs: number): PlanDesign {
     const k = Math.round(calls * j.callsPerRecord);
     judgeCalls += k;
     providerCalls.set(j.provider, (providerCalls.get(j.provider) ?? 0) + k);
-    if (tokens !== null) tokens += calls * j.tokensPerRecord;
-    if (cost !== null) cost += calls * j.costPerRecord;
+    tokens = tokens === null || j.tokensPerRecord === null ? null : tokens + calls * j.tokensPerRecord;
+    cost = cost === null || j.costPerRecord === null ? null : cost + calls * j.costPerRecord;
   }
   let wall: number | null = 0;
   for (const [provider, k] of providerCalls) {

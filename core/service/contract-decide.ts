@@ -41,6 +41,12 @@ export const PlanInputSchema = z
     accuracy: z.array(Share).min(2).max(50).optional(),
     /** The chance two epochs of one vignette disagree (pass/fail); without it epochs are planned as no help. */
     flipRate: Share.optional(),
+    /**
+     * Without a pilot: the judge models the sweep's judge scorers will ask, each once per record (a
+     * judge in two scorers is listed twice); their tokens and dollars per call from this data
+     * folder's history of their calls. A pilot's judges are its own.
+     */
+    judges: z.array(z.string().min(1).max(200)).min(1).max(50).optional(),
     /** Guesses: the correlation across vignettes of the models' chances of passing (default 0). */
     correlation: z.number().min(-1).max(1).optional(),
     /** The difference to detect. */

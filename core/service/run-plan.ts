@@ -2,10 +2,11 @@
  * Gathers what a plan is made from: the variance components of every pair of models — from a pilot
  * run's per-vignette epoch scores (the score matrix, a page at a time) or from guesses — and the
  * cost facts: mean tokens per call (the pilot's, else the models' history), the judges' calls and
- * dollars per record (the pilot's), the catalog's prices, and each provider's pace (its rpm, and
+ * dollars per record (the pilot's, or from guesses the judges named, priced from their history), the catalog's prices, and each provider's pace (its rpm, and
  * its concurrency over the mean latency the pilot saw). The plan itself is core/scoring/plan.ts.
  * Runs on: Node (core).
  */
+import { estCostUsd } from '../common/cost.js';
 import { PanoptesError } from '../domain.js';
 import type { Catalog } from '../models/catalog.js';
 import { buildPlan, type JudgeCostFacts, type ModelCostFacts, type Plan, type PlanPair, type ProviderPace } from '../scoring/plan.js';
@@ -58,6 +59,18 @@ function providerOf(catalog: Catalog, model: string): string {
   return catalog.hosts(model)[0]?.provider ?? model;
 }
 
+/**
+ * A judge asked once per record, its tokens per call from this data folder's history of its calls
+ * (cached ones too: a planned call may not be cached) priced at the catalog's price; unknown
+ * without a history.
+ */
+function judgeFromHistory(catalog: Catalog, model: string, history: readonly ModelCost[]): JudgeCostFacts {
+  const { inputTokens, outputTokens } = meanTokens(history.find((h) => h.model === model));
+  const facts = { model, provider: providerOf(catalog, model), callsPerRecord: 1 };
+  if (inputTokens === null || outputTokens === null) return { ...facts, costPerRecord: null, tokensPerRecord: null };
+  return { ...facts, tokensPerRecord: inputTokens + outputTokens, costPerRecord: estCostUsd({ inputTokens, outputTokens }, catalog.priceOf(model)) };
+}
+
 /** Calls a second each provider takes: rpm/60, and its concurrency over its mean latency; the lower. */
 function paceOf(catalog: Catalog, providers: Iterable<string>, latency: Map<string, number>): ProviderPace[] {
   const out: ProviderPace[] = [];
@@ -103,6 +116,7 @@ export async function planSweep(api: PlanReads, catalog: Catalog, input: ValidIn
   let judges: JudgeCostFacts[] = [];
   let latency = new Map<string, number>();
   if (input.fromRun !== undefined) {
+    if (input.judges !== undefined) throw new PanoptesError('invalid_input', "judges: a pilot run's judges are its own (the calls and dollars it spent on them); name judges only when planning from guesses", { where: 'judges' });
     const run = (await api.getRun({ runId: input.fromRun })).run;
     models = input.models ?? run.models;
     const missing = models.filter((m) => !run.models.includes(m));
@@ -151,8 +165,12 @@ export async function planSweep(api: PlanReads, catalog: Catalog, input: ValidIn
     }
     source = `guesses (accuracy ${acc.join(', ')}, flip rate ${f}, correlation ${input.correlation ?? 0})`;
     if (input.flipRate === undefined) notes.push('no flip rate given: each vignette is taken to get the same verdict every epoch, so more epochs are planned as no help');
-    usage = (await api.stats()).models;
-    notes.push('judges are not counted: only a pilot run tells what they cost per record');
+    const history = await api.stats();
+    usage = history.models;
+    judges = (input.judges ?? []).map((model) => judgeFromHistory(catalog, model, history.judges));
+    const unpriced = judges.filter((j) => j.costPerRecord === null).map((j) => j.model);
+    if (unpriced.length > 0) notes.push(`judge tokens and dollars unknown: no history has calls of ${[...new Set(unpriced)].join(', ')} (their calls are counted)`);
+    if (input.judges === undefined) notes.push('judges are not counted: give the judge models (judges) to count their calls, or plan from a pilot run');
   }
   if (models.length < 2) throw new PanoptesError('invalid_input', `models: a plan compares at least two models, got ${models.length}`, { where: 'models' });
   if (input.manifestPath !== undefined) {

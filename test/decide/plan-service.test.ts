@@ -52,11 +52,41 @@ describe('panoptes plan (the service)', () => {
     expect(plan.alpha_per_pair).toBeCloseTo(0.05 / 3, 12);
     expect(plan.manifest_vignettes).toBeNull();
     expect(plan.designs.every((d) => d.feasible)).toBe(true);
-    expect(plan.notes).toContain('judges are not counted: only a pilot run tells what they cost per record');
+    expect(plan.notes).toContain('judges are not counted: give the judge models (judges) to count their calls, or plan from a pilot run');
     expect(plan.notes.some((n) => n.startsWith('tokens and dollars unknown'))).toBe(true);
     expect(plan.designs.every((d) => d.cost_usd === null)).toBe(true);
     await expect(e.service.plan({ models: ['a', 'b'], accuracy: [0.8, 0.7, 0.6], delta: 0.1 })).rejects.toThrow('accuracy: 3 values for 2 models');
     await expect(e.service.plan({ models: ['a', 'b'], accuracy: [0.99, 0.5], flipRate: 0.5, delta: 0.1 })).rejects.toThrow(/flip rate of 0.5 is impossible/);
     await expect(e.service.plan({ models: ['a', 'b'], delta: 0.1 })).rejects.toThrow(/give each model's guessed accuracy/);
+  });
+
+  it('plans from guesses with the judges named: their calls counted, their dollars from their history here', async () => {
+    const dataDir = join(tmp.dir, 'judged');
+    writeStoredRun(dataDir, { runId: 'rhist', vignettes: 20, epochs: 1, models: [{ model: 'mock-strong', accuracy: 0.8 }, { model: 'mock-weak', accuracy: 0.6 }] });
+    const e = tmp.open({ dataDir, tickMs: 20 });
+    e.scoring.start();
+    await e.service.scoreRun({ runId: 'rhist', scorers: { scorers: [{ name: 'j', type: 'judge', judges: ['mock-judge'], rubric: 'Is it right?' }] } });
+    await e.scoring.finish('rhist');
+    const judgeHistory = (await e.service.stats({})).judges.find((j) => j.model === 'mock-judge')!;
+    expect(judgeHistory.calls).toBe(40);
+    const guesses = { models: ['mock-strong', 'mock-weak'], accuracy: [0.8, 0.6], delta: 0.1 };
+    const bare = await e.service.plan(guesses);
+    const judged = await e.service.plan({ ...guesses, judges: ['mock-judge'] });
+    for (const [i, d] of judged.designs.entries()) {
+      const b = bare.designs[i]!;
+      // One judge call per record, its dollars the history's mean call at the catalog's price.
+      expect(d.judge_calls).toBe(d.calls);
+      expect(d.vignettes).toBe(b.vignettes);
+      const perCall = (judgeHistory.inputTokens + judgeHistory.cachedInputTokens + judgeHistory.outputTokens + judgeHistory.cachedOutputTokens) / judgeHistory.calls;
+      expect(d.tokens! - b.tokens!).toBeCloseTo(d.calls * perCall, 6);
+      expect(d.cost_usd!).toBeGreaterThan(b.cost_usd!);
+    }
+    expect(judged.notes.some((n) => n.startsWith('judges are not counted'))).toBe(false);
+    // A judge with no history: its calls counted, its dollars unknown, and said.
+    const unknown = await e.service.plan({ ...guesses, judges: ['mock-judge', 'mock-judge-2'] });
+    expect(unknown.designs[0]!.judge_calls).toBe(2 * unknown.designs[0]!.calls);
+    expect(unknown.designs.every((d) => d.cost_usd === null)).toBe(true);
+    expect(unknown.notes).toContain('judge tokens and dollars unknown: no history has calls of mock-judge-2 (their calls are counted)');
+    await expect(e.service.plan({ fromRun: 'rhist', delta: 0.1, judges: ['mock-judge'] })).rejects.toThrow(/judges: a pilot run's judges are its own/);
   });
 });

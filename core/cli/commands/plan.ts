@@ -16,6 +16,7 @@ interface PlanCliOptions extends CommonOptions {
   accuracy?: number[];
   flipRate?: number;
   correlation?: number;
+  judges?: string;
   delta: number;
   power?: number;
   alpha?: number;
@@ -47,6 +48,7 @@ export function registerPlanCommand(program: Command): void {
       .option('--scorer <name>', 'the pilot\'s scorer (default: its first)')
       .option('--accuracy <list>', 'without a pilot: each model\'s guessed accuracy, in --models order', numbers('--accuracy'))
       .option('--flip-rate <f>', 'the chance two epochs of one vignette disagree (without it, epochs are planned as no help)', number('--flip-rate'))
+      .option('--judges <list>', 'without a pilot: the judge models the scorers will ask, each once per record (their cost from their history here)')
       .option('--correlation <r>', 'guesses: how alike the models find vignettes hard, -1..1 (default 0)', number('--correlation'))
       .option('--power <p>', 'the chance to detect the difference (default 0.8)', number('--power'))
       .option('--alpha <a>', 'the false-positive rate over all pairs (default 0.05)', number('--alpha'))
@@ -67,6 +69,7 @@ export function registerPlanCommand(program: Command): void {
         ...(opts.accuracy !== undefined ? { accuracy: opts.accuracy } : {}),
         ...(opts.flipRate !== undefined ? { flipRate: opts.flipRate } : {}),
         ...(opts.correlation !== undefined ? { correlation: opts.correlation } : {}),
+        ...(opts.judges !== undefined ? { judges: opts.judges.split(',').map((j) => j.trim()).filter(Boolean) } : {}),
         ...(opts.power !== undefined ? { power: opts.power } : {}),
         ...(opts.alpha !== undefined ? { alpha: opts.alpha } : {}),
         ...(opts.epochs !== undefined ? { epochs: opts.epochs } : {}),

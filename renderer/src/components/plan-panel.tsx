@@ -1,8 +1,8 @@
 /**
  * New run's Plan panel: before the sweep, how many vignettes each design needs to detect a
  * difference at 80 % power (the contract's `plan`, from guessed accuracies or a pilot run), at 1, 2,
- * 3 and 5 epochs, with each design's calls, dollars and wall time, the cheapest marked, and plainly
- * when the manifest is too small.
+ * 3 and 5 epochs, with each design's calls, dollars and wall time (from guesses, the judges of the
+ * form's scoring file counted), the cheapest marked, and plainly when the manifest is too small.
  * Runs on: renderer.
  */
 import { useState } from 'react';
@@ -14,7 +14,8 @@ import { ErrorNotice } from './notice.js';
 
 type Plan = MethodResult<'plan'>;
 
-export function PlanPanel({ models, manifestPath }: { models: readonly string[]; manifestPath: string | null }) {
+/** `judges`: the judge models the form's scoring file asks, each once per record (a pilot's judges are its own). */
+export function PlanPanel({ models, manifestPath, judges }: { models: readonly string[]; manifestPath: string | null; judges: readonly string[] }) {
   const client = useClient();
   const [delta, setDelta] = useState('0.1');
   const [accuracy, setAccuracy] = useState('');
@@ -41,7 +42,7 @@ export function PlanPanel({ models, manifestPath }: { models: readonly string[];
       .call('plan', {
         models: [...models],
         delta: deltaN,
-        ...(pilot.trim() === '' ? { accuracy: guesses } : { fromRun: pilot.trim() }),
+        ...(pilot.trim() === '' ? { accuracy: guesses, ...(judges.length > 0 ? { judges: [...judges] } : {}) } : { fromRun: pilot.trim() }),
         ...(manifestPath ? { manifestPath } : {}),
       })
       .then(setPlan, (err: unknown) => setError(err instanceof Error ? err : new Error(String(err))))
@@ -101,7 +102,10 @@ function PlanGrid({ plan }: { plan: Plan }) {
             <tr key={d.epochs} data-testid={d.cheapest ? 'plan-cheapest' : undefined} className={d.cheapest ? 'selected' : undefined}>
               <td>{d.epochs}</td>
               <td>{formatInt(d.vignettes)}</td>
-              <td>{formatInt(d.calls)}</td>
+              <td>
+                {formatInt(d.calls)}
+                {d.judge_calls > 0 ? ` + ${formatInt(d.judge_calls)} judge` : ''}
+              </td>
               <td>{d.cost_usd === null ? 'unknown' : formatUsd(d.cost_usd)}</td>
               <td>{d.wall_seconds === null ? 'unknown' : formatDuration(d.wall_seconds * 1000)}</td>
               <td>{d.cheapest ? <strong>cheapest</strong> : d.feasible ? '' : <span className="muted">more than the manifest</span>}</td>

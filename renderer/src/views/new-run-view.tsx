@@ -429,7 +429,7 @@ export function NewRunView({ example, again }: { example: boolean; again: string
         </Field>
 
         <UntilDecidedFields scorers={scoring?.config?.scorers.map((sc) => sc.name) ?? []} models={models.length} onChange={setUntilDecided} />
-        <PlanPanel models={models} manifestPath={fresh ? preview.path : null} />
+        <PlanPanel models={models} manifestPath={fresh ? preview.path : null} judges={scoring?.config?.scorers.flatMap((sc) => (sc.type === 'judge' ? sc.judges : [])) ?? []} />
 
         <Field label="Name" name="name" hint="Optional: what lists and headers call the run (its id otherwise); editable later.">
           <input type="text" dir="auto" maxLength={200} data-testid="new-run-name" {...controlProps('name')} value={runName} onChange={(e) => setRunName(e.target.value)} />
