@@ -87,6 +87,11 @@ export interface UntilDecided {
   margin: number;
   orderSeed: number;
   batch: number;
+  /**
+   * A budget of the sweep's calls: a batch opens only while it fits beside the calls posed before
+   * it (models in contention × its vignettes × epochs); absent, the manifest is the only bound.
+   */
+  maxCalls?: number | undefined;
 }
 
 /**

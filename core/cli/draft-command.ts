@@ -63,6 +63,7 @@ export function draftCommand(draft: CreateRunInput, files: { scorers: string; te
     flag('--alpha', decided.alpha);
     flag('--margin', decided.margin);
     flag('--decide-scorer', decided.scorer);
+    flag('--max-calls', decided.maxCalls);
   }
   flag('--name', draft.name);
   return { argv, files: out, unsaid };

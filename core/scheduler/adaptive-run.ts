@@ -8,8 +8,9 @@
  * (core/scoring/adaptive-decision.ts), and the next batch opens to the models that still have an
  * open pair. A model out of contention gets no more calls: its sources end, and its jobs settle with
  * the vignettes they were posed. A model whose job failed for good leaves contention after the
- * first batch it answers none of, so the others are not posed the whole manifest for its sake. The run ends when every pair is decided or equivalent or the
- * manifest is spent.
+ * first batch it answers none of, so the others are not posed the whole manifest for its sake. The
+ * run ends when every pair is decided or equivalent, the manifest is spent, or the next batch would
+ * not fit the run's budget of calls (`maxCalls`).
  *
  * The decision is a function of the stored records and scores in the seeded order: `resume` replays
  * every complete batch from the store before any call is made, so a run killed and resumed opens
@@ -20,7 +21,7 @@
  */
 import type { Logger } from 'pino';
 import { PanoptesError, type IndexedVignette, type Job, type JobId, type Run, type UntilDecided } from '../domain.js';
-import { AdaptiveDecision, seededOrder, type OrderRow, type PairDecision } from '../scoring/adaptive-decision.js';
+import { AdaptiveDecision, batchFits, seededOrder, type OrderRow, type PairDecision } from '../scoring/adaptive-decision.js';
 import type { Store } from '../store/store.js';
 
 /** Where the loop reads a batch's scores (the engine: the scorekeeper and the score matrix). */
@@ -48,6 +49,8 @@ export interface AdaptiveState {
   batch: number;
   posed: string[];
   finished: boolean;
+  /** The run stopped because its next batch did not fit its budget of calls. */
+  budgetSpent: boolean;
   pairs: PairDecision[];
 }
 
@@ -66,6 +69,7 @@ export class AdaptiveRun {
   /** Models with a job failed for good: they leave contention once a batch finds them silent. */
   private readonly failedModels = new Set<string>();
   private finished = false;
+  private budgetSpent = false;
   private evaluating = false;
   private failure: PanoptesError | undefined;
   private waiters: (() => void)[] = [];
@@ -127,7 +131,7 @@ export class AdaptiveRun {
   }
 
   state(): AdaptiveState {
-    return { batch: this.batch, posed: [...this.posed], finished: this.finished, pairs: this.decision.decisions() };
+    return { batch: this.batch, posed: [...this.posed], finished: this.finished, budgetSpent: this.budgetSpent, pairs: this.decision.decisions() };
   }
 
   private indices(b: number): number[] {
@@ -138,14 +142,17 @@ export class AdaptiveRun {
   /** Opens the next batch to the models in contention, or finishes. */
   private open(): void {
     const contention = this.decision.inContention();
-    if (contention.length === 0 || this.batch * this.options.batch >= this.order.length) {
+    const size = this.indices(this.batch).length;
+    const posedCalls = [...this.posedCount.values()].reduce((s, n) => s + n, 0) * this.deps.run.epochs;
+    const fits = batchFits(this.options.maxCalls, posedCalls, contention.length, size, this.deps.run.epochs);
+    if (contention.length === 0 || this.batch * this.options.batch >= this.order.length || !fits) {
+      this.budgetSpent = contention.length > 0 && size > 0 && !fits;
       this.decision.close();
       this.finished = true;
       this.posed = new Set();
       return;
     }
     this.posed = new Set(contention);
-    const size = this.indices(this.batch).length;
     for (const m of contention) this.posedCount.set(m, this.posedTo(m) + size);
   }
 

@@ -54,6 +54,18 @@ export interface DecisionReport {
   calls: number;
   calls_full: number;
   usd_saved: number;
+  /** The budget of the sweep's calls (null: none), and whether it stopped the run: the next batch did not fit. */
+  max_calls: number | null;
+  budget_spent: boolean;
+}
+
+/**
+ * Whether the next batch (`size` vignettes to each of `contention` models, `epochs` times) fits a
+ * budget of calls beside the `posed` calls before it. The live loop and the replay ask the same,
+ * so a run stopped by its budget is replayed to the same stop.
+ */
+export function batchFits(maxCalls: number | undefined, posed: number, contention: number, size: number, epochs: number): boolean {
+  return maxCalls === undefined || posed + contention * size * epochs <= maxCalls;
 }
 
 /** One vignette of the order: each model's epoch-reduced score (in [0, 1]); a model absent has not answered. */

@@ -11,7 +11,8 @@ import type { DecisionReport } from './adaptive-decision.js';
 export function formatDecision(r: DecisionReport): string[] {
   const lines = [
     `run ${r.run_id}, scorer ${r.scorer}: ${r.vignettes} vignettes in the order of seed ${r.seed}, looked at every ${r.batch}; ` +
-      `alpha ${r.alpha} over ${r.pairs.length} pair${r.pairs.length === 1 ? '' : 's'} (${r.alpha_per_pair.toPrecision(3)} each)${r.margin > 0 ? `, margin ±${r.margin}` : ''}`,
+      `alpha ${r.alpha} over ${r.pairs.length} pair${r.pairs.length === 1 ? '' : 's'} (${r.alpha_per_pair.toPrecision(3)} each)${r.margin > 0 ? `, margin ±${r.margin}` : ''}` +
+      `${r.max_calls === null ? '' : `, a budget of ${r.max_calls} calls`}`,
     '',
   ];
   const rows = [['a', 'b', 'decision', 'at n', 'anytime-valid interval of a − b']];
@@ -30,5 +31,6 @@ export function formatDecision(r: DecisionReport): string[] {
       ? `posed until decided: ${r.calls} of the full sweep's ${r.calls_full} calls (${share.toFixed(0)} %), ${r.calls_full - r.calls} saved`
       : `stopping there takes ${r.calls} of the full sweep's ${r.calls_full} calls (${share.toFixed(0)} %)`,
   );
+  if (r.budget_spent) lines.push(`stopped by the budget: the next batch would have passed ${r.max_calls} calls; the pairs still open are undecided`);
   return lines;
 }

@@ -121,6 +121,7 @@ function anytime(d: DecisionReport | undefined): string | null {
     `<p>Posed until decided: vignettes in the order of seed ${d.seed}, looked at every ${d.batch}; alpha ${d.alpha} over the pairs. The pairs are those of the anytime-valid confidence sequences: a fixed-n interval is not valid after a stop the data chose, so none is shown.</p>`,
     table(['a', 'b', 'decision', 'at n', 'anytime-valid interval of a − b'], rows, new Set([3, 4]), 'anytime'),
     `<p id="anytime-saved">${d.calls} of the full sweep's ${d.calls_full} calls (${share} %): ${d.calls_full - d.calls} calls and ${escapeHtml(formatUsd(d.usd_saved))} saved.</p>`,
+    d.budget_spent ? `<p class="warn">Stopped by the budget: the next batch would have passed ${d.max_calls ?? 0} calls; the pairs still open are undecided.</p>` : '',
   ].join('\n');
 }
 

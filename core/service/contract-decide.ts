@@ -73,6 +73,8 @@ export const DecideInputSchema = z
     /** Vignettes per batch between two looks (default 10). */
     batch: z.number().int().min(DECIDE_BATCH.min).max(DECIDE_BATCH.max).optional(),
     alpha: z.number().gt(0).lt(1).optional(),
+    /** A budget of the sweep's calls: the replay stops before a batch that would pass it (a run posed until decided: its own). */
+    maxCalls: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
   })
   .strict();
 export type DecideInput = z.infer<typeof DecideInputSchema>;
@@ -94,6 +96,8 @@ export const UntilDecidedInputSchema = z
     orderSeed: z.number().int().min(ORDER_SEED.min).max(ORDER_SEED.max).default(1),
     /** Vignettes posed between two looks (default 10). */
     batch: z.number().int().min(DECIDE_BATCH.min).max(DECIDE_BATCH.max).default(10),
+    /** A budget of the sweep's calls: a batch opens only while it fits beside the calls before it (absent: the manifest bounds the run). */
+    maxCalls: z.number().int().min(1).max(Number.MAX_SAFE_INTEGER).optional(),
   })
   .strict();
 
@@ -102,7 +106,7 @@ export const UNTIL_DECIDED_MAX_JOBS = 64;
 
 /** What a schema of one field cannot check of a run posed until decided: two models, a scorer, its jobs all at once. */
 export function refineUntilDecided(
-  input: { models: string[]; epochs: number; scorers?: { scorers: { name: string }[] } | undefined; untilDecided?: { scorer?: string | undefined } | undefined },
+  input: { models: string[]; epochs: number; scorers?: { scorers: { name: string }[] } | undefined; untilDecided?: { scorer?: string | undefined; batch: number; maxCalls?: number | undefined } | undefined },
   ctx: z.RefinementCtx,
 ): void {
   const u = input.untilDecided;
@@ -112,6 +116,10 @@ export function refineUntilDecided(
   const names = (input.scorers?.scorers ?? []).map((s) => s.name);
   if (names.length === 0) issue(['scorers'], 'a run posed until decided needs scorers: its pairs are decided on a scorer');
   else if (u.scorer !== undefined && !names.includes(u.scorer)) issue(['untilDecided', 'scorer'], `no scorer "${u.scorer}" in the run's scorers (${names.join(', ')})`);
+  const firstBatch = input.models.length * u.batch * input.epochs;
+  if (u.maxCalls !== undefined && u.maxCalls < firstBatch) {
+    issue(['untilDecided', 'maxCalls'], `a budget of ${u.maxCalls} calls is less than the first batch (${input.models.length} models × ${u.batch} vignettes × ${input.epochs} epochs = ${firstBatch}): nothing could be posed`);
+  }
   if (input.models.length * input.epochs > UNTIL_DECIDED_MAX_JOBS) {
     issue(['epochs'], `a run posed until decided runs all its jobs at once: ${input.models.length} models × ${input.epochs} epochs is more than ${UNTIL_DECIDED_MAX_JOBS}`);
   }

@@ -7,7 +7,7 @@
  * at which n, and the calls and dollars a run stopping there would have saved against the full sweep.
  * Runs on: Node (core).
  */
-import { AdaptiveDecision, seededOrder, type DecisionReport, type OrderRow } from '../scoring/adaptive-decision.js';
+import { AdaptiveDecision, batchFits, seededOrder, type DecisionReport, type OrderRow } from '../scoring/adaptive-decision.js';
 import { Turns } from '../scoring/report-cells.js';
 import type { ScoreMatrixCell } from '../scoring/score-matrix.js';
 import type { Run } from '../domain.js';
@@ -47,14 +47,21 @@ export async function decideRun(api: DecideReads, input: ValidInput<'decide'>): 
   const batch = input.batch ?? posed?.batch ?? 10;
   const alpha = input.alpha ?? posed?.alpha ?? 0.05;
   const margin = input.margin ?? posed?.margin ?? 0;
+  const maxCalls = input.maxCalls ?? posed?.maxCalls;
   const order = seededOrder(rows.length, seed);
   const decision = new AdaptiveDecision({ models: run.models, population: rows.length, alpha, margin });
   const posedTo = new Map(run.models.map((m) => [m, 0]));
   // A push costs up to one grid pass per open pair: the loop hands the event loop back every ~10 ms.
   const turns = new Turns();
   const pairs = (run.models.length * (run.models.length - 1)) / 2;
+  let budgetSpent = false;
   for (let lo = 0; lo < order.length && !decision.done(); lo += batch) {
     if (turns.due(batch * pairs * 8)) await turns.take();
+    const posedCalls = [...posedTo.values()].reduce((s, n) => s + n, 0) * run.epochs;
+    if (!batchFits(maxCalls, posedCalls, decision.inContention().length, Math.min(batch, order.length - lo), run.epochs)) {
+      budgetSpent = true;
+      break;
+    }
     const inBatch: OrderRow[] = [];
     for (let i = lo; i < Math.min(order.length, lo + batch); i++) inBatch.push(rows[order[i]!]!);
     for (const m of decision.inContention()) posedTo.set(m, posedTo.get(m)! + inBatch.length);
@@ -86,6 +93,8 @@ export async function decideRun(api: DecideReads, input: ValidInput<'decide'>): 
     calls: models.reduce((s, m) => s + m.calls, 0),
     calls_full: rows.length * run.epochs * run.models.length,
     usd_saved: models.reduce((s, m) => s + m.usd_saved, 0),
+    max_calls: maxCalls ?? null,
+    budget_spent: budgetSpent,
   };
 }
 

@@ -118,6 +118,31 @@ describe('run --until-decided (the engine)', () => {
     expect(r.models.find((m) => m.model === 'sharp')!.vignettes).toBe(decided.n);
   });
 
+  it('stops at its budget of calls: no batch opens that would pass it, the open pairs undecided, and the replay stops there too', async () => {
+    const e = engine();
+    const manifestPath = writeTargetManifest(tmp.dir, 200);
+    // Equal models never decide: only the budget stops them. 2 models × 10 vignettes × 2 epochs = 40 calls a batch.
+    const run = await e.service.createRun({ manifestPath, models: ['twin', 'twin2'], epochs: 2, scorers: SCORERS, untilDecided: { batch: 10, maxCalls: 130 } });
+    expect(run.options.untilDecided).toMatchObject({ maxCalls: 130 });
+    expect((await e.runToEnd(run.id)).status).toBe('done');
+    // Three batches (120 calls) fit; a fourth would make 160.
+    expect(recordsPerModel(e, run.id)).toEqual({ twin: 60, twin2: 60 });
+    const live = await e.service.decide({ runId: run.id });
+    expect(live).toMatchObject({ calls: 120, max_calls: 130, budget_spent: true });
+    expect(live.pairs[0]).toMatchObject({ status: 'undecided', n: 30 });
+    const text = formatScoreReport(await e.service.report({ runId: run.id })).join('\n');
+    expect(text).toContain('stopped by the budget: the next batch would have passed 130 calls; the pairs still open are undecided');
+
+    // A full sweep replayed under the same budget stops at the same batch; without one it goes on.
+    const full = await e.service.createRun({ manifestPath, models: ['twin', 'twin2'], epochs: 2, scorers: SCORERS });
+    await e.runToEnd(full.id);
+    const replay = await e.service.decide({ runId: full.id, batch: 10, maxCalls: 130 });
+    expect(replay).toMatchObject({ calls: 120, budget_spent: true, pairs: live.pairs });
+    const unbounded = await e.service.decide({ runId: full.id, batch: 10 });
+    expect(unbounded).toMatchObject({ max_calls: null, budget_spent: false });
+    expect(unbounded.calls).toBeGreaterThan(120);
+  });
+
   it('refuses what cannot be decided, naming the field, and creates nothing', async () => {
     const e = engine();
     const manifestPath = writeTargetManifest(tmp.dir, 20);
@@ -125,6 +150,9 @@ describe('run --until-decided (the engine)', () => {
     await expect(e.service.createRun({ manifestPath, models: ['sharp', 'dull'], epochs: 1, untilDecided: {} })).rejects.toThrow(/scorers.*needs scorers/);
     await expect(e.service.createRun({ manifestPath, models: ['sharp', 'dull'], epochs: 1, scorers: SCORERS, untilDecided: { scorer: 'nope' } })).rejects.toThrow(/untilDecided\.scorer.*no scorer "nope"/);
     await expect(e.service.createRun({ manifestPath, models: ['sharp', 'dull'], epochs: 40, scorers: SCORERS, untilDecided: {} })).rejects.toThrow(/epochs.*more than 64/);
+    await expect(e.service.createRun({ manifestPath, models: ['sharp', 'dull'], epochs: 2, scorers: SCORERS, untilDecided: { batch: 10, maxCalls: 39 } })).rejects.toThrow(
+      /untilDecided\.maxCalls.*a budget of 39 calls is less than the first batch \(2 models × 10 vignettes × 2 epochs = 40\)/,
+    );
     expect(await e.service.listRuns()).toEqual([]);
   });
 });

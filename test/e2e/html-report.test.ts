@@ -199,5 +199,8 @@ describe('the page builder', () => {
     expect(html).toContain(`<p id="anytime-saved">36 of the full sweep's 120 calls (30 %): 84 calls and $0.01 saved.</p>`);
     expect(html).not.toContain('Paired comparisons');
     expect(html).not.toContain('<mock-weak>');
+    expect(html).not.toContain('Stopped by the budget');
+    const spent = buildHtmlReport({ ...report, anytime: { ...anytime, max_calls: 40, budget_spent: true } } as unknown as ScoreReport, { models: [], rows: [], total: 0 }, 'now');
+    expect(spent).toContain('<p class="warn">Stopped by the budget: the next batch would have passed 40 calls; the pairs still open are undecided.</p>');
   });
 });

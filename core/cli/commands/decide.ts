@@ -15,6 +15,7 @@ interface DecideCliOptions extends CommonOptions {
   seed?: number;
   batch?: number;
   alpha?: number;
+  maxCalls?: number;
   json?: boolean;
 }
 
@@ -47,6 +48,7 @@ export function registerDecideCommand(program: Command): void {
       .option('--seed <n>', 'the order\'s seed (default 1; a run posed until decided: its own)', orderSeed('--seed'))
       .option('--batch <n>', 'vignettes between two looks (default 10)', parsePositiveInt('--batch'))
       .option('--alpha <a>', 'the chance of any wrong decision, split over the pairs (default 0.05)', share('--alpha'))
+      .option('--max-calls <n>', 'a budget of the sweep\'s calls: stop before a batch that would pass it (a run posed until decided: its own)', parsePositiveInt('--max-calls'))
       .option('--json', 'print the decision as JSON'),
   ).action(async (runId: string, opts: DecideCliOptions, cmd: Command) => {
     let engine;
@@ -60,6 +62,7 @@ export function registerDecideCommand(program: Command): void {
         ...(opts.seed !== undefined ? { seed: opts.seed } : {}),
         ...(opts.batch !== undefined ? { batch: opts.batch } : {}),
         ...(opts.alpha !== undefined ? { alpha: opts.alpha } : {}),
+        ...(opts.maxCalls !== undefined ? { maxCalls: opts.maxCalls } : {}),
       });
       process.stdout.write(opts.json ? JSON.stringify(report) + '\n' : formatDecision(report).join('\n') + '\n');
       cmd.setOptionValue('exit', EXIT.ok);

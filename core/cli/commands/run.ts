@@ -47,6 +47,7 @@ interface RunCliOptions extends PosingOptions {
   alpha?: number;
   margin?: number;
   decideScorer?: string;
+  maxCalls?: number;
 }
 
 export function registerRunCommand(program: Command): void {
@@ -75,6 +76,7 @@ export function registerRunCommand(program: Command): void {
       .option('--batch <n>', 'with --until-decided: vignettes between two looks (default 10)', parsePositiveInt('--batch'))
       .option('--alpha <a>', 'with --until-decided: the chance of any wrong decision, split over the pairs (default 0.05)', share('--alpha'))
       .option('--margin <d>', 'with --until-decided: stop a pair as equivalent once its interval lies inside ±d (default 0: never)', share('--margin'))
+      .option('--max-calls <n>', 'with --until-decided: a budget of the sweep\'s calls; no batch opens that would pass it', parsePositiveInt('--max-calls'))
       .option('--decide-scorer <name>', 'with --until-decided: the scorer the pairs are decided on (default: the file\'s first)')
       .option('--name <text>', 'what to call the run in lists and headers (editable later in the app)')
       .option('--json', 'print one JSON summary object instead of a table')
@@ -178,7 +180,7 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
 
 /** The `createRun` settings of --until-decided; its flags without it, or with --no-local, are refused naming the flag. */
 function untilDecidedOf(opts: RunCliOptions) {
-  const given = (['orderSeed', 'batch', 'alpha', 'margin', 'decideScorer'] as const).filter((k) => opts[k] !== undefined);
+  const given = (['orderSeed', 'batch', 'alpha', 'margin', 'decideScorer', 'maxCalls'] as const).filter((k) => opts[k] !== undefined);
   if (!opts.untilDecided) {
     const flag = given[0] === undefined ? undefined : `--${given[0].replace(/[A-Z]/g, (c) => '-' + c.toLowerCase())}`;
     if (flag) throw new PanoptesError('invalid_input', `${flag} goes with --until-decided`, { where: flag });
@@ -194,6 +196,7 @@ function untilDecidedOf(opts: RunCliOptions) {
     ...(opts.batch === undefined ? {} : { batch: opts.batch }),
     ...(opts.alpha === undefined ? {} : { alpha: opts.alpha }),
     ...(opts.margin === undefined ? {} : { margin: opts.margin }),
+    ...(opts.maxCalls === undefined ? {} : { maxCalls: opts.maxCalls }),
   };
 }
 

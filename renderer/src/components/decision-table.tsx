@@ -40,6 +40,11 @@ export function DecisionTable({ decision: d, running }: { decision: DecisionRepo
           ))}
         </tbody>
       </table>
+      {d.budget_spent ? (
+        <p className="badge badge-warn" role="status" data-testid="decision-budget">
+          Stopped by the budget: the next batch would have passed {formatInt(d.max_calls ?? 0)} calls; the pairs still open are undecided.
+        </p>
+      ) : null}
       <p className="muted" data-testid="decision-calls">
         {formatInt(d.calls)} of the full sweep&apos;s {formatInt(d.calls_full)} calls ({d.calls_full > 0 ? Math.round((100 * d.calls) / d.calls_full) : 100} %):{' '}
         <span data-testid="decision-saved">

@@ -1,6 +1,7 @@
 /**
  * New run's "until decided" section: pose the vignettes in a seeded order, a batch at a time, only
- * to the models still in contention, and stop when every pair is decided (the run's `untilDecided`).
+ * to the models still in contention, and stop when every pair is decided or the call budget is spent
+ * (the run's `untilDecided`).
  * It keeps its own fields and tells the form what to send: nothing while it is off, the settings
  * when they are valid, 'invalid' (the form then refuses to create the run) when a field is wrong.
  * Runs on: renderer.
@@ -27,12 +28,20 @@ export function UntilDecidedFields({ scorers, models, onChange }: { scorers: rea
   const [margin, setMargin] = useState('');
   const [orderSeed, setOrderSeed] = useState('');
   const [batch, setBatch] = useState('');
-  const values = { alpha: number(alpha, 0.0001, 1, false, true), margin: number(margin, 0, 1, false, true), orderSeed: number(orderSeed, ORDER_SEED.min, ORDER_SEED.max, true), batch: number(batch, DECIDE_BATCH.min, DECIDE_BATCH.max, true) };
+  const [maxCalls, setMaxCalls] = useState('');
+  const values = {
+    alpha: number(alpha, 0.0001, 1, false, true),
+    margin: number(margin, 0, 1, false, true),
+    orderSeed: number(orderSeed, ORDER_SEED.min, ORDER_SEED.max, true),
+    batch: number(batch, DECIDE_BATCH.min, DECIDE_BATCH.max, true),
+    maxCalls: number(maxCalls, 1, Number.MAX_SAFE_INTEGER, true),
+  };
   const errors = {
     alpha: values.alpha === 'invalid' ? 'a number above 0 and below 1, or blank for 0.05' : undefined,
     margin: values.margin === 'invalid' ? 'a number from 0 to below 1, or blank for 0 (never equivalent)' : undefined,
     orderSeed: values.orderSeed === 'invalid' ? `${wholeRangeText(ORDER_SEED)}, or blank for 1` : undefined,
     batch: values.batch === 'invalid' ? `${wholeRangeText(DECIDE_BATCH)}, or blank for 10` : undefined,
+    maxCalls: values.maxCalls === 'invalid' ? 'a whole number of calls from 1, or blank for no budget' : undefined,
     scorers: on && scorers.length === 0 ? 'add scorers below: the pairs are decided on one' : on && models < 2 ? 'choose two models or more: pairs are compared' : undefined,
   };
   const invalid = Object.values(errors).some((e) => e !== undefined);
@@ -43,7 +52,7 @@ export function UntilDecidedFields({ scorers, models, onChange }: { scorers: rea
     if (invalid) return onChange('invalid');
     const settings: UntilDecidedSettings = {};
     if (chosen !== '') settings.scorer = chosen;
-    for (const k of ['alpha', 'margin', 'orderSeed', 'batch'] as const) {
+    for (const k of ['alpha', 'margin', 'orderSeed', 'batch', 'maxCalls'] as const) {
       const v = values[k];
       if (typeof v === 'number') settings[k] = v;
     }
@@ -57,7 +66,7 @@ export function UntilDecidedFields({ scorers, models, onChange }: { scorers: rea
       name="until-decided"
       group
       error={errors.scorers}
-      hint="Optional. Poses the vignettes in a seeded order, a batch at a time, only to the models still in contention, and stops once every pair of models is decided (an anytime-valid interval excludes 0) or equivalent, or the manifest is spent."
+      hint="Optional. Poses the vignettes in a seeded order, a batch at a time, only to the models still in contention, and stops once every pair of models is decided (an anytime-valid interval excludes 0) or equivalent, the manifest is spent, or the next batch would pass the call budget."
     >
       <label className="checkbox">
         <input type="checkbox" checked={on} onChange={(e) => setOn(e.target.checked)} data-testid="until-decided" /> Stop when every pair is decided
@@ -85,6 +94,9 @@ export function UntilDecidedFields({ scorers, models, onChange }: { scorers: rea
           </Field>
           <Field label="Batch" name="decide-batch" error={errors.batch} hint="Vignettes between two looks (default 10).">
             <input type="text" inputMode="numeric" {...controlProps('decide-batch', errors.batch)} value={batch} placeholder="10" onChange={(e) => setBatch(e.target.value)} data-testid="decide-batch" />
+          </Field>
+          <Field label="Call budget" name="decide-max-calls" error={errors.maxCalls} hint="The sweep's calls at most: no batch opens that would pass it (blank: none).">
+            <input type="text" inputMode="numeric" {...controlProps('decide-max-calls', errors.maxCalls)} value={maxCalls} placeholder="none" onChange={(e) => setMaxCalls(e.target.value)} data-testid="decide-max-calls" />
           </Field>
         </div>
       ) : null}
