@@ -59,6 +59,12 @@ it('the command line refuses --until-decided with --no-local, and its flags with
     const stray = await runCli([...base, '--order-seed', '3']);
     expect(stray.code).toBe(2);
     expect(stray.stderr).toContain('--order-seed goes with --until-decided');
+    const strayBudget = await runCli([...base, '--max-calls', '100']);
+    expect(strayBudget.code).toBe(2);
+    expect(strayBudget.stderr).toContain('--max-calls goes with --until-decided');
+    const badBudget = await runCli([...base, '--until-decided', '--max-calls', 'lots']);
+    expect(badBudget.code).toBe(2);
+    expect(badBudget.stderr).toContain('--max-calls');
     const runs = await runCli(['runs', '--data-dir', join(dir, 'data'), '--json']);
     expect(runs.stdout.trim() === '' || (JSON.parse(runs.stdout) as unknown[]).length === 0).toBe(true);
   } finally {
