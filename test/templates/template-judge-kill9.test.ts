@@ -2,8 +2,8 @@
  * A staged template's judge-loop calls after kill -9: every call the judge's provider was asked is
  * in the run's judge usage. Local OpenAI-compatible servers (real child processes, counting every
  * request they receive) answer the candidate and the judge; a `panoptes run` of a judged template
- * is SIGKILLed at seeded points mid-template (PANOPTES_TEST_SEED replays them), resumed, killed
- * again, and resumed to the end. A judge call is counted before it is made, so the stored calls
+ * is SIGKILLed at seeded counts of judge calls, mid-template (PANOPTES_TEST_SEED replays them),
+ * resumed, killed again, and resumed to the end. A judge call is counted before it is made, so the stored calls
  * equal the requests the judge's server received, but for a call counted at a kill whose request
  * had not left yet: at most one a call permit (the call concurrency) per kill, never fewer. Only
  * the tokens of the calls in flight at a kill are unknown.
@@ -66,12 +66,14 @@ it("a judged template SIGKILLed mid-template at seeded points, then resumed: the
     '--skip-prompt-cache', '--no-progress', '--data-dir', dataDir, '--catalog', catalogFile()];
   // The call bound is the process's: each resume is given it again.
   const resume = ['resume', '--call-concurrency', String(CALLS_IN_FLIGHT), '--data-dir', dataDir, '--catalog', catalogFile()];
-  // Killed once judge calls are being counted: the kill falls mid-template, records half landed.
+  // Each kill falls at a seeded count of judge calls (the run's, over every process before it): a
+  // point inside the run however fast or loaded the machine, the records half landed.
   const judgeCalls = () => readCount(dbPath, `SELECT SUM(calls) AS n FROM judge_usage`);
   let killed = 0;
   let midTemplate = 0;
   for (let k = 0; k < KILLS; k++) {
-    if (await killAtSeededPoint(k === 0 ? run : resume, judgeCalls, random.between(0, 1500))) {
+    const at = 20 + k * 55 + random.between(0, 30);
+    if (await killAtSeededPoint(k === 0 ? run : resume, () => (judgeCalls() >= at ? 1 : 0), random.between(0, 20))) {
       killed += 1;
       // Vignettes with calls stored and no record yet: the kill cut their chains.
       if (readCount(dbPath, `SELECT COUNT(*) AS n FROM finished_stages`) > 0) midTemplate += 1;
