@@ -8,10 +8,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/temp.js';
-import { launchChromium, startInProcessUi, watchPage, type InProcessUi } from './harness.js';
+import type { Locator, Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useUiSession } from './ui-session.js';
 
 const WAIT = { timeout: 30_000, interval: 50 };
 
@@ -33,63 +32,45 @@ async function vignettesListed(page: Page): Promise<string[]> {
 }
 
 describe('a chat vignette in the app', () => {
-  let tmp: ReturnType<typeof tempDir>;
-  let browser: Browser;
-  let ui: InProcessUi;
-  let page: Page;
-  let problems: string[];
+  const s = useUiSession({ context: { viewport: { width: 1280, height: 800 } } });
   let runId: string;
 
   beforeAll(async () => {
-    tmp = tempDir();
-    const manifest = join(tmp.dir, 'chat.jsonl');
+    const manifest = join(s.dir, 'chat.jsonl');
     const lines = [
       { id: 'conversation', messages: CHAT, target: 'B' },
       { id: 'single', prompt: 'What is the first letter?', system: 'Be brief.', target: 'A' },
     ];
     writeFileSync(manifest, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-    ui = await startInProcessUi(join(tmp.dir, 'data'));
-    ui.engine.scoring.start();
-    const run = await ui.engine.service.createRun({ manifestPath: manifest, models: ['mock-strong', 'mock-weak'], epochs: 2, scorers: { scorers: [{ name: 'exact', type: 'match' }] } });
-    runId = run.id;
-    await ui.engine.scheduler.runToCompletion(runId);
-    await ui.engine.scoring.finish(runId);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    problems = watchPage(page);
-    await page.goto(ui.appUrl);
-    await page.getByTestId('connection').waitFor(WAIT);
+    runId = (await s.scoredRun({ manifestPath: manifest, models: ['mock-strong', 'mock-weak'], epochs: 2, scorers: { scorers: [{ name: 'exact', type: 'match' }] } })).id;
+    await s.page.goto(s.ui.appUrl);
+    await s.page.getByTestId('connection').waitFor(WAIT);
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await ui?.close();
-    tmp?.cleanup();
-  });
 
   it('Responses finds its records by the last user turn and shows the conversation turn by turn', async () => {
-    await page.goto(`${ui.origin}/#/responses/${runId}`);
-    await page.locator('[data-testid=record-row]').first().waitFor(WAIT);
-    expect(await page.locator('[data-testid=record-row]').count()).toBe(8);
-    await page.getByPlaceholder('in the response, the prompt or the vignette id').fill('comes second');
-    await expect.poll(() => vignettesListed(page), WAIT).toEqual(['conversation', 'conversation', 'conversation', 'conversation']);
+    await s.page.goto(`${s.ui.origin}/#/responses/${runId}`);
+    await s.page.locator('[data-testid=record-row]').first().waitFor(WAIT);
+    expect(await s.page.locator('[data-testid=record-row]').count()).toBe(8);
+    await s.page.getByPlaceholder('in the response, the prompt or the vignette id').fill('comes second');
+    await expect.poll(() => vignettesListed(s.page), WAIT).toEqual(['conversation', 'conversation', 'conversation', 'conversation']);
 
-    await page.locator('[data-testid=record-row]').first().click();
-    const box = page.locator('.side-by-side .prompt-box');
+    await s.page.locator('[data-testid=record-row]').first().click();
+    const box = s.page.locator('.side-by-side .prompt-box');
     await box.getByTestId('conversation').waitFor(WAIT);
     expect(await turnsOf(box)).toEqual(CHAT.map((t) => [t.role, t.content]));
     // The turns are text: the markup in one is shown, never made.
     expect(await box.locator('b').count()).toBe(0);
     expect(await box.getByTestId('detail-target').textContent()).toBe('target: B');
     // Every model and epoch of the vignette, answered.
-    expect(await page.locator('.side-by-side [data-testid=answer-text]').count()).toBe(4);
+    expect(await s.page.locator('.side-by-side [data-testid=answer-text]').count()).toBe(4);
   });
 
   it('a single-turn vignette shows its system prompt and prompt, no conversation', async () => {
-    await page.goto(`${ui.origin}/#/responses/${runId}`);
-    await page.getByPlaceholder('in the response, the prompt or the vignette id').fill('first letter');
-    await expect.poll(() => vignettesListed(page), WAIT).toEqual(['single', 'single', 'single', 'single']);
-    await page.locator('[data-testid=record-row]').first().click();
-    const box = page.locator('.side-by-side .prompt-box');
+    await s.page.goto(`${s.ui.origin}/#/responses/${runId}`);
+    await s.page.getByPlaceholder('in the response, the prompt or the vignette id').fill('first letter');
+    await expect.poll(() => vignettesListed(s.page), WAIT).toEqual(['single', 'single', 'single', 'single']);
+    await s.page.locator('[data-testid=record-row]').first().click();
+    const box = s.page.locator('.side-by-side .prompt-box');
     await box.locator('.prompt-text').waitFor(WAIT);
     expect(await box.getByTestId('conversation').count()).toBe(0);
     expect(await box.textContent()).toContain('system: Be brief.');
@@ -97,16 +78,16 @@ describe('a chat vignette in the app', () => {
   });
 
   it("the Results cell dialog shows the conversation too", async () => {
-    await page.goto(`${ui.origin}/#/results/${runId}`);
-    const cell = page.locator('.matrix-button', { hasText: /./ }).and(page.locator('[aria-label*="conversation"]')).first();
+    await s.page.goto(`${s.ui.origin}/#/results/${runId}`);
+    const cell = s.page.locator('.matrix-button', { hasText: /./ }).and(s.page.locator('[aria-label*="conversation"]')).first();
     await cell.waitFor(WAIT);
     await cell.click();
-    const box = page.locator('.score-dialog .prompt-box');
+    const box = s.page.locator('.score-dialog .prompt-box');
     await box.getByTestId('conversation').waitFor(WAIT);
     expect(await turnsOf(box)).toEqual(CHAT.map((t) => [t.role, t.content]));
   });
 
   it('saw no console error, exception or failed request', () => {
-    expect(problems).toEqual([]);
+    expect(s.problems).toEqual([]);
   });
 });
