@@ -7,11 +7,11 @@
  * `safeStorage` is a parameter, so this is unit-tested under Node with a fake cipher.
  * Runs on: Electron main.
  */
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { parse as parseDotenv } from 'dotenv';
 import type { SafeStorage } from 'electron';
 import { z } from 'zod';
+import { writeFileAtomicSync } from '../core/atomic-write.js';
 import { PanoptesError } from '../core/domain.js';
 import type { Catalog } from '../core/models/catalog.js';
 import type { WorkerTokenKeeper } from '../core/remote/listener-control.js';
@@ -74,9 +74,7 @@ export class SecretStore {
     if (reason !== null) throw new PanoptesError('auth', `API keys were not saved: ${reason}; set them as environment variables instead`);
     const checked = SecretsSchema.safeParse(secrets);
     if (!checked.success) throw new PanoptesError('invalid_input', `API keys: ${formatZodIssues(checked.error)}`);
-    const tmp = `${this.file}.${randomBytes(4).toString('hex')}.tmp`;
-    writeFileSync(tmp, this.cipher.encryptString(JSON.stringify(checked.data)), { mode: 0o600 });
-    renameSync(tmp, this.file);
+    writeFileAtomicSync(this.file, this.cipher.encryptString(JSON.stringify(checked.data)), 0o600);
   }
 
   clear(): void {

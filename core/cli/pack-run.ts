@@ -5,7 +5,8 @@
  * Runs on: Node (core).
  */
 import { existsSync } from 'node:fs';
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
+import { replaceAtomically, temporaryPathFor } from '../atomic-write.js';
 import { DEFAULT_MAX_OUTPUT_TOKENS } from '../models/catalog.js';
 import { packRepository } from '../ingest/pack.js';
 import { readSource, smallestWindow } from '../ingest/pack-source.js';
@@ -39,9 +40,14 @@ export async function runPack(source: string, opts: PackRunOptions): Promise<voi
   const repo = await readSource(source, { diff: opts.diff, maxBytes: opts.maxBytes ?? DEFAULT_MAX_BYTES });
   const answerTokens = opts.answerTokens ?? Math.min(DEFAULT_MAX_OUTPUT_TOKENS, Math.floor(window / 4));
   const vignettes = await packRepository(repo, { instruction, models, window, answerTokens, split });
-  const tmp = `${opts.out}.${process.pid}.tmp`;
-  await writeFile(tmp, vignettes.map((v) => JSON.stringify(v) + '\n').join(''));
-  await rename(tmp, opts.out);
+  const tmp = temporaryPathFor(opts.out);
+  try {
+    await writeFile(tmp, vignettes.map((v) => JSON.stringify(v) + '\n').join(''));
+  } catch (err) {
+    await rm(tmp, { force: true });
+    throw err;
+  }
+  await replaceAtomically(tmp, opts.out);
   for (const v of vignettes) {
     const c = v.metadata.coverage;
     process.stdout.write(
