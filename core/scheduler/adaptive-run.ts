@@ -7,8 +7,9 @@
  * the scorer has caught up, every open pair's anytime-valid confidence sequence takes them
  * (core/scoring/adaptive-decision.ts), and the next batch opens to the models that still have an
  * open pair. A model out of contention gets no more calls: its sources end, and its jobs settle with
- * the vignettes they were posed. A model whose job failed for good leaves contention after the
- * first batch it answers none of, so the others are not posed the whole manifest for its sake. The
+ * the vignettes they were posed. A model that answers none of a batch (every answer given up on, or
+ * its job failed for good) leaves contention after it, so the others are not posed the whole
+ * manifest for its sake; the rule reads only the batch's scores, so the replay applies it alike. The
  * run ends when every pair is decided or equivalent, the manifest is spent, or the next batch would
  * not fit the run's budget of calls (`maxCalls`).
  *
@@ -66,8 +67,6 @@ export class AdaptiveRun {
   private readonly posedCount = new Map<string, number>();
   /** The run's jobs that may still answer (a failed one leaves the barrier). */
   private readonly jobs = new Map<JobId, Job>();
-  /** Models with a job failed for good: they leave contention once a batch finds them silent. */
-  private readonly failedModels = new Set<string>();
   private finished = false;
   private budgetSpent = false;
   private evaluating = false;
@@ -86,8 +85,7 @@ export class AdaptiveRun {
   /** Replays every batch the store holds whole (after a crash, a resume), then opens the next one. */
   async resume(jobs: readonly Job[]): Promise<void> {
     for (const j of jobs) {
-      if (j.status === 'failed') this.failedModels.add(j.model);
-      else if (j.status !== 'cancelled') this.jobs.set(j.id, j);
+      if (j.status !== 'failed' && j.status !== 'cancelled') this.jobs.set(j.id, j);
     }
     this.open();
     while (!this.finished && this.batchAnswered()) await this.advance();
@@ -124,8 +122,6 @@ export class AdaptiveRun {
 
   /** A job failed for good: it no longer holds a batch back. */
   jobFailed(jobId: JobId): void {
-    const job = this.jobs.get(jobId);
-    if (job) this.failedModels.add(job.model);
     this.jobs.delete(jobId);
     this.answered();
   }
@@ -170,7 +166,7 @@ export class AdaptiveRun {
     const { run, rows, signal } = this.deps;
     const batchRows = await rows.rows(run, this.options.scorer, this.indices(this.batch), signal);
     if (signal.aborted) return;
-    this.decision.addBatch(batchRows, this.failedModels);
+    this.decision.addBatch(batchRows);
     this.batch += 1;
     this.open();
   }

@@ -90,12 +90,14 @@ export class AdaptiveDecision {
   }
 
   /**
-   * Feeds one batch of the order and decides which pairs stop. A model in `failed` (one of its
-   * jobs failed for good, so it answers nothing more) that is absent from every row of the batch
+   * Feeds one batch of the order and decides which pairs stop. A model in contention absent from
+   * every row of the batch (every answer given up on or unscorable, or its job failed for good)
    * leaves contention: its open pairs end undecided, and the others are not posed on for its sake.
-   * The rule reads only the stored rows, so a live run, its resume and `decide` apply it alike.
+   * The rule reads only the rows, so a live run, its resume and `decide` apply it at the same batch
+   * (a job's failure, which a live run learns only when the job ends, plays no part).
    */
-  addBatch(rows: readonly OrderRow[], failed: ReadonlySet<string> = new Set()): void {
+  addBatch(rows: readonly OrderRow[]): void {
+    const silent = rows.length === 0 ? [] : this.inContention().filter((m) => !rows.some((row) => row.has(m)));
     for (const row of rows) {
       for (const p of this.pairs) {
         if (!p.decision.open) continue;
@@ -121,8 +123,7 @@ export class AdaptiveDecision {
         p.decision.open = false;
       }
     }
-    for (const model of failed) {
-      if (rows.length === 0 || rows.some((row) => row.has(model))) continue;
+    for (const model of silent) {
       for (const p of this.pairs) if (p.a === model || p.b === model) p.decision.open = false;
     }
   }

@@ -38,8 +38,7 @@ async function reducedRows(api: DecideReads, runId: string, scorer: string | und
 }
 
 export async function decideRun(api: DecideReads, input: ValidInput<'decide'>): Promise<DecisionReport> {
-  const { run, jobs } = await api.getRun({ runId: input.runId });
-  const failed = new Set(jobs.filter((j) => j.status === 'failed').map((j) => j.model));
+  const { run } = await api.getRun({ runId: input.runId });
   // A run posed until decided is replayed with its own settings unless told otherwise: the same decision it made.
   const posed = run.options.untilDecided;
   const { scorer, rows } = await reducedRows(api, run.id, input.scorer ?? posed?.scorer);
@@ -65,7 +64,7 @@ export async function decideRun(api: DecideReads, input: ValidInput<'decide'>): 
     const inBatch: OrderRow[] = [];
     for (let i = lo; i < Math.min(order.length, lo + batch); i++) inBatch.push(rows[order[i]!]!);
     for (const m of decision.inContention()) posedTo.set(m, posedTo.get(m)! + inBatch.length);
-    decision.addBatch(inBatch, failed);
+    decision.addBatch(inBatch);
   }
   decision.close();
   const usage = (await api.stats({ runId: run.id })).models;

@@ -143,6 +143,26 @@ describe('run --until-decided (the engine)', () => {
     expect(unbounded.calls).toBeGreaterThan(120);
   });
 
+  it('drops a model that answers none of a batch, its job still running: live and replay agree', async () => {
+    // Every call of `broken` is refused as a bad request: each vignette is given up at once, and its
+    // job fails only at its end, after the live loop has moved on.
+    const catalog = writeMockCatalog(tmp.dir, { sharp: { latencyMs: 0, accuracy: 0.95 }, dull: { latencyMs: 0, accuracy: 0.3 }, broken: { latencyMs: 0, errorRate: 1, errorKind: 'bad_request' } }, 'broken.json');
+    const e = tmp.open({ catalogPaths: [catalog], tickMs: 20 });
+    const manifestPath = writeTargetManifest(tmp.dir, 300);
+    const run = await e.service.createRun({ manifestPath, models: ['sharp', 'dull', 'broken'], epochs: 1, scorers: SCORERS, untilDecided: { orderSeed: 7, batch: 10 }, endWithFailures: 'done' });
+    await e.runToEnd(run.id);
+    const r = await e.service.decide({ runId: run.id });
+    // broken was posed the first batch only, answered none of it, and its pairs stopped there.
+    const gaveUp = e.store.db.prepare<[string], { n: number }>(`SELECT COUNT(*) AS n FROM vignette_failures f JOIN jobs j ON j.id = f.job_id WHERE j.run_id = ? AND j.model = 'broken'`).get(run.id);
+    expect(gaveUp?.n).toBe(10);
+    expect(r.models.find((m) => m.model === 'broken')).toMatchObject({ vignettes: 10 });
+    for (const p of r.pairs.filter((x) => x.a === 'broken' || x.b === 'broken')) expect(p).toMatchObject({ status: 'undecided', n: 0, open: false });
+    const decided = r.pairs.find((p) => p.a === 'sharp' && p.b === 'dull')!;
+    expect(decided).toMatchObject({ status: 'decided', winner: 'sharp' });
+    // The replay says what the live run did: each model posed what the decision says.
+    expect(recordsPerModel(e, run.id)).toEqual({ sharp: decided.n, dull: decided.n });
+  });
+
   it('refuses what cannot be decided, naming the field, and creates nothing', async () => {
     const e = engine();
     const manifestPath = writeTargetManifest(tmp.dir, 20);
