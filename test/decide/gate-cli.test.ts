@@ -127,5 +127,12 @@ describe('panoptes gate (the command line)', () => {
     const bad = await runCli(['gate', '--base', base, '--head', head, '--margin', 'lots', '--data-dir', dataDir]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--margin must be a number from 0 to 1, got "lots"');
+    // A gate that could not run is never "worse" (1 fails the change in CI): a comment file it cannot write, an unknown run.
+    const unwritable = await runCli(['gate', '--base', base, '--head', head, '--markdown', tmp.dir, '--data-dir', dataDir]);
+    expect(unwritable.code).toBe(2);
+    expect(unwritable.stderr).toContain(`--markdown ${tmp.dir}: cannot write it (EISDIR)`);
+    const unknown = await runCli(['gate', '--base', base, '--head', 'r-nope', '--data-dir', dataDir]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('r-nope');
   }, 120_000);
 });

@@ -9,7 +9,7 @@
 import { writeFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { PanoptesError } from '../../domain.js';
-import { addCommonOptions, reportError, type CommonOptions } from '../common.js';
+import { addCommonOptions, EXIT, reportError, type CommonOptions } from '../common.js';
 
 interface GateCliOptions extends CommonOptions {
   base: string;
@@ -52,11 +52,19 @@ export function registerGateCommand(program: Command): void {
         ...(opts.margin === undefined ? {} : { margin: opts.margin }),
         ...(opts.scorer === undefined ? {} : { scorers: opts.scorer }),
       });
-      if (opts.markdown !== undefined) await writeFile(opts.markdown, formatGateMarkdown(result));
+      if (opts.markdown !== undefined) {
+        try {
+          await writeFile(opts.markdown, formatGateMarkdown(result));
+        } catch (err) {
+          throw new PanoptesError('invalid_input', `--markdown ${opts.markdown}: cannot write it (${(err as NodeJS.ErrnoException).code ?? (err as Error).message})`, { where: '--markdown' });
+        }
+      }
       process.stdout.write(opts.json ? JSON.stringify(result) + '\n' : formatGate(result).join('\n') + '\n');
       cmd.setOptionValue('exit', gateExitCode(result));
     } catch (err) {
-      cmd.setOptionValue('exit', reportError(err));
+      reportError(err);
+      // Exit 1 means the head is worse, and CI fails the change on it: a gate that could not run says 2.
+      cmd.setOptionValue('exit', EXIT.invalid);
     } finally {
       await engine?.close();
     }
