@@ -73,7 +73,8 @@ export async function decideRun(api: DecideReads, input: ValidInput<'decide'>): 
     const calls = vignettes * run.epochs;
     const full = rows.length * run.epochs;
     const u = usage.find((x) => x.model === model);
-    const perCall = u && u.calls > 0 ? u.estCostUsd / u.calls : 0;
+    // What a call costs at the run's prices, cached or not: a sweep stopped early saves calls the cache would not have answered.
+    const perCall = u && u.calls > 0 ? (u.estCostUsd + u.savedCostUsd) / u.calls : 0;
     return { model, vignettes, calls, calls_saved: full - calls, usd_saved: (full - calls) * perCall };
   });
   return {

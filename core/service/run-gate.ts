@@ -90,6 +90,8 @@ export async function gateRuns(api: GateReads, input: ValidInput<'gate'>): Promi
   };
   for (const [side, r] of [['base', base], ['head', head]] as const) {
     if (r.status === 'queued' || r.status === 'running') reasons.push(`${side} run ${r.id} is ${r.status}: gate it once it has finished`);
+    // Its vignettes were chosen by its answers, and a fixed-n interval over them is not valid.
+    if (r.options.untilDecided) reasons.push(`${side} run ${r.id} was posed until decided: it stopped where its data said, so a fixed-n comparison of it is not valid; gate full sweeps (see panoptes decide for its decision)`);
   }
   if (models.length === 0) reasons.push(`no common models: base ran ${base.models.join(', ')}, head ran ${head.models.join(', ')}`);
 

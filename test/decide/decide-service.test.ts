@@ -31,6 +31,12 @@ describe('panoptes decide (the service)', () => {
     expect(r.calls / r.calls_full).toBeLessThanOrEqual(0.4);
     expect(r.models.map((m) => m.calls_saved)).toEqual(r.models.map((m) => 300 - m.vignettes));
     expect(r.usd_saved).toBeGreaterThan(0);
+    // Each call saved at what a call of the run cost, the prompt cache's answers priced too.
+    const usage = (await e.service.stats({ runId: 'rclear' })).models;
+    for (const m of r.models) {
+      const u = usage.find((x) => x.model === m.model)!;
+      expect(m.usd_saved).toBeCloseTo((m.calls_saved * (u.estCostUsd + u.savedCostUsd)) / u.calls, 12);
+    }
     expect(formatDecision(r).join('\n')).toMatch(/^sharp\s+dull\s+sharp better\s+\d+\s+\[\+0\.\d{3}, \+0\.\d{3}\]$/m);
     // The same scores and seed: the same decision; another seed: another order, the same winner.
     expect(await e.service.decide({ runId: 'rclear' })).toEqual(r);

@@ -9,6 +9,7 @@ import { writeStoredRun, type StoredRunSpec } from '../../bench/stored-run.js';
 import { formatGate, formatGateMarkdown } from '../../core/scoring/format-gate.js';
 import { decideGate, gateExitCode, gateVerdict, type GateLine } from '../../core/scoring/gate.js';
 import { useTempEngines } from '../helpers/temp-engine.js';
+import { writeTargetManifest } from '../helpers/temp.js';
 
 const SCORERS = { scorers: [{ name: 'exact', type: 'match' as const }, { name: 'terse', type: 'words' as const, max: 1000, severity: 'soft' as const }] };
 
@@ -87,6 +88,22 @@ describe('panoptes gate (the service)', () => {
     expect(md).toMatch(/\| exact \| long \| 0\.\d{3} \| 0\.\d{3} \| .* \| \*\*worse\*\* \|/);
     expect(md).toContain(`- exact, long (${long.pass_to_fail_count}): `);
     expect(formatGate(result).join('\n')).toMatch(/^m1 · long\s+exact\s+60\s/m);
+  });
+
+  it('cannot gate a run posed until decided (its vignettes were chosen by its answers): exit 2, saying so', async () => {
+    const e = tmp.open({ tickMs: 20 });
+    e.scoring.start();
+    const manifestPath = writeTargetManifest(tmp.dir, 60);
+    const full = await e.service.createRun({ manifestPath, models: ['mock-strong', 'mock-weak'], epochs: 1, scorers: { scorers: [SCORERS.scorers[0]!] } });
+    const adaptive = await e.service.createRun({ manifestPath, models: ['mock-strong', 'mock-weak'], epochs: 1, scorers: { scorers: [SCORERS.scorers[0]!] }, untilDecided: { batch: 10 } });
+    for (const r of [full, adaptive]) {
+      await e.runToEnd(r.id);
+      await e.scoring.finish(r.id);
+    }
+    const result = await e.service.gate({ base: full.id, head: adaptive.id });
+    expect(result.decision).toBe('incomparable');
+    expect(gateExitCode(result)).toBe(2);
+    expect(result.reasons).toEqual([expect.stringMatching(new RegExp(`^head run ${adaptive.id} was posed until decided: .*not valid`))]);
   });
 
   it('passes an equal head (exit 0), and a worse one within the margin', async () => {
