@@ -9,6 +9,7 @@
 import { estCostUsd } from '../common/cost.js';
 import { PanoptesError } from '../domain.js';
 import type { Catalog } from '../models/catalog.js';
+import { nearestIds } from '../models/nearest-ids.js';
 import { buildPlan, type JudgeCostFacts, type ModelCostFacts, type Plan, type PlanPair, type ProviderPace } from '../scoring/plan.js';
 import { componentsFromGuess, componentsFromPilot, type PilotVignette } from '../scoring/power.js';
 import type { ControlApi, ModelCost } from './contract.js';
@@ -69,6 +70,12 @@ function judgeFromHistory(catalog: Catalog, model: string, history: readonly Mod
   const facts = { model, provider: providerOf(catalog, model), callsPerRecord: 1 };
   if (inputTokens === null || outputTokens === null) return { ...facts, costPerRecord: null, tokensPerRecord: null };
   return { ...facts, tokensPerRecord: inputTokens + outputTokens, costPerRecord: estCostUsd({ inputTokens, outputTokens }, catalog.priceOf(model)) };
+}
+
+/** Refuses a model the catalog does not know: its price and pace would be made up. */
+function refuseUnknown(catalog: Catalog, field: 'models' | 'judges', models: readonly string[]): void {
+  const unknown = models.find((m) => !catalog.has(m));
+  if (unknown !== undefined) throw new PanoptesError('invalid_input', `${field}: unknown model "${unknown}"; did you mean ${nearestIds(unknown, catalog.modelIds()).join(', ')}?`, { where: field });
 }
 
 /** Calls a second each provider takes: rpm/60, and its concurrency over its mean latency; the lower. */
@@ -142,7 +149,8 @@ export async function planSweep(api: PlanReads, catalog: Catalog, input: ValidIn
     }
     manifest = run.vignetteCount;
     usage = (await api.stats({ runId: run.id })).models;
-    const records = run.vignetteCount * run.epochs * run.models.length;
+    // The records the pilot has (a pilot posed until decided has fewer than its full sweep): its judges judged those.
+    const records = usage.reduce((n, u) => n + u.calls, 0) || run.vignetteCount * run.epochs * run.models.length;
     judges = status.judgeUsage.map((j) => ({
       model: j.model,
       provider: providerOf(catalog, j.model),
@@ -153,6 +161,10 @@ export async function planSweep(api: PlanReads, catalog: Catalog, input: ValidIn
     latency = await pilotLatency(api, catalog, run.id);
   } else {
     models = input.models ?? [];
+    refuseUnknown(catalog, 'models', models);
+    refuseUnknown(catalog, 'judges', input.judges ?? []);
+    const twice = models.find((m, i) => models.indexOf(m) !== i);
+    if (twice !== undefined) throw new PanoptesError('invalid_input', `models: "${twice}" is named twice (a plan compares different models)`, { where: 'models' });
     const acc = input.accuracy;
     if (acc === undefined) throw new PanoptesError('invalid_input', 'accuracy: without a pilot run (fromRun), give each model\'s guessed accuracy', { where: 'accuracy' });
     if (acc.length !== models.length) throw new PanoptesError('invalid_input', `accuracy: ${acc.length} values for ${models.length} models (one per model, in their order)`, { where: 'accuracy' });

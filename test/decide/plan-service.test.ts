@@ -55,9 +55,12 @@ describe('panoptes plan (the service)', () => {
     expect(plan.notes).toContain('judges are not counted: give the judge models (judges) to count their calls, or plan from a pilot run');
     expect(plan.notes.some((n) => n.startsWith('tokens and dollars unknown'))).toBe(true);
     expect(plan.designs.every((d) => d.cost_usd === null)).toBe(true);
-    await expect(e.service.plan({ models: ['a', 'b'], accuracy: [0.8, 0.7, 0.6], delta: 0.1 })).rejects.toThrow('accuracy: 3 values for 2 models');
-    await expect(e.service.plan({ models: ['a', 'b'], accuracy: [0.99, 0.5], flipRate: 0.5, delta: 0.1 })).rejects.toThrow(/flip rate of 0.5 is impossible/);
-    await expect(e.service.plan({ models: ['a', 'b'], delta: 0.1 })).rejects.toThrow(/give each model's guessed accuracy/);
+    await expect(e.service.plan({ models: ['mock-strong', 'mock-weak'], accuracy: [0.8, 0.7, 0.6], delta: 0.1 })).rejects.toThrow('accuracy: 3 values for 2 models');
+    await expect(e.service.plan({ models: ['mock-strong', 'mock-weak'], accuracy: [0.99, 0.5], flipRate: 0.5, delta: 0.1 })).rejects.toThrow(/flip rate of 0.5 is impossible/);
+    await expect(e.service.plan({ models: ['mock-strong', 'mock-weak'], delta: 0.1 })).rejects.toThrow(/give each model's guessed accuracy/);
+    await expect(e.service.plan({ models: ['mock-strong', 'nosuch'], accuracy: [0.8, 0.7], delta: 0.1 })).rejects.toThrow(/^models: unknown model "nosuch"; did you mean/);
+    await expect(e.service.plan({ models: ['mock-strong', 'mock-strong'], accuracy: [0.8, 0.7], delta: 0.1 })).rejects.toThrow('models: "mock-strong" is named twice');
+    await expect(e.service.plan({ models: ['mock-strong', 'mock-weak'], accuracy: [0.8, 0.7], delta: 0.1, judges: ['nosuchjudge'] })).rejects.toThrow(/^judges: unknown model "nosuchjudge"/);
   });
 
   it('plans from guesses with the judges named: their calls counted, their dollars from their history here', async () => {
