@@ -62,6 +62,18 @@ it('plans, creates a run posed until decided, and shows its contention and decis
   const row = await page.getByTestId('plan-cheapest').locator('td').allTextContents();
   expect(row.slice(0, 3)).toEqual([String(cheapest.epochs), String(cheapest.vignettes), String(cheapest.calls)]);
   expect(row.at(-1)).toBe('cheapest');
+  expect(row[3]).toBe(cheapest.tokens === null ? 'unknown' : formatInt(cheapest.tokens));
+  // At the manifest's size: the smallest detectable difference per number of epochs, as the plan says.
+  const mde = plan.mde_at_manifest.map((m) => `${m.epochs} epoch${m.epochs === 1 ? '' : 's'} ${m.mde === null ? 'none' : m.mde.toFixed(3)}`).join(', ');
+  expect(await page.getByTestId('plan-mde').textContent()).toBe(`At the manifest's 24 vignettes, the smallest difference detectable: ${mde}.`);
+  // A flip rate and a power go to the plan: epochs now help, and the grid is the contract's for them.
+  await page.getByTestId('plan-flip-rate').fill('0.05');
+  await page.getByTestId('plan-power').fill('0.9');
+  await page.getByTestId('plan-run').click();
+  const tuned = await bridgeCall(ui.origin, ui.token, 'plan', { models: ['mock-fast', 'mock-slow'], delta: 0.6, accuracy: [0.95, 0.2], flipRate: 0.05, power: 0.9, manifestPath });
+  await expect.poll(async () => (await page.locator('[data-testid=plan-grid] tbody tr td:nth-child(2)').allTextContents()).join(','), WAIT).toBe(tuned.designs.map((d) => formatInt(d.vignettes)).join(','));
+  await page.getByTestId('plan-flip-rate').fill('');
+  await page.getByTestId('plan-power').fill('');
   expect(await page.getByTestId('plan-too-small').count()).toBe(0);
 
   // Until decided: a wrong batch blocks the run, a right one sends it.

@@ -20,14 +20,22 @@ export function PlanPanel({ models, manifestPath, judges }: { models: readonly s
   const [delta, setDelta] = useState('0.1');
   const [accuracy, setAccuracy] = useState('');
   const [pilot, setPilot] = useState('');
+  const [flipRate, setFlipRate] = useState('');
+  const [power, setPower] = useState('');
   const [plan, setPlan] = useState<Plan | null>(null);
   const [error, setError] = useState<Error | null>(null);
   const [busy, setBusy] = useState(false);
   const deltaN = Number(delta);
   const guesses = accuracy.trim() === '' ? [] : accuracy.split(',').map((s) => Number(s.trim()));
+  const flipN = flipRate.trim() === '' ? undefined : Number(flipRate);
+  const powerN = power.trim() === '' ? undefined : Number(power);
   const problem =
     !(deltaN > 0 && deltaN <= 1)
       ? 'the difference must be above 0 and at most 1'
+      : flipN !== undefined && !(flipN >= 0 && flipN <= 1)
+        ? 'the flip rate must be from 0 to 1, or blank'
+      : powerN !== undefined && !(powerN > 0 && powerN < 1)
+        ? 'the power must be above 0 and below 1, or blank for 0.8'
       : models.length < 2
         ? 'choose two models or more to plan a comparison'
         : pilot.trim() === '' && (guesses.length !== models.length || guesses.some((g) => !(g >= 0 && g <= 1)))
@@ -44,6 +52,8 @@ export function PlanPanel({ models, manifestPath, judges }: { models: readonly s
         delta: deltaN,
         ...(pilot.trim() === '' ? { accuracy: guesses, ...(judges.length > 0 ? { judges: [...judges] } : {}) } : { fromRun: pilot.trim() }),
         ...(manifestPath ? { manifestPath } : {}),
+        ...(flipN !== undefined ? { flipRate: flipN } : {}),
+        ...(powerN !== undefined ? { power: powerN } : {}),
       })
       .then(setPlan, (err: unknown) => setError(err instanceof Error ? err : new Error(String(err))))
       .finally(() => setBusy(false));
@@ -53,7 +63,7 @@ export function PlanPanel({ models, manifestPath, judges }: { models: readonly s
     <div className="card" data-testid="plan-panel">
       <header className="card-header">
         <h2 className="h3">Plan</h2>
-        <span className="muted">how many vignettes and epochs detect a difference at 80 % power (α 0.05 over the pairs)</span>
+        <span className="muted">how many vignettes and epochs detect a difference at {Math.round((powerN ?? 0.8) * 100)} % power (α 0.05 over the pairs)</span>
       </header>
       <div className="field-row">
         <Field label="Difference to detect" name="plan-delta">
@@ -64,6 +74,12 @@ export function PlanPanel({ models, manifestPath, judges }: { models: readonly s
         </Field>
         <Field label="Or a pilot run" name="plan-pilot" hint="Its differences and epoch variance.">
           <input type="text" {...controlProps('plan-pilot')} value={pilot} onChange={(e) => setPilot(e.target.value)} data-testid="plan-pilot" />
+        </Field>
+        <Field label="Flip rate" name="plan-flip-rate" hint="How often two epochs of a vignette disagree; blank: epochs planned as no help.">
+          <input type="text" inputMode="decimal" {...controlProps('plan-flip-rate')} value={flipRate} placeholder="none" onChange={(e) => setFlipRate(e.target.value)} data-testid="plan-flip-rate" />
+        </Field>
+        <Field label="Power" name="plan-power" hint="The chance to detect the difference (default 0.8).">
+          <input type="text" inputMode="decimal" {...controlProps('plan-power')} value={power} placeholder="0.8" onChange={(e) => setPower(e.target.value)} data-testid="plan-power" />
         </Field>
       </div>
       <div className="form-actions">
@@ -83,7 +99,10 @@ function PlanGrid({ plan }: { plan: Plan }) {
     <div data-testid="plan-grid">
       {plan.too_small ? (
         <p className="field-error" data-testid="plan-too-small">
-          The manifest is too small to detect {plan.delta} at this power with any of these designs (about {formatInt(plan.vignettes_unlimited_epochs)} vignettes would be needed even with unlimited epochs).
+          The manifest is too small to detect {plan.delta} at this power with any of these designs
+          {plan.manifest_vignettes !== null && plan.vignettes_unlimited_epochs > plan.manifest_vignettes
+            ? ` (about ${formatInt(plan.vignettes_unlimited_epochs)} vignettes would be needed even with unlimited epochs).`
+            : `; more epochs than these could reach it (about ${formatInt(plan.vignettes_unlimited_epochs)} vignettes with unlimited epochs).`}
         </p>
       ) : null}
       <table className="table">
@@ -92,6 +111,7 @@ function PlanGrid({ plan }: { plan: Plan }) {
             <th>epochs</th>
             <th>vignettes</th>
             <th>calls</th>
+            <th>tokens</th>
             <th>cost</th>
             <th>wall time</th>
             <th />
@@ -106,6 +126,7 @@ function PlanGrid({ plan }: { plan: Plan }) {
                 {formatInt(d.calls)}
                 {d.judge_calls > 0 ? ` + ${formatInt(d.judge_calls)} judge` : ''}
               </td>
+              <td>{d.tokens === null ? 'unknown' : formatInt(d.tokens)}</td>
               <td>{d.cost_usd === null ? 'unknown' : formatUsd(d.cost_usd)}</td>
               <td>{d.wall_seconds === null ? 'unknown' : formatDuration(d.wall_seconds * 1000)}</td>
               <td>{d.cheapest ? <strong>cheapest</strong> : d.feasible ? '' : <span className="muted">more than the manifest</span>}</td>
@@ -113,6 +134,12 @@ function PlanGrid({ plan }: { plan: Plan }) {
           ))}
         </tbody>
       </table>
+      {plan.manifest_vignettes !== null ? (
+        <p className="muted small" data-testid="plan-mde">
+          At the manifest&apos;s {formatInt(plan.manifest_vignettes)} vignettes, the smallest difference detectable:{' '}
+          {plan.mde_at_manifest.map((m) => `${m.epochs} epoch${m.epochs === 1 ? '' : 's'} ${m.mde === null ? 'none' : m.mde.toFixed(3)}`).join(', ')}.
+        </p>
+      ) : null}
       {plan.notes.map((n) => (
         <p key={n} className="muted small">
           {n}
