@@ -156,6 +156,28 @@ describe('layout of every view at 1280 and 900 px, light and dark', () => {
     expect(found).toEqual([]);
   }, 240_000);
 
+  it("shows a record's ids whole when the keyboard is on its row, and the run picker names runs with their dates", async () => {
+    await page.setViewportSize(SIZES[1]!);
+    await page.goto(`${ui.origin}/#/responses/${runA}`);
+    const row = page.locator('[data-testid=record-row]').first();
+    await row.waitFor(WAIT);
+    expect(await page.getByTestId('focused-record').isVisible()).toBe(false);
+    await row.focus();
+    const id = (await row.locator('[data-full-id]').first().getAttribute('data-full-id'))!;
+    const label = (await row.getAttribute('aria-label'))!;
+    const [, model, epoch] = /^.*, (.+), epoch (\d+): /.exec(label)!;
+    await expect.poll(() => page.getByTestId('focused-record').textContent(), WAIT).toBe(`${id} · ${model} · epoch ${epoch}`);
+    expect(await page.getByTestId('focused-record').isVisible()).toBe(true);
+    await row.blur();
+    await expect.poll(() => page.getByTestId('focused-record').isVisible(), WAIT).toBe(false);
+    // The picker: the run's name, its id, and the day it was made (not a bare time).
+    const year = String(new Date().getFullYear());
+    const option = (await page.getByTestId('run-picker').locator(`option[value="${runB}"]`).textContent())!;
+    expect(option.startsWith(`Layout again · ${runB} · `)).toBe(true);
+    expect(option).toContain(year);
+    await page.setViewportSize(SIZES[0]!);
+  });
+
   it('lists the usable models first and keeps the Models view short', async () => {
     await page.setViewportSize(SIZES[0]);
     await page.goto(`${ui.origin}/#/models`);

@@ -1,13 +1,16 @@
 /**
  * Chooses the run a view shows (Stats, Responses, Export): a select of the runs, newest first,
- * optionally with "All runs". The choice lives in the URL, so it survives a reload.
+ * optionally with "All runs", each by its name (when it has one), id, manifest, status and the date
+ * it was created. The choice lives in the URL, so it survives a reload.
  * Runs on: renderer.
  */
 import type { RunSummary } from '../api/types.js';
-import { baseName, formatTime } from '../format.js';
+import { baseName, formatDateTime } from '../format.js';
 
+/** A run as the picker lists it: a run of last week reads with its date, not "10:02". */
 export function runLabel(run: RunSummary): string {
-  return `${run.id} · ${baseName(run.manifestPath)} · ${run.status} · ${formatTime(run.createdAt)}`;
+  const name = run.name !== null && run.name !== '' ? `${run.name} · ` : '';
+  return `${name}${run.id} · ${baseName(run.manifestPath)} · ${run.status} · ${formatDateTime(run.createdAt)}`;
 }
 
 export function RunPicker({

@@ -284,6 +284,8 @@ function RecordsTable({
   const sortProps = { value: filters.search, onChange: onSearch };
   const cardRef = useRef<HTMLDivElement>(null);
   const hidden = useHiddenSides(cardRef, `${scorers.length}:${items.length > 0}`);
+  // The row the keyboard is on, its ids shown whole below the table (a cell cuts them; its title shows only to a mouse).
+  const [focused, setFocused] = useState<{ vignetteId: string; model: string; epoch: number } | null>(null);
   return (
     <div className="scroll-frame" data-hidden={hidden}>
     <div ref={cardRef} className="card table-card" role="table" aria-label="Responses" aria-rowcount={unfiltered ? run.calls : -1}>
@@ -323,6 +325,8 @@ function RecordsTable({
                 aria-rowindex={row.index + 1}
                 data-index={row.index}
                 tabIndex={0}
+                onFocus={() => setFocused({ vignetteId: r.vignetteId, model: r.model, epoch: r.epoch })}
+                onBlur={() => setFocused(null)}
                 aria-label={`${r.vignetteId}, ${r.model}, epoch ${r.epoch}: open every model and epoch of this vignette`}
                 style={{ transform: `translateY(${row.start}px)`, height: ROW_H, ...columns }}
                 onClick={() => open(r.vignetteId)}
@@ -365,6 +369,16 @@ function RecordsTable({
           })}
         </div>
       </div>
+      <p className="muted small records-focused" data-testid="focused-record" hidden={focused === null}>
+        {focused ? (
+          <>
+            <span className="mono" dir="auto">
+              {focused.vignetteId}
+            </span>{' '}
+            · {focused.model} · epoch {focused.epoch}
+          </>
+        ) : null}
+      </p>
     </div>
     {hidden === 'right' || hidden === 'both' ? (
       <span className="scroll-cue" data-testid="scroll-cue" title="More columns to the right: scroll sideways" aria-hidden="true">
