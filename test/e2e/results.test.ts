@@ -202,6 +202,15 @@ describe('Results and Compare runs in a browser', () => {
     const detail = await call('scoreDetail', { runId: runA, vignetteId: row.vignetteId });
     await expect.poll(() => dialog.locator('.sbs-response').count(), WAIT).toBe(MODELS.length * EPOCHS);
     expect(await dialog.getByTestId('detail-target').textContent()).toBe(`target: ${detail.vignette.target}`);
+    // Each answer's words that differ from the first model's first epoch are marked, as in Responses.
+    const reference = detail.responses.find((r) => r.model === MODELS[0] && r.epoch === 1)!;
+    if (detail.responses.some((r) => r.response !== reference.response)) {
+      await expect.poll(() => dialog.locator('ins.diff-added, del.diff-removed').count(), WAIT).toBeGreaterThan(0);
+    }
+    expect(await dialog.locator(`tr[data-model="${reference.model}"] td[data-epoch="1"]`).getAttribute('class')).toContain('sbs-reference');
+    // Plain answers, read whole.
+    await dialog.getByTestId('diff-against').selectOption('');
+    await expect.poll(() => dialog.locator('ins.diff-added, del.diff-removed').count(), WAIT).toBe(0);
     for (const r of detail.responses) {
       const td = dialog.locator(`tr[data-model="${r.model}"] td[data-epoch="${r.epoch}"]`);
       expect(await td.locator('.sbs-text').textContent()).toBe(r.response);

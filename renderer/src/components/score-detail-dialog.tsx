@@ -1,5 +1,6 @@
 /**
- * One vignette's responses side by side (models down, epochs across), each with every score it got:
+ * One vignette's responses side by side (models down, epochs across), each answer's words that
+ * differ from a chosen one marked (diff-reference.tsx), each with every score it got:
  * scorer, value, pass or fail, hard or soft, the judge and its rationale; under it, the retries a
  * scorer made after a hard fail, each with its answer and verdicts; a staged record's calls, each
  * with its prompt and answer, collapsed (stage-calls.tsx). A modal
@@ -10,7 +11,9 @@
 import { useEffect, useRef } from 'react';
 import { useClient } from '../api/client-context.js';
 import type { ScoreDetail } from '../api/types.js';
+import { AnswerDiff } from './answer-diff.js';
 import { AnswerText } from './answer-text.js';
+import { useDiffReference } from './diff-reference.js';
 import { ErrorNotice } from './notice.js';
 import { PromptBox } from './prompt-box.js';
 import { formatScore } from '../../../core/common/score-format.js';
@@ -59,13 +62,14 @@ function RetryBlock({ retry }: { retry: DetailRetry }) {
   );
 }
 
-function ResponseCell({ responses }: { responses: readonly DetailResponse[] }) {
+/** `against`: the answer this one's differences are highlighted against (null: shown plain). */
+function ResponseCell({ responses, against }: { responses: readonly DetailResponse[]; against: string | null }) {
   if (responses.length === 0) return <span className="muted">—</span>;
   return (
     <>
       {responses.map((r) => (
         <div key={r.seq} className="sbs-response">
-          <AnswerText text={r.response} />
+          <AnswerDiff text={r.response} against={against} />
           <StageCalls stages={r.stages} />
           {r.scores.length > 0 ? (
             <ul className="score-list">
@@ -100,6 +104,8 @@ export function ScoreDetailDialog({ runId, vignetteId, onClose }: { runId: strin
 
   const data = detail.data;
   const { models, epochs, cell } = sideBySide(data?.responses ?? []);
+  const firstModel = models.find((m) => epochs.length > 0 && cell(m, epochs[0]!).length > 0);
+  const diff = useDiffReference(data?.responses ?? [], firstModel === undefined ? null : { model: firstModel, epoch: epochs[0]! });
 
   return (
     <dialog
@@ -124,6 +130,7 @@ export function ScoreDetailDialog({ runId, vignetteId, onClose }: { runId: strin
       {data ? (
         <>
           <PromptBox vignette={data.vignette} />
+          {diff.picker}
           <div className="sbs-scroll">
             <table className="table sbs-table">
               <thead>
@@ -143,8 +150,8 @@ export function ScoreDetailDialog({ runId, vignetteId, onClose }: { runId: strin
                       {model}
                     </th>
                     {epochs.map((e) => (
-                      <td key={e} className="sbs-cell" data-epoch={e}>
-                        <ResponseCell responses={cell(model, e)} />
+                      <td key={e} className={`sbs-cell${diff.isReference(model, e) ? ' sbs-reference' : ''}`} data-epoch={e}>
+                        <ResponseCell responses={cell(model, e)} against={diff.isReference(model, e) ? null : diff.referenceText} />
                       </td>
                     ))}
                   </tr>

@@ -14,6 +14,7 @@ import { useHiddenSides } from '../components/scroll-region.js';
 import { useClient } from '../api/client-context.js';
 import type { ResponseScorerColumn, ResponsesInput, RunSummary, ScoredResponse } from '../api/types.js';
 import { AnswerDiff } from '../components/answer-diff.js';
+import { useDiffReference } from '../components/diff-reference.js';
 import { EmptyState, ErrorNotice } from '../components/notice.js';
 import { NO_SEARCH, ScoreCell, SearchFields, SortHeader, searchQuery, type SearchFilters } from '../components/response-search.js';
 import { PromptBox } from '../components/prompt-box.js';
@@ -124,10 +125,8 @@ function SideBySide({ run, vignetteId, onClose }: { run: RunSummary; vignetteId:
   const table = sideBySide(records, run.models);
   const { epochs } = table;
   const first = records[0];
-  /** The answer the others' differences are highlighted against ('' none; by default the first model's first epoch). */
-  const [against, setAgainst] = useState<string | null>(null);
-  const reference = against ?? (first ? `${run.models.find((m) => table.cell(m, epochs[0]!).length > 0) ?? ''}\u0000${epochs[0]}` : '');
-  const referenceText = reference === '' ? null : (records.findLast((r) => `${r.model}\u0000${r.epoch}` === reference)?.response ?? null);
+  const firstModel = first ? run.models.find((m) => table.cell(m, epochs[0]!).length > 0) : undefined;
+  const diff = useDiffReference(records, firstModel === undefined ? null : { model: firstModel, epoch: epochs[0]! });
   return (
     <div
       className="card side-by-side"
@@ -155,19 +154,7 @@ function SideBySide({ run, vignetteId, onClose }: { run: RunSummary; vignetteId:
       {first ? (
         <PromptBox vignette={first} />
       ) : null}
-      {records.length > 1 ? (
-        <label className="inline-field sbs-against">
-          <span>Highlight differences from</span>
-          <select data-testid="diff-against" value={reference} onChange={(e) => setAgainst(e.target.value)}>
-            <option value="">nothing (plain answers)</option>
-            {records.map((r) => (
-              <option key={r.seq} value={`${r.model}\u0000${r.epoch}`}>
-                {r.model}, epoch {r.epoch}
-              </option>
-            ))}
-          </select>
-        </label>
-      ) : null}
+      {diff.picker}
       {fetched.data?.nextCursor !== null && fetched.data ? (
         <p className="muted small">Showing the first {formatInt(records.length)} records of this vignette.</p>
       ) : null}
@@ -191,12 +178,12 @@ function SideBySide({ run, vignetteId, onClose }: { run: RunSummary; vignetteId:
                 </th>
                 {epochs.map((e) => {
                   const r = table.cell(model, e).at(-1);
-                  const isReference = reference === `${model}\u0000${e}`;
+                  const isReference = diff.isReference(model, e);
                   return (
                     <td key={e} className={`sbs-cell${isReference ? ' sbs-reference' : ''}`}>
                       {r ? (
                         <>
-                          <AnswerDiff text={r.response} against={isReference ? null : referenceText} />
+                          <AnswerDiff text={r.response} against={isReference ? null : diff.referenceText} />
                           <div className="muted small">
                             {formatInt(r.usage.inputTokens)} in · {formatInt(r.usage.outputTokens)} out · {formatInt(Math.round(r.latencyMs))} ms
                             {r.cached ? ' · cached' : ''} · {formatCallCost(r)}
