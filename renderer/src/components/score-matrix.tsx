@@ -185,8 +185,11 @@ export function ScoreMatrix({
               Previous
             </button>
             <span className="muted small" data-testid="matrix-count">
-              {data.rows.length === 0 ? 'No vignettes' : `${formatInt(cursor + 1)}–${formatInt(cursor + data.rows.length)}`} of {formatInt(data.total)}{' '}
-              {search === '' ? 'vignettes' : `vignettes matching “${search}”`}
+              {data.rows.length === 0
+                ? search === ''
+                  ? 'No vignettes'
+                  : `No vignette matches “${search}”`
+                : `${formatInt(cursor + 1)}–${formatInt(cursor + data.rows.length)} of ${formatInt(data.total)} ${search === '' ? 'vignettes' : `vignettes matching “${search}”`}`}
             </span>
             <button type="button" className="button small" data-testid="matrix-next" disabled={data.nextCursor === null} onClick={() => setCursor(data.nextCursor ?? cursor)}>
               Next
