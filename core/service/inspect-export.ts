@@ -88,6 +88,7 @@ export class InspectExport {
     const scorers = await this.scorers(run);
     const logs = await logsOf(run, this.deps.variants);
     const ctx: LogContext = { run, evalSetId: `panoptes-${run.id}`, panoptesVersion: this.deps.panoptesVersion };
+    const split: SplitContext = { ...ctx, byVariant: logs.some((l) => l.variant !== null) };
     await mkdir(dir, { recursive: true });
     const written: { tmp: string; path: string }[] = [];
     let samples = 0;
@@ -96,7 +97,7 @@ export class InspectExport {
         const path = join(dir, logFileName(run, log, sequence));
         const tmp = temporaryPathFor(path);
         written.push({ tmp, path });
-        samples += await this.writeLog({ ...ctx, byVariant: logs.some((l) => l.variant !== null) }, log, scorers, tmp);
+        samples += await this.writeLog(split, log, scorers, tmp);
       }
     } catch (err) {
       await Promise.all(written.map((w) => rm(w.tmp, { force: true })));

@@ -8,6 +8,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ScorerDefinition } from '../../../core/scoring/scoring-config.js';
 import { FakeProvider } from '../../models/fake-provider.js';
 import { host, openaiProvider } from '../../models/helpers.js';
 import { writeTargetManifest } from '../../helpers/temp.js';
@@ -27,27 +28,25 @@ afterAll(async () => {
 
 const RUBRIC = 'Is the answer the right option?';
 
+/** A run of the two embedded mocks over 16 vignettes judged by `scorers`, the mumbler among the judges, run to the end. */
+async function judgedRun(name: string, scorers: ScorerDefinition[]) {
+  const catalog = join(tmp.dir, `${name}.json`);
+  writeFileSync(catalog, JSON.stringify({ providers: { fake: openaiProvider(fake.url) }, models: { mumbler: { hosts: [host('fake', 'mumbler')] } } }));
+  const e = tmp.open({ tickMs: 20, catalogPaths: [catalog] });
+  e.scoring.start();
+  const run = await e.service.createRun({ manifestPath: writeTargetManifest(tmp.dir, 16), models: ['mock-strong', 'mock-weak'], epochs: 1, privacy: 'off', scorers: { scorers } });
+  expect(await e.scheduler.runToCompletion(run.id)).toMatchObject({ status: 'done' });
+  return { e, run };
+}
+
 describe("a report's judges", () => {
   it('carries alpha, and counts a judge with no verdict as missing, never as a fail', async () => {
-    const catalog = join(tmp.dir, 'mumbler.json');
-    writeFileSync(catalog, JSON.stringify({ providers: { fake: openaiProvider(fake.url) }, models: { mumbler: { hosts: [host('fake', 'mumbler')] } } }));
-    const e = tmp.open({ tickMs: 20, catalogPaths: [catalog] });
-    e.scoring.start();
-    const run = await e.service.createRun({
-      manifestPath: writeTargetManifest(tmp.dir, 16),
-      models: ['mock-strong', 'mock-weak'],
-      epochs: 1,
-      privacy: 'off',
-      scorers: {
-        scorers: [
-          { name: 'two', type: 'judge', judges: ['mock-judge', 'mock-judge-2'], rubric: RUBRIC },
-          { name: 'solo', type: 'judge', judges: ['mock-judge'], rubric: RUBRIC },
-          { name: 'half', type: 'judge', judges: ['mock-judge', 'mumbler'], rubric: RUBRIC },
-          { name: 'mute', type: 'judge', judges: ['mumbler'], rubric: RUBRIC },
-        ],
-      },
-    });
-    expect(await e.scheduler.runToCompletion(run.id)).toMatchObject({ status: 'done' });
+    const { e, run } = await judgedRun('mumbler', [
+      { name: 'two', type: 'judge', judges: ['mock-judge', 'mock-judge-2'], rubric: RUBRIC },
+      { name: 'solo', type: 'judge', judges: ['mock-judge'], rubric: RUBRIC },
+      { name: 'half', type: 'judge', judges: ['mock-judge', 'mumbler'], rubric: RUBRIC },
+      { name: 'mute', type: 'judge', judges: ['mumbler'], rubric: RUBRIC },
+    ]);
     await e.scoring.finish(run.id);
 
     const two = await e.service.report({ runId: run.id, scorer: 'two' });
@@ -76,23 +75,10 @@ describe("a report's judges", () => {
   });
 
   it('counts a pairwise judge with no verdict as missing: no win rate of 0, no "better"', async () => {
-    const catalog = join(tmp.dir, 'mumbler-pairwise.json');
-    writeFileSync(catalog, JSON.stringify({ providers: { fake: openaiProvider(fake.url) }, models: { mumbler: { hosts: [host('fake', 'mumbler')] } } }));
-    const e = tmp.open({ tickMs: 20, catalogPaths: [catalog] });
-    e.scoring.start();
-    const run = await e.service.createRun({
-      manifestPath: writeTargetManifest(tmp.dir, 16),
-      models: ['mock-strong', 'mock-weak'],
-      epochs: 1,
-      privacy: 'off',
-      scorers: {
-        scorers: [
-          { name: 'pair', type: 'judge', mode: 'pairwise', baseline: 'mock-weak', judges: ['mock-judge'], rubric: RUBRIC },
-          { name: 'mute-pair', type: 'judge', mode: 'pairwise', baseline: 'mock-weak', judges: ['mumbler'], rubric: RUBRIC },
-        ],
-      },
-    });
-    expect(await e.scheduler.runToCompletion(run.id)).toMatchObject({ status: 'done' });
+    const { e, run } = await judgedRun('mumbler-pairwise', [
+      { name: 'pair', type: 'judge', mode: 'pairwise', baseline: 'mock-weak', judges: ['mock-judge'], rubric: RUBRIC },
+      { name: 'mute-pair', type: 'judge', mode: 'pairwise', baseline: 'mock-weak', judges: ['mumbler'], rubric: RUBRIC },
+    ]);
     await e.scoring.finish(run.id);
 
     // A judge that gives verdicts puts mock-strong on the board against its baseline.
