@@ -5,7 +5,7 @@
  * command printed), so the table says what the JSON says and nothing else:
  *
  *     npm run bench -- judge > out.json          # then keep it with its date and machine:
- *     node scripts/bench-table.mjs --record judge out.json
+ *     node scripts/bench-table.mjs --record judge out.json   # --load X: the load while it ran, if not now
  *     node scripts/bench-table.mjs               # rewrites the table
  *     node scripts/bench-table.mjs --check       # exits 1 when the table and the JSON differ
  *
@@ -59,7 +59,10 @@ function main(argv) {
   if (argv[0] === '--record') {
     const [, name, file] = argv;
     const printed = JSON.parse(readFileSync(file, 'utf8'));
-    const machine = `${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}, load average ${loadavg()[0].toFixed(1)}`;
+    // --load X: the load average seen while the benchmark ran, when it is recorded later (else now's).
+    const at = argv.indexOf('--load');
+    const load = at > 0 ? Number(argv[at + 1]) : loadavg()[0];
+    const machine = `${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB, Node ${process.versions.node}, load average ${load.toFixed(1)}`;
     const result = { date: new Date().toISOString().slice(0, 10), machine, command: `npm run bench -- ${name}`, result: printed[name] ?? printed };
     writeFileSync(join(resultsDir, `${name}.json`), JSON.stringify(result, null, 2) + '\n');
     return 0;
