@@ -4,22 +4,29 @@
  * design of: equal models (four at accuracy 0.7: any "better" is false) or 0.8 against 0.6 (two
  * models); n = 10, 24, 60 vignettes; K = 1 or 3 epochs; vignettes independent or in clusters. Each
  * vignette has a difficulty shared by the models (logit shift ~ N(0, 1)); a clustered design adds a
- * cluster's shift (~ N(0, 0.7)) over clusters of 5 vignettes (two at n = 10), or at n = 60 over one
- * cluster of 54 and three of 2, and is reported with `by` the cluster. The truth is each model's population mean, E[expit(logit p + shift)].
+ * cluster's shift (~ N(0, 0.7)) over clusters of 5 vignettes (two at n = 10, and five of 2), or at
+ * n = 60 over one cluster of 54 and three of 2, and is reported with `by` the cluster. The truth is each model's population mean, E[expit(logit p + shift)].
  * Prints, per design: the familywise false-"better" rate (equal models; target ≤ 5 %), the share of
  * sweeps that find the 0.8 model better (power), and the coverage of every interval shown: each
  * model's mean and each pair's difference (target 93-97 % at n ≥ 10). Then the demo's design: its
  * four mocks (0.8, 0.6 and two that never hit the target) at its size, the share of draws that find
  * mock-strong better than mock-weak after Holm over its six pairs (target > 95 %).
- * SWEEPS sweeps per design (default 1,000: `SWEEPS=2000 npm run bench -- verdict-simulation`).
+ * Each rate comes with its Monte Carlo 95 % interval (Wilson over the sweeps), so a figure is read
+ * against its target with the simulation's own error. Intervals the report refuses to give (a
+ * clustering with too few clusters) are counted apart and are not coverage misses.
+ * SWEEPS sweeps per design (default 20,000, a Monte Carlo error of about ±0.3 points on a 5 % rate:
+ * `SWEEPS=1000 npm run bench -- verdict-simulation` for a quick look);
+ * ONLY=text runs only the designs whose name holds it (each keeps its seed).
  * Runs on: Node.
  */
 import { answersTarget } from '../core/models/providers/known-accuracy.js';
 import { buildScoreReport, type ScoreCell } from '../core/scoring/report.js';
 import type { ScoreReport } from '../core/scoring/report-shape.js';
+import { wilsonInterval } from '../core/scoring/proportion-intervals.js';
 import { round } from './support.js';
 
-const SWEEPS = Number(process.env['SWEEPS'] ?? 1000);
+const SWEEPS = Number(process.env['SWEEPS'] ?? 20000);
+const ONLY = process.env['ONLY'];
 const VIGNETTE_SD = 1;
 const CLUSTER_SD = 0.7;
 const CLUSTER_SIZE = 5;
@@ -64,8 +71,10 @@ interface Design {
   n: number;
   epochs: number;
   clustered: boolean;
-  /** Clustered: one cluster holds 90 % of the vignettes, the rest come in pairs (CR2 is floored there). */
+  /** Clustered: one cluster holds 90 % of the vignettes, the rest come in pairs (too few clusters: refused). */
   dominant?: boolean;
+  /** Clustered: vignettes a cluster, instead of 5 (or n / 2 at n = 10, two clusters: refused). */
+  clusterSize?: number;
 }
 
 function clusterOf(design: Design, v: number): number {
@@ -73,7 +82,7 @@ function clusterOf(design: Design, v: number): number {
     const big = Math.round(0.9 * design.n);
     return v < big ? 0 : 1 + Math.floor((v - big) / 2);
   }
-  const size = design.n <= 10 ? design.n / 2 : CLUSTER_SIZE;
+  const size = design.clusterSize ?? (design.n <= 10 ? design.n / 2 : CLUSTER_SIZE);
   return Math.floor(v / size);
 }
 
@@ -108,6 +117,7 @@ async function simulate(design: Design, seed: number) {
   let pairCovered = 0;
   let pairShown = 0;
   let noInterval = 0;
+  let refused = 0;
   for (let s = 0; s < SWEEPS; s++) {
     const report: ScoreReport = await buildScoreReport(
       { runId: `sim-${s}`, scorer: 'sim', scorerVersion: 'sim', kind: 'pass_fail', epochs: design.epochs, by: design.clustered ? 'cluster' : null },
@@ -117,10 +127,19 @@ async function simulate(design: Design, seed: number) {
     const first = report.pairs.find((p) => p.a === 'm0' && p.b === 'm1');
     if (first?.verdict === 'a_better') firstBetter++;
     for (const m of report.models) {
+      // A clustered mean without an interval is one the report refused: too few clusters.
+      if (m.ci95 === null && m.ci_method === 'cr2') {
+        refused++;
+        continue;
+      }
       meanShown++;
       if (covers(m.ci95, truth[Number(m.model.slice(1))]!)) meanCovered++;
     }
     for (const p of report.pairs) {
+      if (p.verdict === 'too_few_clusters') {
+        refused++;
+        continue;
+      }
       pairShown++;
       if (p.ci95 === null) noInterval++;
       if (covers(p.ci95, truth[Number(p.a.slice(1))]! - truth[Number(p.b.slice(1))]!)) pairCovered++;
@@ -130,11 +149,19 @@ async function simulate(design: Design, seed: number) {
   return {
     design: design.name,
     sweeps: SWEEPS,
-    ...(equal ? { familywise_false_better: round(anyBetter / SWEEPS, 4) } : { found_better: round(firstBetter / SWEEPS, 4) }),
-    mean_coverage: round(meanCovered / meanShown, 4),
-    pair_coverage: round(pairCovered / pairShown, 4),
+    ...(equal ? { familywise_false_better: rate(anyBetter, SWEEPS) } : { found_better: rate(firstBetter, SWEEPS) }),
+    mean_coverage: rate(meanCovered, meanShown),
+    pair_coverage: rate(pairCovered, pairShown),
     pairs_without_interval: noInterval,
+    intervals_refused: refused,
   };
+}
+
+/** A share with its Monte Carlo 95 % interval; null when nothing was counted (every interval refused). */
+function rate(hits: number, of: number): { value: number; mc95: [number, number] } | null {
+  if (of === 0) return null;
+  const [lo, hi] = wilsonInterval(hits, of)!;
+  return { value: round(hits / of, 4), mc95: [round(lo, 4), round(hi, 4)] };
 }
 
 /** The demo: its four mocks, hits decided by the known-accuracy hash as the mock provider decides them, on fresh vignette ids per draw. */
@@ -186,14 +213,20 @@ for (const [label, accuracies] of MODEL_SETS) {
     designs.push({ name: `${label}, n 60, K ${epochs}, one cluster of 54`, accuracies: [...accuracies], n: 60, epochs, clustered: true, dominant: true });
   }
 }
+for (const [label, accuracies] of MODEL_SETS) {
+  for (const epochs of [1, 3]) {
+    designs.push({ name: `${label}, n 10, K ${epochs}, 5 clusters of 2`, accuracies: [...accuracies], n: 10, epochs, clustered: true, clusterSize: 2 });
+  }
+}
 
 const started = performance.now();
 const results = [];
 for (const [i, d] of designs.entries()) {
+  if (ONLY !== undefined && !d.name.includes(ONLY)) continue;
   const r = await simulate(d, 20261201 + i);
   process.stderr.write(`${JSON.stringify(r)}\n`);
   results.push(r);
 }
-const demo = await demoDraws();
+const demo = ONLY === undefined ? await demoDraws() : null;
 process.stderr.write(`demo: ${JSON.stringify(demo)}\n`);
 process.stdout.write(`${JSON.stringify({ sweeps_per_design: SWEEPS, designs: results, demo_found_strong_better: demo, seconds: round((performance.now() - started) / 1000, 1) })}\n`);

@@ -116,9 +116,10 @@ def cr2(xs, groups):
 
 def clustered(name, xs, groups):
     """
-    The report's clustered mean: CR2 with Bell-McCaffrey df (df >= 1), floored at the unclustered
-    SE only where CR2 is not trusted: one cluster holds more than half the values, or CR2 is zero or
-    rounding noise (<= 1e-12 max(1, |mean|)) on data that vary.
+    The report's clustered mean: CR2 with Bell-McCaffrey df, floored at the unclustered SE only
+    where CR2 is not trusted: one cluster holds more than half the values, or CR2 is zero or
+    rounding noise (<= 1e-12 max(1, |mean|)) on data that vary. No interval (too few clusters)
+    under 3 degrees of freedom.
     """
     xs = np.asarray(xs, dtype=float)
     se_cr2, df_bm, c, largest = cr2(xs, groups)
@@ -127,13 +128,14 @@ def clustered(name, xs, groups):
     untrusted = largest > 0.5 or se_cr2 <= 1e-12 * max(1.0, abs(m))
     floored = bool(untrusted and se_cr2 < iid)
     se = iid if floored else se_cr2
-    df = max(1.0, df_bm)
-    h = t_ppf(0.975, df) * se
-    return {
+    about = {
         'name': name, 'xs': floats(xs), 'clusters': [int(g) for g in groups],
-        'mean': m, 'cr2_stderr': se_cr2, 'bm_df': df_bm, 'largest_share': largest,
-        'stderr': se, 'ci95': [m - h, m + h], 'df': df, 'floored': floored,
+        'mean': m, 'cr2_stderr': se_cr2, 'bm_df': df_bm, 'largest_share': largest, 'floored': floored,
     }
+    if not df_bm >= 3 - 1e-9:
+        return {**about, 'stderr': None, 'ci95': None, 'df': None, 'too_few_clusters': True}
+    h = t_ppf(0.975, df_bm) * se
+    return {**about, 'stderr': se, 'ci95': [m - h, m + h], 'df': df_bm, 'too_few_clusters': False}
 
 
 def clustereds():
@@ -150,6 +152,8 @@ def clustereds():
     out.append(clustered('one cluster holds most vignettes', np.clip(0.5 + rng.normal(0, 0.3, 40), 0, 1), uneven))
     # Equal cluster means: CR2 alone is 0 although the data vary; the unclustered SE is the floor.
     out.append(clustered('equal cluster means (floored)', [0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 0.5, 0.5], [0, 0, 1, 1, 2, 2, 3, 3]))
+    # One cluster of 51 in 100, the rest single: it dominates, yet its df (3.7) still allows an interval.
+    out.append(clustered('one cluster of 51 in 100, the rest single', [((i * 37) % 100) / 100 for i in range(100)], [0] * 51 + list(range(1, 50))))
     return out
 
 
@@ -263,10 +267,12 @@ def clustered_paired(name, a, b, groups):
     d = np.asarray(a, dtype=float) - np.asarray(b, dtype=float)
     c = clustered(name, d, groups)
     se, df, m = c['stderr'], c['df'], c['mean']
+    out = {'name': name, 'a': floats(a), 'b': floats(b), 'clusters': [int(g) for g in groups], 'n': len(d), 'diff': m}
+    if c['too_few_clusters']:
+        return {**out, 'stderr': None, 'ci95': None, 'p_value': None, 'min_detectable_diff': None, 'too_few_clusters': True}
     return {
-        'name': name, 'a': floats(a), 'b': floats(b), 'clusters': [int(g) for g in groups], 'n': len(d),
-        'diff': m, 'stderr': se, 'ci95': c['ci95'], 'p_value': float(2 * stats.t.cdf(-abs(m / se), df)),
-        'min_detectable_diff': mde_lambda(df) * se,
+        **out, 'stderr': se, 'ci95': c['ci95'], 'p_value': float(2 * stats.t.cdf(-abs(m / se), df)),
+        'min_detectable_diff': mde_lambda(df) * se, 'too_few_clusters': False,
     }
 
 

@@ -6,6 +6,7 @@
  * each slice. The JSON form (`--json`) is the ScoreReport itself.
  * Runs on: Node (core); pure.
  */
+import { pairVerdictText } from '../common/pair-verdict.js';
 import { formatPValue } from '../common/score-format.js';
 import { alignColumns } from '../text-table.js';
 import { formatDecision } from './format-decision.js';
@@ -13,7 +14,7 @@ import { MIN_VIGNETTES_TO_COMPARE, type ModelScore, type PairComparison, type Ru
 import { signed } from './signed-text.js';
 
 /** The verdict rule, said once under the pair table. */
-export const VERDICT_NOTE = `better: the Holm-adjusted p of the test shown is below 0.05 (across every pair above); otherwise not distinguishable; under ${MIN_VIGNETTES_TO_COMPARE} shared vignettes, too few to compare.`;
+export const VERDICT_NOTE = `better: the Holm-adjusted p of the test shown is below 0.05 (across every pair above); otherwise not distinguishable; under ${MIN_VIGNETTES_TO_COMPARE} shared vignettes, too few to compare; clustered over fewer than about four even clusters, too few clusters to compare.`;
 
 export function fixed(x: number, digits = 3): string {
   return x.toFixed(digits);
@@ -66,11 +67,6 @@ function unstableLines(models: readonly ModelScore[]): string[] {
   return lines.length > 0 ? ['Vignettes whose epochs disagree:', ...lines] : [];
 }
 
-/** A pair's verdict in words. */
-export function verdictText(p: PairComparison): string {
-  return p.verdict === 'a_better' ? `${p.a} better` : p.verdict === 'b_better' ? `${p.b} better` : p.verdict === 'too_few' ? 'too few vignettes to compare' : 'not distinguishable';
-}
-
 /** A pair's row as the text and the HTML report both begin it: pair, n, difference, interval, p, p (Holm). */
 export function pairCells(p: PairComparison): string[] {
   return [
@@ -86,7 +82,7 @@ export function pairCells(p: PairComparison): string[] {
 function pairTable(pairs: readonly PairComparison[]): string[] {
   const rows = [['pair', 'n', 'diff', '95 % CI', 'p', 'p (Holm)', 'min. detectable', '']];
   for (const p of pairs) {
-    rows.push([...pairCells(p), p.min_detectable_diff === null ? 'n/a' : fixed(p.min_detectable_diff), verdictText(p)]);
+    rows.push([...pairCells(p), p.min_detectable_diff === null ? 'n/a' : fixed(p.min_detectable_diff), pairVerdictText(p)]);
   }
   return alignColumns(rows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'left']);
 }

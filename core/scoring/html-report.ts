@@ -13,11 +13,12 @@
  * Runs on: Node (core); pure.
  */
 import { createHash } from 'node:crypto';
-import { fixed, interval, pairCells, variantsNote, VERDICT_NOTE, verdictText } from './format-report.js';
+import { fixed, interval, pairCells, variantsNote, VERDICT_NOTE } from './format-report.js';
 import { REPORT_SCRIPT, REPORT_STYLE } from './html-report-assets.js';
 import type { ModelScore, PairComparison, ScoreReport } from './report-shape.js';
 import type { DecisionReport } from './adaptive-decision.js';
 import { formatUsd } from '../common/money.js';
+import { pairVerdictText } from '../common/pair-verdict.js';
 import { signed } from './signed-text.js';
 
 /** One cell of the vignette table: a model's answer and the verdict on it. */
@@ -94,7 +95,7 @@ function intervalChart(models: readonly ModelScore[]): string {
 function pairs(list: readonly PairComparison[]): string {
   const rows = list.map((p) => [
     ...pairCells(p),
-    typeof p.verdict === 'string' ? verdictText(p) : p.distinguishable ? 'distinguishable' : 'not distinguishable',
+    typeof p.verdict === 'string' ? pairVerdictText(p) : p.distinguishable ? 'distinguishable' : 'not distinguishable',
   ]);
   return [
     table(['pair', 'n', 'diff', '95 % CI', 'p', 'p (Holm)', 'verdict'], rows, new Set([1, 2, 3, 4, 5]), 'pairs'),

@@ -6,9 +6,9 @@
  * the app read the same fields.
  * Runs on: Node (core); types shared with the renderer.
  */
-import type { DecisionReport } from './adaptive-decision.js';
-
+import type { PairVerdict } from '../common/pair-verdict.js';
 import type { ScorerKind, ReportAttempt } from '../domain.js';
+import type { DecisionReport } from './adaptive-decision.js';
 
 /** How a vignette's K epoch scores become the one value x_i the statistics are taken over. */
 export type EpochReducer = 'mean' | 'majority' | 'max';
@@ -23,9 +23,11 @@ export type IntervalMethod = 'wilson' | 't' | 'cr2' | 'tango';
 
 /**
  * A pair's verdict: `a_better` / `b_better` only when the Holm-adjusted p of the test shown is
- * below 0.05; `too_few` when the pair shares fewer than MIN_VIGNETTES_TO_COMPARE vignettes.
+ * below 0.05; `too_few` when the pair shares fewer than MIN_VIGNETTES_TO_COMPARE vignettes;
+ * `too_few_clusters` when the report clusters and its vignettes fall in too few clusters for an
+ * interval (MIN_CLUSTER_DF in cluster-robust.ts). The words each reads as are core/common/pair-verdict.ts's.
  */
-export type PairVerdict = 'a_better' | 'b_better' | 'not_distinguishable' | 'too_few';
+export type { PairVerdict };
 
 /** Below this many shared vignettes a pair gets no verdict: "too few vignettes to compare". */
 export const MIN_VIGNETTES_TO_COMPARE = 10;
@@ -41,7 +43,7 @@ export interface ModelScore {
   /**
    * The 95 % interval of the mean, always inside [0, 1] and never a point: Wilson's for 0/1 values,
    * else mean ± t(0.975, df) · stderr cut to [0, 1] (`ci_method`). Null without an interval (n < 2
-   * for t, n = 0, or the pairwise baseline's own row).
+   * for t, n = 0, clustered over too few clusters, or the pairwise baseline's own row).
    */
   ci95: [number, number] | null;
   ci_method: IntervalMethod;

@@ -18,10 +18,10 @@
  * statistic is an O(n) pass; all loops hand the event loop back every ~10 ms.
  * Runs on: Node (core).
  */
-import { MIN_VIGNETTES_TO_COMPARE, type EpochReducer, type ModelScore, type PairComparison, type RunComparison, type ScoreReport } from './report-shape.js';
+import { MIN_VIGNETTES_TO_COMPARE, type EpochReducer, type ModelScore, type PairComparison, type PairVerdict, type RunComparison, type ScoreReport } from './report-shape.js';
 import { epochNoise, epochNoiseShare, flipRate, holm, passCurves, reduceEpochs } from './statistics.js';
 import { type ModelSlots, RunCells, type ScoreCells, Turns, VignetteIndex } from './report-cells.js';
-import { DOMINANT_CLUSTER_SHARE } from './cluster-robust.js';
+import { bellMcCaffreyDf, DOMINANT_CLUSTER_SHARE, enoughClusters, MIN_CLUSTER_DF } from './cluster-robust.js';
 import { reportedMean, reportedPair } from './reported-interval.js';
 import type { ScorerKind, ReportAttempt } from '../domain.js';
 
@@ -177,7 +177,7 @@ async function modelScore(
   };
 }
 
-type RawPair = Omit<PairComparison, 'p_holm' | 'distinguishable' | 'verdict'>;
+type RawPair = Omit<PairComparison, 'p_holm' | 'distinguishable' | 'verdict'> & { tooFewClusters: boolean };
 
 /**
  * The paired comparison of `a` against `b` on the vignettes both have (diff = a − b), before Holm.
@@ -216,19 +216,29 @@ async function comparePair(
     test: t.test,
     ci_method: t.method,
     min_detectable_diff: t.min_detectable_diff,
+    tooFewClusters: t.tooFewClusters === true,
   };
 }
 
 /**
  * Holm across the family, and each pair's verdict: better only when the Holm-adjusted p of the
- * test shown is below 0.05, and no verdict under MIN_VIGNETTES_TO_COMPARE shared vignettes.
+ * test shown is below 0.05; no verdict under MIN_VIGNETTES_TO_COMPARE shared vignettes, nor when
+ * clustered over too few clusters (such a pair has no p, so it is outside Holm's family).
  */
 function finishPairs(pairs: RawPair[]): PairComparison[] {
   const adjusted = holm(pairs.map((p) => p.p_value));
-  return pairs.map((p, i) => {
+  return pairs.map(({ tooFewClusters, ...p }, i) => {
     const pHolm = adjusted[i] ?? null;
-    const verdict =
-      p.n < MIN_VIGNETTES_TO_COMPARE ? 'too_few' : pHolm !== null && pHolm < 0.05 && p.diff !== 0 ? (p.diff > 0 ? 'a_better' : 'b_better') : 'not_distinguishable';
+    const verdict: PairVerdict =
+      p.n < MIN_VIGNETTES_TO_COMPARE
+        ? 'too_few'
+        : tooFewClusters
+          ? 'too_few_clusters'
+          : pHolm !== null && pHolm < 0.05 && p.diff !== 0
+            ? p.diff > 0
+              ? 'a_better'
+              : 'b_better'
+            : 'not_distinguishable';
     return { ...p, p_holm: pHolm, verdict, distinguishable: verdict === 'a_better' || verdict === 'b_better' };
   });
 }
@@ -268,8 +278,17 @@ function byGroup(present: Int32Array, index: VignetteIndex): Int32Array[] {
 /** Clusters fewer than this, or one cluster holding more than half the vignettes, and the clustered figures rest on too little. */
 const MIN_CLUSTERS = 10;
 
+/** How the report's scored vignettes fall in the `by` key's clusters. */
+interface Clustering {
+  by: string;
+  count: number;
+  largestShare: number;
+  /** Bell-McCaffrey degrees of freedom of a mean over all of them (NaN under two clusters). */
+  df: number;
+}
+
 /** What the reader must weigh before the figures: responses not scored, too few clusters, too few vignettes. */
-function reportWarnings(models: readonly ModelScore[], pairs: readonly PairComparison[], clustering: { by: string; count: number; largestShare: number } | null): string[] {
+function reportWarnings(models: readonly ModelScore[], pairs: readonly PairComparison[], clustering: Clustering | null): string[] {
   const warnings: string[] = [];
   for (const m of models) {
     if (m.not_scored > 0) {
@@ -281,9 +300,13 @@ function reportWarnings(models: readonly ModelScore[], pairs: readonly PairCompa
     }
   }
   if (clustering !== null && (clustering.count < MIN_CLUSTERS || clustering.largestShare > DOMINANT_CLUSTER_SHARE)) {
-    const why = clustering.count < MIN_CLUSTERS ? `only ${clustering.count} cluster${clustering.count === 1 ? '' : 's'} (fewer than ${MIN_CLUSTERS})` : `one cluster holding ${(100 * clustering.largestShare).toFixed(0)} % of the vignettes`;
+    const dominant = clustering.largestShare > DOMINANT_CLUSTER_SHARE;
+    const count = `${clustering.count} cluster${clustering.count === 1 ? '' : 's'}`;
+    const why = dominant ? `${count}, one holding ${(100 * clustering.largestShare).toFixed(0)} % of the vignettes` : `only ${count} (fewer than ${MIN_CLUSTERS})`;
     warnings.push(
-      `Clustering by "${clustering.by}" rests on ${why}: the clustered intervals and p-values (CR2 with Bell-McCaffrey degrees of freedom${clustering.largestShare > DOMINANT_CLUSTER_SHARE ? ', floored at the unclustered standard error' : ''}) rest on few independent clusters; read them as rough.`,
+      !enoughClusters(clustering.df)
+        ? `Clustering by "${clustering.by}" rests on ${why}: too few independent clusters for a clustered interval (under ${MIN_CLUSTER_DF} degrees of freedom, about four even clusters), so no interval, p or verdict is given. Report without --by, or by a key with more clusters.`
+        : `Clustering by "${clustering.by}" rests on ${why}: the clustered intervals and p-values (CR2 with Bell-McCaffrey degrees of freedom${dominant ? ', floored at the unclustered standard error' : ''}) rest on few independent clusters; read them as rough.`,
     );
   }
   const few = pairs.filter((p) => p.verdict === 'too_few').length;
@@ -377,8 +400,8 @@ export async function buildScoreReport(options: ReportOptions, cells: ScoreCells
   return report;
 }
 
-/** How many clusters the scored vignettes fall in, and the largest one's share. */
-function clusteringOf(reduced: Map<string, Reduced>, names: readonly string[], index: VignetteIndex, by: string): { by: string; count: number; largestShare: number } {
+/** How many clusters the scored vignettes fall in, the largest one's share, and the degrees of freedom they give. */
+function clusteringOf(reduced: Map<string, Reduced>, names: readonly string[], index: VignetteIndex, by: string): Clustering {
   const sizes = new Map<number, number>();
   const counted = new Uint8Array(index.ids.length);
   let n = 0;
@@ -390,8 +413,9 @@ function clusteringOf(reduced: Map<string, Reduced>, names: readonly string[], i
       sizes.set(index.group[vi]!, (sizes.get(index.group[vi]!) ?? 0) + 1);
     }
   }
-  const largest = Math.max(0, ...sizes.values());
-  return { by, count: sizes.size, largestShare: n === 0 ? 0 : largest / n };
+  let largest = 0;
+  for (const size of sizes.values()) largest = Math.max(largest, size);
+  return { by, count: sizes.size, largestShare: n === 0 ? 0 : largest / n, df: bellMcCaffreyDf([...sizes.values()]) };
 }
 
 /** What a comparison of two runs needs besides their cells. */

@@ -5,11 +5,13 @@
  *
  * A model's mean: Wilson's interval when every value is 0 or 1 and nothing is clustered (pass/fail
  * with one epoch, or reduced to 0/1); otherwise the t interval (CR2 when clustered), cut to
- * [0, 1], and Wilson's on the mean when that interval has no width (every value the same).
+ * [0, 1], and Wilson's on the mean when that interval has no width (every value the same). No
+ * interval when clustered over too few clusters (MIN_CLUSTER_DF in cluster-robust.ts).
  *
  * A pair: for pass/fail with one epoch, unclustered, the exact McNemar p with Tango's paired score
  * interval; otherwise the paired t (clustered when the report clusters) for both, its interval cut
- * to [-1, 1], the only differences two scores in [0, 1] can have.
+ * to [-1, 1], the only differences two scores in [0, 1] can have; neither p nor interval when
+ * clustered over too few clusters.
  * Runs on: Node (core); pure, no I/O.
  */
 import { tangoPairedInterval, wilsonInterval } from './proportion-intervals.js';
@@ -24,6 +26,8 @@ export interface ReportedMean {
   method: IntervalMethod;
   /** With clusters: how many, and the largest one's share of the vignettes. */
   clusters?: { count: number; largestShare: number };
+  /** Clustered over too few clusters for an interval (MIN_CLUSTER_DF): ci95 null, said by the report. */
+  tooFewClusters?: true;
 }
 
 function allBinary(xs: ArrayLike<number>): boolean {
@@ -39,6 +43,7 @@ export function reportedMean(xs: ArrayLike<number>, cluster: ArrayLike<number> |
   const clusters = c === null ? {} : { clusters: { count: c.clusters, largestShare: c.largestShare } };
   const wilson = (): ReportedMean => ({ n, mean: iv.mean, stderr: iv.stderr, ci95: n > 0 ? wilsonInterval(iv.mean * n, n) : null, method: 'wilson', ...clusters });
   if (n === 0) return { n, mean: iv.mean, stderr: null, ci95: null, method: c ? 'cr2' : 't', ...clusters };
+  if (c?.tooFewClusters) return { n, mean: iv.mean, stderr: null, ci95: null, method: 'cr2', ...clusters, tooFewClusters: true };
   if (c === null && allBinary(xs)) return wilson();
   if (iv.ci95 === null || iv.stderr === null || negligibleStderr(iv.stderr, iv.mean)) return wilson();
   return { n, mean: iv.mean, stderr: iv.stderr, ci95: [Math.max(0, iv.ci95[0]), Math.min(1, iv.ci95[1])], method: c ? 'cr2' : 't', ...clusters };

@@ -12,7 +12,7 @@
 import binomialCdf from '@stdlib/stats-base-dists-binomial-cdf';
 import tCdfImpl from '@stdlib/stats-base-dists-t-cdf';
 import tQuantileImpl from '@stdlib/stats-base-dists-t-quantile';
-import { cr2Mean, DOMINANT_CLUSTER_SHARE } from './cluster-robust.js';
+import { cr2Mean, DOMINANT_CLUSTER_SHARE, enoughClusters } from './cluster-robust.js';
 import { minimumDetectableDiff } from './detectable-difference.js';
 import type { EpochReducer } from './report-shape.js';
 
@@ -79,6 +79,8 @@ export interface ClusteredMeanInterval extends MeanInterval {
   largestShare: number;
   /** The unclustered standard error was used: CR2 was below it where CR2 is not trusted (see clusteredMeanInterval). */
   floored: boolean;
+  /** Fewer than MIN_CLUSTER_DF degrees of freedom (or one cluster): no interval, "too few clusters". */
+  tooFewClusters: boolean;
 }
 
 /**
@@ -90,7 +92,8 @@ export interface ClusteredMeanInterval extends MeanInterval {
  * correction 1/(1 − p_g) and the degrees of freedom then rest on the few others; the report warns),
  * and when it is zero or rounding noise on data that vary (equal cluster means). A hard floor
  * everywhere made every clustered interval conservative (95-100 % coverage in simulation).
- * Degrees of freedom are at least 1. Interval null with fewer than two clusters.
+ * No interval (stderr, ci95 and df null, `tooFewClusters`) below MIN_CLUSTER_DF degrees of freedom,
+ * one cluster included: the data hold too few independent clusters for one.
  */
 export function clusteredMeanInterval(xs: ArrayLike<number>, cluster: ArrayLike<number>): ClusteredMeanInterval {
   const n = xs.length;
@@ -100,7 +103,9 @@ export function clusteredMeanInterval(xs: ArrayLike<number>, cluster: ArrayLike<
   const untrusted = cr.largestShare > DOMINANT_CLUSTER_SHARE || negligibleStderr(cr.stderr, m);
   const floored = untrusted && Number.isFinite(iid) && Number.isFinite(cr.stderr) && cr.stderr < iid;
   const se = floored ? iid : cr.stderr;
-  return { ...interval(n, m, se, Math.max(1, cr.df)), clusters: cr.clusters, largestShare: cr.largestShare, floored };
+  const about = { clusters: cr.clusters, largestShare: cr.largestShare, floored };
+  if (!enoughClusters(cr.df)) return { n, mean: m, stderr: null, ci95: null, df: null, ...about, tooFewClusters: true };
+  return { ...interval(n, m, se, cr.df), ...about, tooFewClusters: false };
 }
 
 /**
@@ -170,11 +175,14 @@ export interface PairedTest {
   /**
    * Two-sided paired t p-value. When every d_i is the same (sd = 0) the t statistic is 0/0 or ±∞:
    * p is 1 if they are all zero (no difference at all), else the exact sign test's 2 · 2^−n (every
-   * one of n differences has the same sign), and the interval is null. Null when n < 2.
+   * one of n differences has the same sign; n the clusters when clustered), and the interval is
+   * null. Null when n < 2, or clustered over too few clusters.
    */
   p_value: number | null;
   /** The smallest true difference the t test finds with 80 % power (noncentral t, detectable-difference.ts); null when n < 2. */
   min_detectable_diff: number | null;
+  /** Clustered over too few clusters for an interval (MIN_CLUSTER_DF): no p, no interval. */
+  tooFewClusters?: true;
 }
 
 /**
@@ -192,12 +200,15 @@ export function negligibleStderr(stderr: number, m: number): boolean {
  * single model's mean, and so is the p-value: the interval and the p always come from one method.
  */
 export function pairedTTest(d: ArrayLike<number>, cluster?: ArrayLike<number>): PairedTest {
-  const iv = cluster ? clusteredMeanInterval(d, cluster) : meanInterval(d);
+  const clustered = cluster ? clusteredMeanInterval(d, cluster) : null;
+  const iv = clustered ?? meanInterval(d);
   if (iv.stderr === null || iv.df === null) {
-    return { n: iv.n, diff: iv.mean, stderr: null, ci95: null, p_value: null, min_detectable_diff: null };
+    return { n: iv.n, diff: iv.mean, stderr: null, ci95: null, p_value: null, min_detectable_diff: null, ...(clustered?.tooFewClusters ? { tooFewClusters: true } : {}) };
   }
   if (negligibleStderr(iv.stderr, iv.mean)) {
-    const p = Math.abs(iv.mean) <= 1e-12 ? 1 : Math.min(1, 2 * 0.5 ** iv.n);
+    // The sign test counts independent units: the clusters when clustered, not their vignettes.
+    const units = clustered?.clusters ?? iv.n;
+    const p = Math.abs(iv.mean) <= 1e-12 ? 1 : Math.min(1, 2 * 0.5 ** units);
     return { n: iv.n, diff: iv.mean, stderr: 0, ci95: null, p_value: p, min_detectable_diff: 0 };
   }
   return {

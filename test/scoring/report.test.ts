@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { buildRunComparison, buildScoreReport, type ReportOptions, type ScoreCell } from '../../core/scoring/report.js';
 import { cr2Mean } from '../../core/scoring/cluster-robust.js';
 import { clusteredMeanInterval, holm, mcnemarExact, meanInterval, pairedTTest } from '../../core/scoring/statistics.js';
+import { formatScoreReport } from '../../core/scoring/format-report.js';
 
 const base: ReportOptions = { runId: 'r1', scorer: 'exact', scorerVersion: 'v-abc', kind: 'pass_fail', epochs: 2 };
 
@@ -225,13 +226,15 @@ describe('buildScoreReport', () => {
     expect(r.by).toBe('topic');
     const xs = [1, 0.5, 0, 1, 0.5];
     const groups = [0, 0, 1, 1, 2];
-    const iv = clusteredMeanInterval(xs, groups);
-    expect(r.models[0]!.stderr).toBeCloseTo(iv.stderr!, 12);
-    expect(r.models[0]!.ci95![0]).toBeCloseTo(Math.max(0, iv.ci95![0]), 12);
-    expect(r.models[0]!.ci_method).toBe('cr2');
-    expect(r.warnings.some((w) => /Clustering by "topic" rests on only 3 clusters/.test(w))).toBe(true);
+    // Three clusters give under 3 degrees of freedom: no interval, no p, and the report says why.
+    expect(clusteredMeanInterval(xs, groups).tooFewClusters).toBe(true);
+    expect(r.models[0]).toMatchObject({ mean: 0.6, stderr: null, ci95: null, ci_method: 'cr2' });
+    expect(r.warnings).toContain(
+      'Clustering by "topic" rests on only 3 clusters (fewer than 10): too few independent clusters for a clustered interval (under 3 degrees of freedom, about four even clusters), so no interval, p or verdict is given. Report without --by, or by a key with more clusters.',
+    );
     const d = [0.5, 0.5, -0.5, 0, 0.5];
-    expect(r.pairs[0]!.stderr).toBeCloseTo(pairedTTest(d, groups).stderr!, 12);
+    expect(pairedTTest(d, groups).tooFewClusters).toBe(true);
+    expect(r.pairs[0]).toMatchObject({ stderr: null, ci95: null, p_value: null, p_holm: null });
     expect(r.slices!.map((s) => s.value)).toEqual(['(none)', 'dose', 'triage']);
     const dose = r.slices!.find((s) => s.value === 'dose')!;
     expect(dose.models.map((m) => [m.model, m.n, m.mean])).toEqual([
@@ -242,22 +245,35 @@ describe('buildScoreReport', () => {
   });
 
   it('floors CR2 at the unclustered SE where one cluster holds most vignettes, and warns; with 12 even clusters, neither', async () => {
-    // 24 vignettes: 14 in one cluster and 10 alone (15 clusters), or in 12 pairs.
-    const values = Array.from({ length: 24 }, (_, i) => [(i * 7) % 3 === 0 ? 0 : 1, i % 4 === 0 ? 0 : 1]);
+    // 30 vignettes: 16 in one cluster and 14 alone (15 clusters, 3.1 degrees of freedom), or in 15 pairs.
+    const values = Array.from({ length: 30 }, (_, i) => [(i * 7) % 3 === 0 ? 0 : 1, i % 4 === 0 ? 0 : 1]);
     const table = { m1: Object.fromEntries(values.map((v, i) => [`v${i}`, v])) };
-    const dominated = (v: string) => (Number(v.slice(1)) < 14 ? 'big' : v);
+    const dominated = (v: string) => (Number(v.slice(1)) < 16 ? 'big' : v);
     const r = await buildScoreReport({ ...base, by: 'topic' }, cells(table, dominated));
     const xs = values.map(([a, b]) => (a! + b!) / 2);
-    const labels = xs.map((_, i) => (i < 14 ? 0 : i));
+    const labels = xs.map((_, i) => (i < 16 ? 0 : i));
     expect(cr2Mean(xs, labels).stderr).toBeLessThan(meanInterval(xs).stderr!);
     expect(clusteredMeanInterval(xs, labels).floored).toBe(true);
     expect(r.models[0]!.stderr).toBeCloseTo(meanInterval(xs).stderr!, 12);
     expect(r.warnings).toContain(
-      'Clustering by "topic" rests on one cluster holding 58 % of the vignettes: the clustered intervals and p-values (CR2 with Bell-McCaffrey degrees of freedom, floored at the unclustered standard error) rest on few independent clusters; read them as rough.',
+      'Clustering by "topic" rests on 15 clusters, one holding 53 % of the vignettes: the clustered intervals and p-values (CR2 with Bell-McCaffrey degrees of freedom, floored at the unclustered standard error) rest on few independent clusters; read them as rough.',
     );
     const even = await buildScoreReport({ ...base, by: 'topic' }, cells(table, (v) => `c${Math.floor(Number(v.slice(1)) / 2)}`));
     expect(even.warnings.filter((w) => w.startsWith('Clustering'))).toEqual([]);
     expect(even.models[0]!.stderr).toBeCloseTo(clusteredMeanInterval(xs, xs.map((_, i) => Math.floor(i / 2))).stderr!, 12);
+  });
+
+  it('gives a pair over too few clusters no verdict ("too few clusters to compare"), however far apart, and leaves it out of Holm', async () => {
+    // 20 vignettes in two topics: a always passes, b always fails; unclustered this is p < 0.001.
+    const ids = Array.from({ length: 20 }, (_, i) => `v${i}`);
+    const table = { a: Object.fromEntries(ids.map((v) => [v, [1, 1]])), b: Object.fromEntries(ids.map((v, i) => [v, [i % 3 === 0 ? 1 : 0, 0]])) };
+    const plain = await buildScoreReport(base, cells(table));
+    expect(plain.pairs[0]).toMatchObject({ verdict: 'a_better' });
+    const r = await buildScoreReport({ ...base, by: 'topic' }, cells(table, (v) => (Number(v.slice(1)) < 10 ? 'dose' : 'triage')));
+    expect(r.pairs[0]).toMatchObject({ n: 20, verdict: 'too_few_clusters', distinguishable: false, p_value: null, p_holm: null, ci95: null });
+    expect(r.models.map((m) => m.ci95)).toEqual([null, null]);
+    expect(r.warnings.some((w) => w.startsWith('Clustering by "topic" rests on only 2 clusters (fewer than 10): too few independent clusters'))).toBe(true);
+    expect(formatScoreReport(r).join('\n')).toMatch(/a − b .* too few clusters to compare/);
   });
 
   it('reports one model alone, one vignette, and all-equal scores with intervals that are never a point', async () => {

@@ -37,10 +37,12 @@ interface Fixture {
     cr2_stderr: number;
     bm_df: number;
     largest_share: number;
-    stderr: number;
-    ci95: [number, number];
-    df: number;
     floored: boolean;
+    /** Under 3 Bell-McCaffrey degrees of freedom: no interval (the next three null). */
+    too_few_clusters: boolean;
+    stderr: number | null;
+    ci95: [number, number] | null;
+    df: number | null;
   }[];
   paired: {
     name: string;
@@ -60,10 +62,11 @@ interface Fixture {
     clusters: number[];
     n: number;
     diff: number;
-    stderr: number;
-    ci95: [number, number];
-    p_value: number;
-    min_detectable_diff: number;
+    too_few_clusters: boolean;
+    stderr: number | null;
+    ci95: [number, number] | null;
+    p_value: number | null;
+    min_detectable_diff: number | null;
   }[];
   mcnemar: { b: number; c: number; p_value: number }[];
   holm: { p: number[]; p_holm: number[] }[];
@@ -125,21 +128,47 @@ describe('clusteredMeanInterval', () => {
     const r = clusteredMeanInterval(c.xs, c.clusters);
     close(r.mean, c.mean, 'mean');
     close(r.stderr, c.stderr, 'stderr');
-    close(r.ci95![0], c.ci95[0], 'ci lo');
-    close(r.ci95![1], c.ci95[1], 'ci hi');
+    close(r.ci95?.[0] ?? null, c.ci95?.[0] ?? null, 'ci lo');
+    close(r.ci95?.[1] ?? null, c.ci95?.[1] ?? null, 'ci hi');
     close(r.df, c.df, 'df');
     expect(r.floored).toBe(c.floored);
+    expect(r.tooFewClusters).toBe(c.too_few_clusters);
+  });
+
+  it('the fixtures hold both sides of the too-few-clusters line, and a dominant cluster with an interval', () => {
+    expect(fx.clustered.filter((c) => c.too_few_clusters).map((c) => c.name)).toEqual(['two clusters', 'unequal sizes, a singleton', 'one cluster holds most vignettes']);
+    const dominant = fx.clustered.find((c) => c.name === 'one cluster of 51 in 100, the rest single')!;
+    expect(dominant.largest_share).toBeGreaterThan(0.5);
+    expect(dominant.too_few_clusters).toBe(false);
   });
 
   it('keeps a CR2 below the unclustered SE when no cluster dominates, and floors it when one holds most values', () => {
-    const xs = [0.1, 0.5, 0.9, 0.3, 0.7, 1.0, 0.0, 0.2, 0.6];
-    const balanced = clusteredMeanInterval(xs, [3, 3, 1, 1, 2, 2, 2, 2, 7]);
-    expect(balanced.stderr!).toBeLessThan(meanInterval(xs).stderr!);
+    // Six clusters whose means barely differ: CR2 is far below the unclustered SE, and stands.
+    const rows = [[0.1, 0.5, 0.9], [0.2, 0.5, 0.9], [0.1, 0.6, 0.9], [0.1, 0.5, 0.8], [0.0, 0.5, 0.9], [0.1, 0.4, 0.9]];
+    const xs = rows.flat();
+    const balanced = clusteredMeanInterval(xs, rows.flatMap((r, g) => r.map(() => g)));
+    expect(balanced.stderr!).toBeLessThan(meanInterval(xs).stderr! / 2);
     expect(balanced.floored).toBe(false);
-    const dominated = clusteredMeanInterval(xs, [0, 0, 0, 0, 0, 1, 1, 2, 2]);
-    expect(cr2Mean(xs, [0, 0, 0, 0, 0, 1, 1, 2, 2]).stderr).toBeLessThan(meanInterval(xs).stderr!);
+    // One cluster of 51 in 100 holding the spread, 49 singletons at the mean: CR2 alone would be a tenth of the unclustered SE.
+    const ys = [...Array.from({ length: 51 }, (_, i) => i % 2), ...Array.from({ length: 49 }, () => 0.5)];
+    const groups = [...Array.from({ length: 51 }, () => 0), ...Array.from({ length: 49 }, (_, i) => i + 1)];
+    expect(cr2Mean(ys, groups).stderr).toBeLessThan(meanInterval(ys).stderr! / 5);
+    const dominated = clusteredMeanInterval(ys, groups);
+    expect(dominated.tooFewClusters).toBe(false);
     expect(dominated.floored).toBe(true);
-    close(dominated.stderr, meanInterval(xs).stderr, 'floored at the unclustered SE');
+    close(dominated.stderr, meanInterval(ys).stderr, 'floored at the unclustered SE');
+  });
+
+  it('gives no interval under three degrees of freedom: two or three clusters, or one holding most vignettes', () => {
+    const xs = [0.1, 0.5, 0.9, 0.3, 0.7, 1.0, 0.0, 0.2, 0.6];
+    for (const groups of [[0, 0, 0, 0, 1, 1, 1, 1, 1], [0, 0, 0, 1, 1, 1, 2, 2, 2], [0, 0, 0, 0, 0, 0, 1, 2, 3]]) {
+      const r = clusteredMeanInterval(xs, groups);
+      expect(r.tooFewClusters).toBe(true);
+      expect([r.stderr, r.ci95, r.df]).toEqual([null, null, null]);
+      expect(pairedTTest(xs.map((x) => x - 0.2), groups)).toMatchObject({ p_value: null, ci95: null, tooFewClusters: true });
+    }
+    // Four even clusters give exactly 3 (computed a hair below it): an interval.
+    expect(clusteredMeanInterval([...xs, 0.4, 0.8, 0.5], [0, 0, 0, 1, 1, 1, 2, 2, 2, 3, 3, 3]).tooFewClusters).toBe(false);
   });
 
   it('never reports a clustered SE that is 0 on data that vary: equal cluster means are floored', () => {
@@ -211,10 +240,11 @@ describe('pairedTTest clustered by a metadata key', () => {
     expect(r.n).toBe(c.n);
     close(r.diff, c.diff, 'diff');
     close(r.stderr, c.stderr, 'stderr');
-    close(r.ci95![0], c.ci95[0], 'ci lo');
-    close(r.ci95![1], c.ci95[1], 'ci hi');
+    close(r.ci95?.[0] ?? null, c.ci95?.[0] ?? null, 'ci lo');
+    close(r.ci95?.[1] ?? null, c.ci95?.[1] ?? null, 'ci hi');
     close(r.p_value, c.p_value, 'p');
     close(r.min_detectable_diff, c.min_detectable_diff, 'mdd');
+    expect(r.tooFewClusters === true).toBe(c.too_few_clusters);
   });
 });
 

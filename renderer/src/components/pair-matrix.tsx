@@ -8,6 +8,7 @@
  */
 import type { PairComparison } from '../api/types.js';
 import { pairOf } from './pairs.js';
+import { noVerdictText } from '../../../core/common/pair-verdict.js';
 import { formatDiff, formatInterval, formatPValue, formatScore } from '../../../core/common/score-format.js';
 import { ScrollRegion } from './scroll-region.js';
 
@@ -21,8 +22,8 @@ function PairCell({ pair }: { pair: PairComparison | null }) {
       <div className="small muted nowrap">
         p<sub>Holm</sub> {formatPValue(pair.p_holm)} · n {pair.n}
       </div>
-      {pair.verdict === 'too_few' ? (
-        <div className="small pair-verdict">too few vignettes to compare</div>
+      {noVerdictText(pair.verdict) !== null ? (
+        <div className="small pair-verdict">{noVerdictText(pair.verdict)}</div>
       ) : pair.distinguishable ? null : (
         <div className="small pair-verdict" title={`With ${pair.n} vignettes a difference below about ${formatScore(pair.min_detectable_diff)} would likely go unseen`}>
           not distinguishable

@@ -15,6 +15,7 @@ import { EmptyState, ErrorNotice } from '../components/notice.js';
 import { RunPicker } from '../components/run-picker.js';
 import { ScoreIntervalChart, type IntervalEntry } from '../components/score-interval-chart.js';
 import { modelOfSide } from '../components/pairs.js';
+import { noVerdictText } from '../../../core/common/pair-verdict.js';
 import { formatDiff, formatInterval, formatPValue, formatScore } from '../../../core/common/score-format.js';
 import { useFetch } from '../components/use-fetch.js';
 import { useRuns } from '../components/use-runs.js';
@@ -69,7 +70,7 @@ function DifferenceTable({ pairs }: { pairs: readonly PairComparison[] }) {
                 {p.distinguishable ? (
                   <span className={`badge ${p.diff > 0 ? 'badge-ok' : 'badge-err'}`}>{p.diff > 0 ? 'B scores higher' : 'B scores lower'}</span>
                 ) : (
-                  <span className="badge badge-muted">{p.verdict === 'too_few' ? 'too few vignettes to compare' : 'not distinguishable'}</span>
+                  <span className="badge badge-muted">{noVerdictText(p.verdict) ?? 'not distinguishable'}</span>
                 )}
               </td>
             </tr>
