@@ -14,7 +14,11 @@ import { MIN_VIGNETTES_TO_COMPARE, type ModelScore, type PairComparison, type Ru
 import { signed } from './signed-text.js';
 
 /** The verdict rule, said once under the pair table. */
-export const VERDICT_NOTE = `better: the Holm-adjusted p of the test shown is below 0.05 (across every pair above); otherwise not distinguishable; under ${MIN_VIGNETTES_TO_COMPARE} shared vignettes, too few to compare; clustered over fewer than about four even clusters, too few clusters to compare.`;
+/** The verdict rule under a pair table; `clustered` adds the rule a clustering brings. */
+export function verdictNote(clustered: boolean): string {
+  const clusters = clustered ? '; clustered over fewer than about four even clusters, too few clusters to compare' : '';
+  return `better: the Holm-adjusted p of the test shown is below 0.05 (across every pair above); otherwise not distinguishable; under ${MIN_VIGNETTES_TO_COMPARE} shared vignettes, too few to compare${clusters}.`;
+}
 
 export function fixed(x: number, digits = 3): string {
   return x.toFixed(digits);
@@ -132,7 +136,7 @@ export function formatScoreReport(report: ScoreReport): string[] {
       '',
       `Pairs, on the vignettes both answered (${tests}; Holm-adjusted across ${report.pairs.length} pair${report.pairs.length === 1 ? '' : 's'}):`,
       ...pairTable(report.pairs),
-      VERDICT_NOTE,
+      verdictNote(report.by !== null),
       'min. detectable: the smallest true difference the paired t test at this many vignettes finds 80 % of the time (α = 0.05).',
     );
   }
@@ -179,7 +183,7 @@ export function formatRunComparison(c: RunComparison): string[] {
     '',
     `B − A for each model both ran, on the vignettes both scored (Holm-adjusted across ${c.pairs.length} pair${c.pairs.length === 1 ? '' : 's'}):`,
     ...pairTable(c.pairs),
-    VERDICT_NOTE,
+    verdictNote(false),
   );
   return lines;
 }

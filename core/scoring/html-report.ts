@@ -13,7 +13,7 @@
  * Runs on: Node (core); pure.
  */
 import { createHash } from 'node:crypto';
-import { fixed, interval, pairCells, variantsNote, VERDICT_NOTE } from './format-report.js';
+import { fixed, interval, pairCells, variantsNote, verdictNote } from './format-report.js';
 import { REPORT_SCRIPT, REPORT_STYLE } from './html-report-assets.js';
 import type { ModelScore, PairComparison, ScoreReport } from './report-shape.js';
 import type { DecisionReport } from './adaptive-decision.js';
@@ -92,14 +92,14 @@ function intervalChart(models: readonly ModelScore[]): string {
   return parts.join('\n');
 }
 
-function pairs(list: readonly PairComparison[]): string {
+function pairs(list: readonly PairComparison[], clustered: boolean): string {
   const rows = list.map((p) => [
     ...pairCells(p),
     typeof p.verdict === 'string' ? pairVerdictText(p) : p.distinguishable ? 'distinguishable' : 'not distinguishable',
   ]);
   return [
     table(['pair', 'n', 'diff', '95 % CI', 'p', 'p (Holm)', 'verdict'], rows, new Set([1, 2, 3, 4, 5]), 'pairs'),
-    `<p class="note">${escapeHtml(VERDICT_NOTE)}</p>`,
+    `<p class="note">${escapeHtml(verdictNote(clustered))}</p>`,
   ].join('\n');
 }
 
@@ -164,7 +164,7 @@ export function buildHtmlReport(report: ScoreReport, vignettes: ReportVignettes,
     ? '<p>No scores yet.</p>'
     : [
         section('Leaderboard', `${leaderboard(report)}\n${intervalChart(report.models)}`),
-        report.pairs.length > 0 ? section('Paired comparisons', pairs(report.pairs)) : '',
+        report.pairs.length > 0 ? section('Paired comparisons', pairs(report.pairs, report.by !== null)) : '',
         section('Posed until decided', anytime(report.anytime)),
         section('Consistency across epochs', consistency(report)),
         section("Judges' agreement", judges(report)),

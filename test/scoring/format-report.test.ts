@@ -54,7 +54,7 @@ describe('formatScoreReport', () => {
     expect(lines[pairHead + 1]).toMatch(/^strong − weak\s+30\s+\+0\.833\s+\[\+0\.\d{3}, \+0\.\d{3}\]\s+<0\.001\s+<0\.001\s+0\.\d{3}\s+strong better$/);
     expect(lines.some((l) => l.startsWith('min. detectable: the smallest true difference'))).toBe(true);
     expect(lines).toContain(
-      'better: the Holm-adjusted p of the test shown is below 0.05 (across every pair above); otherwise not distinguishable; under 10 shared vignettes, too few to compare; clustered over fewer than about four even clusters, too few clusters to compare.',
+      'better: the Holm-adjusted p of the test shown is below 0.05 (across every pair above); otherwise not distinguishable; under 10 shared vignettes, too few to compare.',
     );
   });
 
