@@ -3,7 +3,8 @@
  * `{"models":[{"model","input_tokens","output_tokens","calls","est_cost_usd"}],"total_est_cost_usd"}`
  * and nothing more (its schema, in stats-schema.ts, doubles as the route's response schema, so an
  * extra field cannot slip out); `GET /runs/:id/stats` is the same per-model shape for one run, with progress, rates,
- * what the prompt cache answered, and the calls that retried hard fails, apart.
+ * what the prompt cache answered, the sweep's calls asked of billing providers (`calls_asked`,
+ * `calls_unrecorded`), and the calls that retried hard fails, apart.
  * Runs on: Node (core).
  */
 import type { JobStatus } from '../domain.js';
@@ -54,7 +55,11 @@ export function toRetryStats(retries: readonly ModelCost[]) {
  * One run's accounting: the /stats per-model figures plus each model's job progress, the run's
  * rate, its retries and its judges' calls apart, and what it cost in all (`total_with_scoring_usd`).
  */
-export function toRunStats(detail: RunDetail, scoring: Pick<StatsReport, 'retries' | 'judges' | 'totalWithScoringUsd'>, now = Date.now()) {
+export function toRunStats(
+  detail: RunDetail,
+  scoring: Pick<StatsReport, 'retries' | 'judges' | 'totalWithScoringUsd' | 'totalSweepCallsAsked' | 'totalSweepCallsUnrecorded'>,
+  now = Date.now(),
+) {
   const { run, jobs } = detail;
   const jobCounts = Object.fromEntries(JOB_STATUSES.map((s) => [s, jobs.filter((j) => j.status === s).length]));
   const elapsedMs = run.startedAt === null ? 0 : (run.finishedAt ?? now) - run.startedAt;
@@ -76,6 +81,9 @@ export function toRunStats(detail: RunDetail, scoring: Pick<StatsReport, 'retrie
     jobs: jobCounts,
     calls: run.calls,
     calls_expected: run.jobCount * run.vignetteCount,
+    // The sweep's calls to providers that bill, counted before each left, and those no record holds.
+    calls_asked: scoring.totalSweepCallsAsked,
+    calls_unrecorded: scoring.totalSweepCallsUnrecorded,
     input_tokens: run.inputTokens,
     output_tokens: run.outputTokens,
     ...toCacheStats(run),

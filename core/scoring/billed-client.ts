@@ -2,9 +2,10 @@
  * A ModelClient that bills every call to a scorer version of a run before making it: the call is
  * counted in the run's usage before the request leaves, its tokens added when the answer comes, and
  * taken back out if it ends in an error (see core/store/billed-calls.ts). The scorekeeper gives
- * one to each scorer it builds (its judges' calls) and to the retrier (its retries' calls), so
- * `stats` and the scoring usage hold every call a provider was asked, even those whose scores a
- * kill -9 lost. A call aborted half-way stays counted: its request may have reached the provider.
+ * one to each scorer it builds (its judges' calls) and to the retrier (its retries' calls), and the
+ * engine one to its local worker (the sweep's calls to providers that bill), so `stats` and the
+ * scoring usage hold every call a provider was asked, even those whose scores or records a kill -9
+ * lost. A call aborted half-way stays counted: its request may have reached the provider.
  * Runs on: Node (core).
  */
 import { PanoptesError } from '../domain.js';
@@ -22,12 +23,15 @@ export interface BilledClientOptions {
   scorerId: number;
   kind: BilledCallKind;
   write: LedgerWrite;
+  /** Whether a call to the model can be billed; false passes it through uncounted (default: every model). */
+  bills?: (model: string) => boolean;
 }
 
 export function billedClient(client: ModelClient, opts: BilledClientOptions): ModelClient {
   const billed: ModelClient = {
     serves: (model) => client.serves(model),
     generate: async (request: ModelRequest): Promise<ModelResponse> => {
+      if (opts.bills && !opts.bills(request.model)) return client.generate(request);
       if (request.runId === undefined) throw new PanoptesError('internal', `a ${opts.kind} call to ${request.model} names no run to bill`);
       const call = { runId: request.runId, scorerId: opts.scorerId, kind: opts.kind, model: request.model };
       if (!(await opts.write(() => opts.ledger.asked(call), request.signal))) throw new PanoptesError('cancelled', `the ${opts.kind} call to ${request.model} was not made: scoring stopped`);

@@ -32,6 +32,15 @@ export interface RunScoringCosts {
   totalWithScoringUsd: number;
 }
 
+/** The sweep's calls to one model a provider bills, as counted before each left, against the records that landed. */
+export interface SweepCallCount {
+  model: string;
+  /** Calls asked (prompt-cache answers included), counted before each request left. */
+  asked: number;
+  /** Of those, calls no record holds: cut off by a kill -9 before their records landed, or in flight now. */
+  unrecorded: number;
+}
+
 export interface StatsReport {
   /** The sweep's own calls; the totals below are theirs. */
   models: ModelCost[];
@@ -52,4 +61,12 @@ export interface StatsReport {
   totalCachedInputTokens: number;
   totalCachedOutputTokens: number;
   totalSavedCostUsd: number;
+  /**
+   * The sweep's calls to providers that bill, per model, counted before each request left (local
+   * models, the mocks and GGUF files, bill nobody and are not counted), so the calls a kill -9 cut
+   * off before their records landed are still in the account.
+   */
+  sweepCalls: SweepCallCount[];
+  totalSweepCallsAsked: number;
+  totalSweepCallsUnrecorded: number;
 }

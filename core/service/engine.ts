@@ -38,6 +38,7 @@ import { ForeignWriteWatcher } from './foreign-writes.js';
 import { estCostUsd } from '../common/cost.js';
 import { loadCatalog } from './load-catalog.js';
 import { stageJudgeOf, templateJudgeBilling } from './stage-judge.js';
+import { sweepBilling } from './sweep-billing.js';
 import { modelCosts, priceUsage, retryCosts, summarizeRun } from './summaries.js';
 import { ResponseScores } from '../store/response-scores.js';
 import { scoringStatus, type ServiceScoring } from './scoring-status.js';
@@ -175,7 +176,11 @@ export function openEngine(opts: EngineOptions): Engine {
   registry.register('code', codeScorerBuilder(grants), checkCodeDefinition(grants));
   if (local) {
     pool.add(
-      new LocalWorker({ client: modelClient, callConcurrency: opts.callConcurrency, stageJudge: stageJudgeOf(registry, templateJudgeBilling(store)) }),
+      new LocalWorker({
+        client: sweepBilling(store, catalog)(modelClient),
+        callConcurrency: opts.callConcurrency,
+        stageJudge: stageJudgeOf(registry, templateJudgeBilling(store)),
+      }),
     );
   }
   const scores = new ScoreStore(store);

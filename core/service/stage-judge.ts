@@ -18,8 +18,7 @@ import { checkCodeDefinition, codeScorerBuilder } from '../scoring/plugin/code-s
 import { ScorerRegistry, type CallBilling } from '../scoring/scorer-registry.js';
 import type { Scorer } from '../scoring/scorer.js';
 import { ScoringConfigSchema } from '../scoring/scoring-config.js';
-import { BilledCalls, TEMPLATE_JUDGE_SCORER_ID } from '../store/billed-calls.js';
-import { diskFullError, isDiskFull } from '../store/disk-full.js';
+import { BilledCalls, TEMPLATE_JUDGE_SCORER_ID, writeNowOrRefuse } from '../store/billed-calls.js';
 import type { Store } from '../store/store.js';
 import type { StageJudge } from '../workers/staged-eval.js';
 
@@ -30,15 +29,7 @@ import type { StageJudge } from '../workers/staged-eval.js';
  */
 export function templateJudgeBilling(store: Store): CallBilling {
   const ledger = new BilledCalls(store);
-  const write = (commit: () => void): Promise<boolean> => {
-    try {
-      commit();
-      return Promise.resolve(true);
-    } catch (err) {
-      if (isDiskFull(err)) return Promise.reject(diskFullError(store.path, "counting a template's judge call", err));
-      return Promise.reject(err as Error);
-    }
-  };
+  const write = writeNowOrRefuse(store, "counting a template's judge call");
   return (client) => billedClient(client, { ledger, scorerId: TEMPLATE_JUDGE_SCORER_ID, kind: 'judge', write });
 }
 

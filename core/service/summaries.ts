@@ -10,6 +10,7 @@ import type { Catalog } from '../models/catalog.js';
 import type { Price } from '../common/cost.js';
 import type { AttemptStore } from '../store/attempt-store.js';
 import { Turns } from '../scoring/report-cells.js';
+import { sweepUsage } from '../store/billed-calls.js';
 import { judgeTotals } from '../store/judge-totals.js';
 import { runScoringSums, type RunScoringSums } from '../store/run-scoring-sums.js';
 import type { Store } from '../store/store.js';
@@ -123,6 +124,10 @@ export function statsReport(store: Store, attempts: AttemptStore, catalog: Price
   const retries = retryCosts(store, attempts, catalog, runId);
   const judges = judgeTotals(store, runId).map((u) => priceUsage(u, catalog));
   const all = costWithScoring(models, judges, retries);
+  const sweepCalls = sweepUsage(store, runId).map((u) => {
+    const recorded = models.find((m) => m.model === u.model)?.calls ?? 0;
+    return { model: u.model, asked: u.calls, unrecorded: Math.max(0, u.calls - recorded) };
+  });
   return {
     models,
     retries,
@@ -138,6 +143,9 @@ export function statsReport(store: Store, attempts: AttemptStore, catalog: Price
     totalCachedInputTokens: t.cachedInputTokens,
     totalCachedOutputTokens: t.cachedOutputTokens,
     totalSavedCostUsd: t.savedCostUsd,
+    sweepCalls,
+    totalSweepCallsAsked: sweepCalls.reduce((n, c) => n + c.asked, 0),
+    totalSweepCallsUnrecorded: sweepCalls.reduce((n, c) => n + c.unrecorded, 0),
   };
 }
 

@@ -1,7 +1,8 @@
 /**
- * The scoring calls' ledger, in SQL: every judge call and every retry of a hard fail is counted in
- * the run's usage (judge_usage, retry_usage) the moment it is asked, before the request leaves,
- * and gets its tokens when its answer comes. A kill -9 at any point so leaves every call that
+ * The billed calls' ledger, in SQL: every judge call, every retry of a hard fail and every call of
+ * the sweep to a provider that bills is counted in the run's usage (judge_usage, retry_usage,
+ * sweep_usage) the moment it is asked, before the request leaves, and gets its tokens when its
+ * answer comes. A kill -9 at any point so leaves every call that
  * reached a provider counted, whether or not its scores were stored: the page scored again after
  * a restart asks again, and pays again, and both calls are in the usage. A call that ends in an
  * error is taken back out (a provider bills no error; the router's metrics keep every attempt).
@@ -11,12 +12,16 @@
  */
 import type Database from 'better-sqlite3';
 import type { RunId, Usage } from '../domain.js';
+import { diskFullError, isDiskFull } from './disk-full.js';
 import type { Store } from './store.js';
 
-/** Whose call it is: a judge's (apart from the sweep, per judge model) or a retry's (the candidate model's). */
-export type BilledCallKind = 'judge' | 'retry';
+/**
+ * Whose call it is: a judge's (apart from the sweep, per judge model), a retry's (the candidate
+ * model's) or the sweep's own (the records keep its tokens too; the ledger holds the calls asked).
+ */
+export type BilledCallKind = 'judge' | 'retry' | 'sweep';
 
-/** One call being accounted: the run and scorer version it serves, and the model asked. */
+/** One call being accounted: the run and scorer version it serves (none for the sweep's: 0), and the model asked. */
 export interface BilledCall {
   runId: RunId;
   scorerId: number;
@@ -72,13 +77,24 @@ export class BilledCalls {
          WHERE run_id = @runId AND scorer_id = @scorerId AND model = @model`,
       ),
       retryFailed: db.prepare(`UPDATE retry_usage SET calls = calls - 1 WHERE run_id = @runId AND scorer_id = @scorerId AND model = @model`),
+      sweepAsked: db.prepare(
+        `INSERT INTO sweep_usage (run_id, model, calls, input_tokens, output_tokens, cached_calls)
+         VALUES (@runId, @model, 1, 0, 0, 0)
+         ON CONFLICT (run_id, model) DO UPDATE SET calls = calls + 1`,
+      ),
+      sweepAnswered: db.prepare(
+        `UPDATE sweep_usage SET input_tokens = input_tokens + @input, output_tokens = output_tokens + @output, cached_calls = cached_calls + @cachedCalls
+         WHERE run_id = @runId AND model = @model`,
+      ),
+      sweepFailed: db.prepare(`UPDATE sweep_usage SET calls = calls - 1 WHERE run_id = @runId AND model = @model`),
     };
   }
 
   /** Counts a call about to be made. Throws (a full disk) before anything is asked: no call is made that cannot be counted. */
   asked(call: BilledCall): void {
     const key = { runId: call.runId, scorerId: call.scorerId, model: call.model };
-    this.store.withoutSync(() => (call.kind === 'judge' ? this.stmt.judgeAsked : this.stmt.retryAsked).run(key));
+    if (call.kind === 'sweep') this.store.withoutSync(() => this.stmt.sweepAsked.run({ runId: call.runId, model: call.model }));
+    else this.store.withoutSync(() => (call.kind === 'judge' ? this.stmt.judgeAsked : this.stmt.retryAsked).run(key));
   }
 
   /** Adds the tokens of a call counted when it was asked. */
@@ -89,6 +105,11 @@ export class BilledCalls {
       this.store.withoutSync(() => this.stmt.retryAnswered.run({ ...key, input: inputTokens, output: outputTokens }));
       return;
     }
+    if (call.kind === 'sweep') {
+      const billed = answer.cached ? { input: 0, output: 0, cachedCalls: 1 } : { input: inputTokens, output: outputTokens, cachedCalls: 0 };
+      this.store.withoutSync(() => this.stmt.sweepAnswered.run({ runId: call.runId, model: call.model, ...billed }));
+      return;
+    }
     const billed = answer.cached ? { input: 0, output: 0, cachedCalls: 1, cachedInput: inputTokens, cachedOutput: outputTokens } : { input: inputTokens, output: outputTokens, cachedCalls: 0, cachedInput: 0, cachedOutput: 0 };
     this.store.withoutSync(() => this.stmt.judgeAnswered.run({ ...key, ...billed }));
   }
@@ -96,6 +117,43 @@ export class BilledCalls {
   /** Takes back a call counted when it was asked that ended in an error: nothing was billed. */
   failed(call: BilledCall): void {
     const key = { runId: call.runId, scorerId: call.scorerId, model: call.model };
-    this.store.withoutSync(() => (call.kind === 'judge' ? this.stmt.judgeFailed : this.stmt.retryFailed).run(key));
+    if (call.kind === 'sweep') this.store.withoutSync(() => this.stmt.sweepFailed.run({ runId: call.runId, model: call.model }));
+    else this.store.withoutSync(() => (call.kind === 'judge' ? this.stmt.judgeFailed : this.stmt.retryFailed).run(key));
   }
+}
+
+/** A run's sweep calls to one model as the ledger counted them. */
+export interface SweepUsage {
+  model: string;
+  /** Calls asked, cached ones included. */
+  calls: number;
+  /** Of those, calls the prompt cache answered: not billed. */
+  cachedCalls: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/** The sweep's calls per model, as counted before they left: of one run, or summed over every run. A read, for read-only stores too. */
+export function sweepUsage(store: Store, runId?: RunId): SweepUsage[] {
+  const columns = `model, SUM(calls) AS calls, SUM(cached_calls) AS cachedCalls, SUM(input_tokens) AS inputTokens, SUM(output_tokens) AS outputTokens`;
+  return runId === undefined
+    ? store.db.prepare<[], SweepUsage>(`SELECT ${columns} FROM sweep_usage GROUP BY model ORDER BY model`).all()
+    : store.db.prepare<[string], SweepUsage>(`SELECT ${columns} FROM sweep_usage WHERE run_id = ? GROUP BY model ORDER BY model`).all(runId);
+}
+
+/**
+ * A ledger write made at once, as the sweep and a template's judge loop make them: a full disk
+ * fails the call before it is made, in one sentence naming the database (`doing` says what was
+ * being counted), so no call is made that cannot be counted.
+ */
+export function writeNowOrRefuse(store: Store, doing: string): (commit: () => void) => Promise<boolean> {
+  return (commit) => {
+    try {
+      commit();
+      return Promise.resolve(true);
+    } catch (err) {
+      if (isDiskFull(err)) return Promise.reject(diskFullError(store.path, doing, err));
+      return Promise.reject(err as Error);
+    }
+  };
 }

@@ -22,8 +22,9 @@ import { migration as m015 } from './migrations/015-verdicts-boolean.js';
 import { migration as m016 } from './migrations/016-finished-stages.js';
 import { migration as m017 } from './migrations/017-change-sequence.js';
 import { migration as m018 } from './migrations/018-response-sort-indexes.js';
+import { migration as m019 } from './migrations/019-sweep-usage.js';
 import type { Migration } from './migrations/migration.js';
 
 export type { Migration } from './migrations/migration.js';
 
-export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013, m014, m015, m016, m017, m018];
+export const MIGRATIONS: readonly Migration[] = [m001, m002, m003, m004, m005, m006, m007, m008, m009, m010, m011, m012, m013, m014, m015, m016, m017, m018, m019];

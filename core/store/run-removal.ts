@@ -35,6 +35,7 @@ export class RunRemoval {
         `DELETE FROM run_scorers WHERE run_id = @runId`,
         `DELETE FROM judge_usage WHERE run_id = @runId`,
         `DELETE FROM retry_usage WHERE run_id = @runId`,
+        `DELETE FROM sweep_usage WHERE run_id = @runId`,
         `DELETE FROM staged_runs WHERE run_id = @runId`,
         `DELETE FROM runs WHERE id = @runId`,
       ].map((sql) => db.prepare(sql)),

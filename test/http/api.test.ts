@@ -112,6 +112,8 @@ describe('HTTP API', () => {
 
     const runStats = await api.call('GET', `/runs/${created.json.id}/stats`);
     expect(runStats.json).toMatchObject({ run_id: created.json.id, status: 'done', calls: 120, calls_expected: 120, job_count: 6 });
+    // The mock models bill nobody: the sweep's ledger counts no call of theirs.
+    expect(runStats.json).toMatchObject({ calls_asked: 0, calls_unrecorded: 0 });
     expect(runStats.json.jobs).toMatchObject({ done: 6, failed: 0, pending: 0, running: 0 });
     expect(runStats.json.models.map((m: { model: string; jobs_done: number }) => [m.model, m.jobs_done])).toEqual([
       ['fast', 2],

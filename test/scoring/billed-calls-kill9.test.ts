@@ -8,8 +8,10 @@
  *   the kills lost (the same records are scored again, and asked again), but for a call counted
  *   at a kill whose request had not left yet; only the tokens of the calls in flight at a kill (one
  *   a lane) are unknown;
- * - the sweep's calls are counted with their records: a kill loses at most the calls in flight and
- *   the answers not yet landed (call concurrency + the lander's batch of 64) per kill.
+ * - the sweep's records miss at most the calls in flight and the answers not yet landed at a kill
+ *   (call concurrency + the lander's batch of 64); its ledger, counted before each request leaves,
+ *   misses none: it holds every call the server was asked, plus at most the calls counted at a
+ *   kill whose requests had not left yet (call concurrency per kill).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -90,7 +92,7 @@ it('judge calls and retries after kill -9 at seeded points: the stored usage equ
   }
 }, 240_000);
 
-it("the sweep's calls after kill -9 at seeded points: the stored usage misses at most the calls in flight and not yet landed at each kill", async () => {
+it("the sweep's calls after kill -9 at seeded points: the records miss at most the calls in flight and not yet landed at each kill, the ledger none", async () => {
   const random = seededRandom('billed-calls: run');
   const dataDir = join(tmp.dir, 'swept');
   const dbPath = join(dataDir, 'panoptes.db');
@@ -118,6 +120,12 @@ it("the sweep's calls after kill -9 at seeded points: the stored usage misses at
     const asked = candidate.requests() - before;
     expect(asked, `seed ${random.seed}`).toBeGreaterThanOrEqual(stats.totalCalls);
     expect(asked - stats.totalCalls, `seed ${random.seed}`).toBeLessThanOrEqual(killed * (CALLS_IN_FLIGHT + LANDER_BATCH));
+    // The ledger: never fewer than the server was asked, and over it only by calls counted at a kill before they left.
+    const counted = stats.totalSweepCallsAsked;
+    expect(counted - asked, `seed ${random.seed}: ${counted} counted, ${asked} asked`).toBeGreaterThanOrEqual(0);
+    expect(counted - asked, `seed ${random.seed}: ${counted} counted, ${asked} asked`).toBeLessThanOrEqual(killed * CALLS_IN_FLIGHT);
+    expect(stats.sweepCalls).toEqual([{ model: 'cand', asked: counted, unrecorded: counted - VIGNETTES }]);
+    expect(stats.totalSweepCallsUnrecorded).toBe(counted - VIGNETTES);
   } finally {
     await e.close();
   }

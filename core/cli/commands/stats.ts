@@ -32,6 +32,11 @@ export function registerStatsCommand(program: Command): void {
         process.stdout.write('no responses recorded yet\n');
       } else {
         printUsageTable(stats.models);
+        if (stats.totalSweepCallsUnrecorded > 0) {
+          process.stdout.write(
+            `\n${stats.totalSweepCallsUnrecorded} of ${stats.totalSweepCallsAsked} calls asked of providers have no record (cut off before their records landed, or in flight): billed, not in the table above\n`,
+          );
+        }
         if (stats.retries.length > 0) {
           process.stdout.write("\nretries of hard fails (the candidates' extra calls, apart from the sweep's above):\n");
           printUsageTable(stats.retries);

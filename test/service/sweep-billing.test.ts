@@ -1,0 +1,94 @@
+/**
+ * The sweep's ledger, call by call: a call to a billing provider is counted before it is made, its
+ * tokens added when answered, a prompt-cache answer counted apart, an error taken back out, an
+ * abort kept (it may have reached the provider); calls to local models (the mocks) are not counted.
+ * Real SQLite in a temp folder; the provider behind the client is a stand-in ModelClient, since what
+ * is tested is the accounting around it (the kill -9 test in test/scoring/billed-calls-kill9.test.ts
+ * runs it against a real server).
+ * Runs on: Node (test).
+ */
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { writeStoredRun } from '../../bench/stored-run.js';
+import { PanoptesError } from '../../core/domain.js';
+import type { ModelClient, ModelRequest, ModelResponse } from '../../core/models/model-client.js';
+import { loadCatalog } from '../../core/service/load-catalog.js';
+import { sweepBilling } from '../../core/service/sweep-billing.js';
+import { sweepUsage } from '../../core/store/billed-calls.js';
+import { Store } from '../../core/store/store.js';
+import { writeCountedCatalog } from '../helpers/kill-at-seeded-point.js';
+import { tempDir } from '../helpers/temp.js';
+
+let tmp: ReturnType<typeof tempDir>;
+let store: Store;
+let billed: (client: ModelClient) => ModelClient;
+let catalog: ReturnType<typeof loadCatalog>;
+beforeEach(() => {
+  tmp = tempDir();
+  const dataDir = join(tmp.dir, 'data');
+  writeStoredRun(dataDir, { runId: 'rsw', vignettes: 2, epochs: 1, models: [{ model: 'cand', accuracy: 0.5 }] });
+  store = new Store(join(dataDir, 'panoptes.db'));
+  // Ports no server listens on: the stand-in client answers instead.
+  catalog = loadCatalog(dataDir, [writeCountedCatalog(join(tmp.dir, 'catalog.json'), 1, 1)]);
+  billed = sweepBilling(store, catalog);
+});
+afterEach(() => {
+  store.close();
+  tmp.cleanup();
+});
+
+const request = (model: string, signal?: AbortSignal): ModelRequest => ({
+  model,
+  messages: [{ role: 'user', content: 'Q?' }],
+  sampling: { temperature: 0, maxTokens: 16 },
+  privacy: 'strict',
+  skipPromptCache: false,
+  runId: 'rsw',
+  ...(signal ? { signal } : {}),
+});
+const answer = (cached: boolean): ModelResponse => ({ text: 'A', usage: { inputTokens: 5, outputTokens: 3 }, host: 'cands/c', cached, latencyMs: 1 });
+
+/** A stand-in provider: answers as told, and says what the ledger held when the call was made. */
+function provider(outcome: (req: ModelRequest) => ModelResponse | Error): ModelClient & { countedAtCall: number[] } {
+  const countedAtCall: number[] = [];
+  return {
+    countedAtCall,
+    serves: () => true,
+    generate: async (req) => {
+      countedAtCall.push(sweepUsage(store, 'rsw').find((u) => u.model === req.model)?.calls ?? 0);
+      const out = outcome(req);
+      if (out instanceof Error) throw out;
+      return out;
+    },
+  };
+}
+
+describe('the sweep ledger', () => {
+  it('counts a call before it is made, with its tokens once answered, and a cached answer apart', async () => {
+    const p = provider(() => answer(false));
+    await billed(p).generate(request('cand'));
+    expect(p.countedAtCall).toEqual([1]);
+    await billed(provider(() => answer(true))).generate(request('cand'));
+    expect(sweepUsage(store, 'rsw')).toEqual([{ model: 'cand', calls: 2, cachedCalls: 1, inputTokens: 5, outputTokens: 3 }]);
+  });
+
+  it('takes an error back out, and keeps an aborted call counted', async () => {
+    await expect(billed(provider(() => new PanoptesError('server_error', 'HTTP 500'))).generate(request('cand'))).rejects.toThrow(/HTTP 500/);
+    expect(sweepUsage(store, 'rsw')[0]).toMatchObject({ calls: 0 });
+    const abort = new AbortController();
+    const aborting = provider(() => {
+      abort.abort();
+      return new PanoptesError('cancelled', 'aborted');
+    });
+    await expect(billed(aborting).generate(request('cand', abort.signal))).rejects.toThrow(/aborted/);
+    expect(sweepUsage(store, 'rsw')[0]).toMatchObject({ calls: 1, inputTokens: 0 });
+  });
+
+  it('does not count calls to local models: the mocks bill nobody', async () => {
+    expect(catalog.hosts('mock-strong').map((h) => h.providerConfig.kind)).toEqual(['mock']);
+    const p = provider(() => answer(false));
+    await billed(p).generate(request('mock-strong'));
+    expect(p.countedAtCall).toEqual([0]);
+    expect(sweepUsage(store, 'rsw')).toEqual([]);
+  });
+});
