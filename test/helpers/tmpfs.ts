@@ -4,6 +4,7 @@
  * Runs on: Node (tests).
  */
 import { execFileSync } from 'node:child_process';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { tempDir } from './temp.js';
 
 /** Mounts a tmpfs of `size` (`16k`, `8m`) at `dir`, or resizes the one there (`remount`). */
@@ -34,4 +35,21 @@ export const tmpfsMountable: boolean = ((): boolean => {
 /** A describe name that says why it was skipped when no tmpfs can be mounted. */
 export function onTmpfs(name: string): string {
   return tmpfsMountable ? name : `${name} (skipped: needs root on Linux with leave to mount a tmpfs)`;
+}
+
+/** Writes a file at `path` until the disk refuses another byte. */
+export function fillDisk(path: string): void {
+  const fd = openSync(path, 'w');
+  const chunk = Buffer.alloc(64 * 1024, 1);
+  try {
+    for (let size = chunk.length; size >= 1; ) {
+      try {
+        writeSync(fd, chunk, 0, size);
+      } catch {
+        size = Math.floor(size / 2);
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
 }

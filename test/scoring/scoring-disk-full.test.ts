@@ -7,34 +7,17 @@
  * the same as an undisturbed run.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, openSync, rmSync, writeSync, closeSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeStoredRun } from '../../bench/stored-run.js';
 import { openEngine } from '../../core/service/engine.js';
 import { initTelemetry } from '../../core/telemetry.js';
 import { tempDir } from '../helpers/temp.js';
-import { mountTmpfs, onTmpfs, tmpfsMountable, unmountTmpfs } from '../helpers/tmpfs.js';
+import { fillDisk, mountTmpfs, onTmpfs, tmpfsMountable, unmountTmpfs } from '../helpers/tmpfs.js';
 import { startOpenAIServer, type ServerProcess } from '../outages/openai-server.js';
 
 initTelemetry({ defaultLevel: 'silent' });
-
-/** Writes a file until the disk refuses another byte. */
-function fill(path: string): void {
-  const fd = openSync(path, 'w');
-  const chunk = Buffer.alloc(64 * 1024, 1);
-  try {
-    for (let size = chunk.length; size >= 1; ) {
-      try {
-        writeSync(fd, chunk, 0, size);
-      } catch {
-        size = Math.floor(size / 2);
-      }
-    }
-  } finally {
-    closeSync(fd);
-  }
-}
 
 const VIGNETTES = 200;
 const RECORDS = VIGNETTES * 2;
@@ -90,7 +73,7 @@ describe.skipIf(!tmpfsMountable)(onTmpfs('scoring on a full disk'), () => {
       writeStoredRun(dataDir, { runId: 'rfull', vignettes: VIGNETTES, epochs: 1, models: MODELS });
       let e = engineOn(dataDir);
       const filler = join(dataDir, 'filler');
-      fill(filler);
+      fillDisk(filler);
       const dbPath = join(dataDir, 'panoptes.db');
 
       // Attach: refused, nothing attached.
@@ -105,7 +88,7 @@ describe.skipIf(!tmpfsMountable)(onTmpfs('scoring on a full disk'), () => {
       rmSync(filler);
       const reserve = join(dataDir, 'reserve');
       execFileSync('dd', ['if=/dev/zero', `of=${reserve}`, 'bs=1k', 'count=48'], { stdio: 'ignore' });
-      fill(filler);
+      fillDisk(filler);
       rmSync(reserve);
       await e.service.scoreRun({ runId: 'rfull', scorers: { scorers: [SCORERS.scorers[1]!] } });
       e.scoring.start();

@@ -1,12 +1,14 @@
 /**
  * The sweep's ledger, call by call: a call to a billing provider is counted before it is made, its
  * tokens added when answered, a prompt-cache answer counted apart, an error taken back out, an
- * abort kept (it may have reached the provider); calls to local models (the mocks) are not counted.
+ * abort kept (it may have reached the provider); calls to local models (the mocks) are not counted;
+ * on a full disk (a real tmpfs, root only) the call is refused before it is made.
  * Real SQLite in a temp folder; the provider behind the client is a stand-in ModelClient, since what
  * is tested is the accounting around it (the kill -9 test in test/scoring/billed-calls-kill9.test.ts
  * runs it against a real server).
  * Runs on: Node (test).
  */
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeStoredRun } from '../../bench/stored-run.js';
@@ -18,6 +20,7 @@ import { sweepUsage } from '../../core/store/billed-calls.js';
 import { Store } from '../../core/store/store.js';
 import { writeCountedCatalog } from '../helpers/kill-at-seeded-point.js';
 import { tempDir } from '../helpers/temp.js';
+import { fillDisk, mountTmpfs, onTmpfs, tmpfsMountable, unmountTmpfs } from '../helpers/tmpfs.js';
 
 let tmp: ReturnType<typeof tempDir>;
 let store: Store;
@@ -90,5 +93,30 @@ describe('the sweep ledger', () => {
     await billed(p).generate(request('mock-strong'));
     expect(p.countedAtCall).toEqual([0]);
     expect(sweepUsage(store, 'rsw')).toEqual([]);
+  });
+});
+
+describe.skipIf(!tmpfsMountable)(onTmpfs('the sweep ledger on a full disk'), () => {
+  it('refuses a call it cannot count, naming the database, and never makes it', async () => {
+    const full = join(tmp.dir, 'full');
+    mkdirSync(full);
+    mountTmpfs(full, '8m');
+    try {
+      writeStoredRun(full, { runId: 'rsw', vignettes: 2, epochs: 1, models: [{ model: 'cand', accuracy: 0.5 }] });
+      const onFull = new Store(join(full, 'panoptes.db'));
+      try {
+        fillDisk(join(full, 'filler'));
+        const p = provider(() => answer(false));
+        await expect(sweepBilling(onFull, catalog)(p).generate(request('cand'))).rejects.toMatchObject({
+          code: 'disk_full',
+          message: expect.stringContaining(join(full, 'panoptes.db')),
+        });
+        expect(p.countedAtCall).toEqual([]);
+      } finally {
+        onFull.close();
+      }
+    } finally {
+      unmountTmpfs(full);
+    }
   });
 });
