@@ -1,11 +1,11 @@
 /**
  * How the sweep's calls are billed in `store`: each call to a model a provider bills is counted in
- * the run's sweep usage before its request leaves, its tokens added when it is answered, and taken
- * back out when it ends in an error (core/store/billed-calls.ts), so `stats` counts the calls a
+ * the run's sweep usage before its request leaves (its tokens are its record's) and taken back out
+ * when it ends in an error (core/store/billed-calls.ts), so `stats` counts the calls a
  * kill -9 cut off before their records landed. A full disk fails the call before it is made.
  * Calls to models served only in this process or on this machine (the mock and scripted models, a
- * local GGUF file) bill nobody and are not counted: they stay free of the ledger's two commits a
- * call, which would otherwise be most of the engine's cost at a million calls a sweep.
+ * local GGUF file) bill nobody and are not counted: they stay free of the ledger's commit a call,
+ * which would otherwise be a large part of the engine's cost at a million calls a sweep.
  * Remote workers' routers run in their own processes and are not wrapped.
  * Runs on: Node (core).
  */

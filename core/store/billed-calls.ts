@@ -1,8 +1,8 @@
 /**
  * The billed calls' ledger, in SQL: every judge call, every retry of a hard fail and every call of
  * the sweep to a provider that bills is counted in the run's usage (judge_usage, retry_usage,
- * sweep_usage) the moment it is asked, before the request leaves, and gets its tokens when its
- * answer comes. A kill -9 at any point so leaves every call that
+ * sweep_usage) the moment it is asked, before the request leaves, and (but the sweep's, whose
+ * records keep them) gets its tokens when its answer comes. A kill -9 at any point so leaves every call that
  * reached a provider counted, whether or not its scores were stored: the page scored again after
  * a restart asks again, and pays again, and both calls are in the usage. A call that ends in an
  * error is taken back out (a provider bills no error; the router's metrics keep every attempt).
@@ -78,13 +78,8 @@ export class BilledCalls {
       ),
       retryFailed: db.prepare(`UPDATE retry_usage SET calls = calls - 1 WHERE run_id = @runId AND scorer_id = @scorerId AND model = @model`),
       sweepAsked: db.prepare(
-        `INSERT INTO sweep_usage (run_id, model, calls, input_tokens, output_tokens, cached_calls)
-         VALUES (@runId, @model, 1, 0, 0, 0)
+        `INSERT INTO sweep_usage (run_id, model, calls) VALUES (@runId, @model, 1)
          ON CONFLICT (run_id, model) DO UPDATE SET calls = calls + 1`,
-      ),
-      sweepAnswered: db.prepare(
-        `UPDATE sweep_usage SET input_tokens = input_tokens + @input, output_tokens = output_tokens + @output, cached_calls = cached_calls + @cachedCalls
-         WHERE run_id = @runId AND model = @model`,
       ),
       sweepFailed: db.prepare(`UPDATE sweep_usage SET calls = calls - 1 WHERE run_id = @runId AND model = @model`),
     };
@@ -105,11 +100,8 @@ export class BilledCalls {
       this.store.withoutSync(() => this.stmt.retryAnswered.run({ ...key, input: inputTokens, output: outputTokens }));
       return;
     }
-    if (call.kind === 'sweep') {
-      const billed = answer.cached ? { input: 0, output: 0, cachedCalls: 1 } : { input: inputTokens, output: outputTokens, cachedCalls: 0 };
-      this.store.withoutSync(() => this.stmt.sweepAnswered.run({ runId: call.runId, model: call.model, ...billed }));
-      return;
-    }
+    // The sweep's tokens, and what the cache answered, are its records': its ledger counts calls only.
+    if (call.kind === 'sweep') return;
     const billed = answer.cached ? { input: 0, output: 0, cachedCalls: 1, cachedInput: inputTokens, cachedOutput: outputTokens } : { input: inputTokens, output: outputTokens, cachedCalls: 0, cachedInput: 0, cachedOutput: 0 };
     this.store.withoutSync(() => this.stmt.judgeAnswered.run({ ...key, ...billed }));
   }
@@ -122,20 +114,15 @@ export class BilledCalls {
   }
 }
 
-/** A run's sweep calls to one model as the ledger counted them. */
+/** A run's sweep calls to one model as the ledger counted them: asked, prompt-cache answers included. */
 export interface SweepUsage {
   model: string;
-  /** Calls asked, cached ones included. */
   calls: number;
-  /** Of those, calls the prompt cache answered: not billed. */
-  cachedCalls: number;
-  inputTokens: number;
-  outputTokens: number;
 }
 
 /** The sweep's calls per model, as counted before they left: of one run, or summed over every run. A read, for read-only stores too. */
 export function sweepUsage(store: Store, runId?: RunId): SweepUsage[] {
-  const columns = `model, SUM(calls) AS calls, SUM(cached_calls) AS cachedCalls, SUM(input_tokens) AS inputTokens, SUM(output_tokens) AS outputTokens`;
+  const columns = `model, SUM(calls) AS calls`;
   return runId === undefined
     ? store.db.prepare<[], SweepUsage>(`SELECT ${columns} FROM sweep_usage GROUP BY model ORDER BY model`).all()
     : store.db.prepare<[string], SweepUsage>(`SELECT ${columns} FROM sweep_usage WHERE run_id = ? GROUP BY model ORDER BY model`).all(runId);
