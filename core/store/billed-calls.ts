@@ -129,6 +129,33 @@ export function sweepUsage(store: Store, runId?: RunId): SweepUsage[] {
 }
 
 /**
+ * Ledger writes gathered into one commit per event-loop turn, as the sweep makes them: the calls
+ * asked in one turn (up to the call concurrency, on a fast provider) wait for the same commit, so
+ * counting costs a commit per turn, not per call, and a call still leaves only once it is counted.
+ * A full disk refuses every call of that commit before any is made, in one sentence naming the
+ * database (`doing` says what was being counted).
+ */
+export function writePerTurnOrRefuse(store: Store, doing: string): (commit: () => void) => Promise<boolean> {
+  let queued: { commit: () => void; settle: (err: Error | null) => void }[] = [];
+  const flush = () => {
+    const batch = queued;
+    queued = [];
+    let failure: Error | null = null;
+    try {
+      store.withoutSync(() => store.db.transaction(() => batch.forEach((w) => w.commit()))());
+    } catch (err) {
+      failure = isDiskFull(err) ? diskFullError(store.path, doing, err) : (err as Error);
+    }
+    for (const w of batch) w.settle(failure);
+  };
+  return (commit) =>
+    new Promise<boolean>((resolve, reject) => {
+      if (queued.length === 0) setImmediate(flush);
+      queued.push({ commit, settle: (err) => (err ? reject(err) : resolve(true)) });
+    });
+}
+
+/**
  * A ledger write made at once, as the sweep and a template's judge loop make them: a full disk
  * fails the call before it is made, in one sentence naming the database (`doing` says what was
  * being counted), so no call is made that cannot be counted.

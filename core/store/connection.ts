@@ -115,6 +115,8 @@ export class Connection {
    * synchronous commit (in WAL mode that fsync covers every commit before it).
    */
   withoutSync<T>(commit: () => T): T {
+    // Inside a transaction the level cannot change (SQLite refuses): the outer commit's applies.
+    if (this.db.inTransaction) return commit();
     // exec, not pragma(): pragma() prepares a statement each time, most of a small commit's cost.
     this.db.exec('PRAGMA synchronous = NORMAL');
     try {

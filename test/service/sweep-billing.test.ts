@@ -75,6 +75,15 @@ describe('the sweep ledger', () => {
     expect(sweepUsage(store, 'rsw')).toEqual([{ model: 'cand', calls: 2 }]);
   });
 
+  it('counts calls asked in one turn in one commit, each before it is made', async () => {
+    const p = provider(() => answer(false));
+    const client = billed(p);
+    await Promise.all(Array.from({ length: 8 }, () => client.generate(request('cand'))));
+    // All eight were counted together, and only then made.
+    expect(p.countedAtCall).toEqual(Array.from({ length: 8 }, () => 8));
+    expect(sweepUsage(store, 'rsw')).toEqual([{ model: 'cand', calls: 8 }]);
+  });
+
   it('takes an error back out, and keeps an aborted call counted', async () => {
     await expect(billed(provider(() => new PanoptesError('server_error', 'HTTP 500'))).generate(request('cand'))).rejects.toThrow(/HTTP 500/);
     expect(sweepUsage(store, 'rsw')[0]).toMatchObject({ calls: 0 });
