@@ -250,6 +250,13 @@ export interface EvalJob {
   options: JobOptions;
 }
 
+/** Calls a provider billed without an answer to show for them, and their tokens. */
+export interface BilledTries {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+}
+
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
@@ -346,6 +353,11 @@ export class PanoptesError extends Error {
   readonly retryAfterMs: number | undefined;
   /** Where the problem is: a field name, `file:line`, a frame. */
   readonly where: string | undefined;
+  /**
+   * Calls a provider billed on the way to this error (an empty answer still carries its tokens),
+   * set by the router, so every accountant counts what was paid for although no answer came.
+   */
+  billed: BilledTries | undefined;
 
   constructor(
     code: ErrorCode,
@@ -358,6 +370,7 @@ export class PanoptesError extends Error {
     this.retryable = opts.retryable ?? false;
     this.retryAfterMs = opts.retryAfterMs;
     this.where = opts.where;
+    this.billed = undefined;
   }
 
   toJSON(): SerializedError {

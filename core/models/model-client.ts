@@ -4,7 +4,7 @@
  * caller whether and when another try could help.
  * Runs on: Node (core).
  */
-import type { ChatTurn, HostWait, PrivacyMode, Sampling, Usage } from '../domain.js';
+import type { BilledTries, ChatTurn, HostWait, PrivacyMode, Sampling, Usage } from '../domain.js';
 
 /** A message of a call: a vignette's turn, a judge's prompt. */
 export type ChatMessage = ChatTurn;
@@ -56,6 +56,8 @@ export interface ModelResponse {
   cached: boolean;
   latencyMs: number;
   finishReason?: string;
+  /** Host tries before this answer that a provider billed without an answer (empty ones): paid for too. */
+  billedBefore?: BilledTries;
 }
 
 /**

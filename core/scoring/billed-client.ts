@@ -1,7 +1,8 @@
 /**
  * A ModelClient that bills every call to a scorer version of a run before making it: the call is
  * counted in the run's usage before the request leaves, its tokens added when the answer comes, and
- * taken back out if it ends in an error (see core/store/billed-calls.ts). The scorekeeper gives
+ * taken back out if it ends in an error that no provider billed (see core/store/billed-calls.ts):
+ * an empty answer carries its tokens, and counts. The scorekeeper gives
  * one to each scorer it builds (its judges' calls) and to the retrier (its retries' calls), and the
  * engine one to its local worker (the sweep's calls to providers that bill), so `stats` and the
  * scoring usage hold every call a provider was asked, even those whose scores or records a kill -9
@@ -39,10 +40,16 @@ export function billedClient(client: ModelClient, opts: BilledClientOptions): Mo
       try {
         response = await client.generate(request);
       } catch (err) {
-        if (!request.signal?.aborted) await opts.write(() => opts.ledger.failed(call), undefined);
+        const billed = err instanceof PanoptesError ? err.billed : undefined;
+        // Billed without an answer (empty ones): the call counted stands for one of those tries.
+        if (billed) await opts.write(() => opts.ledger.billedTries(call, { ...billed, calls: billed.calls - 1 }), undefined);
+        else if (!request.signal?.aborted) await opts.write(() => opts.ledger.failed(call), undefined);
         throw err;
       }
-      await opts.write(() => opts.ledger.answered(call, response), undefined);
+      await opts.write(() => {
+        opts.ledger.answered(call, response);
+        if (response.billedBefore) opts.ledger.billedTries(call, response.billedBefore);
+      }, undefined);
       return response;
     },
   };

@@ -11,7 +11,7 @@
  * Runs on: Node (core).
  */
 import type Database from 'better-sqlite3';
-import type { RunId, Usage } from '../domain.js';
+import type { BilledTries, RunId, Usage } from '../domain.js';
 import { diskFullError, isDiskFull } from './disk-full.js';
 import type { Store } from './store.js';
 
@@ -82,6 +82,15 @@ export class BilledCalls {
          ON CONFLICT (run_id, model) DO UPDATE SET calls = calls + 1`,
       ),
       sweepFailed: db.prepare(`UPDATE sweep_usage SET calls = calls - 1 WHERE run_id = @runId AND model = @model`),
+      judgeBilled: db.prepare(
+        `UPDATE judge_usage SET calls = calls + @calls, input_tokens = input_tokens + @input, output_tokens = output_tokens + @output
+         WHERE run_id = @runId AND scorer_id = @scorerId AND judge = @model`,
+      ),
+      retryBilled: db.prepare(
+        `UPDATE retry_usage SET calls = calls + @calls, input_tokens = input_tokens + @input, output_tokens = output_tokens + @output
+         WHERE run_id = @runId AND scorer_id = @scorerId AND model = @model`,
+      ),
+      sweepBilled: db.prepare(`UPDATE sweep_usage SET calls = calls + @calls WHERE run_id = @runId AND model = @model`),
     };
   }
 
@@ -104,6 +113,17 @@ export class BilledCalls {
     if (call.kind === 'sweep') return;
     const billed = answer.cached ? { input: 0, output: 0, cachedCalls: 1, cachedInput: inputTokens, cachedOutput: outputTokens } : { input: inputTokens, output: outputTokens, cachedCalls: 0, cachedInput: 0, cachedOutput: 0 };
     this.store.withoutSync(() => this.stmt.judgeAnswered.run({ ...key, ...billed }));
+  }
+
+  /**
+   * Adds host tries a provider billed without an answer (empty ones) to a call counted when it was
+   * asked: `tries.calls` more calls and their tokens (the sweep's ledger keeps calls only).
+   */
+  billedTries(call: BilledCall, tries: BilledTries): void {
+    if (tries.calls === 0 && tries.inputTokens + tries.outputTokens === 0) return;
+    const row = { runId: call.runId, scorerId: call.scorerId, model: call.model, calls: tries.calls, input: tries.inputTokens, output: tries.outputTokens };
+    const stmt = call.kind === 'judge' ? this.stmt.judgeBilled : call.kind === 'retry' ? this.stmt.retryBilled : this.stmt.sweepBilled;
+    this.store.withoutSync(() => (call.kind === 'sweep' ? stmt.run({ runId: row.runId, model: row.model, calls: row.calls }) : stmt.run(row)));
   }
 
   /** Takes back a call counted when it was asked that ended in an error: nothing was billed. */

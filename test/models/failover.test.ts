@@ -89,6 +89,26 @@ describe('failover', () => {
     await r.close();
   });
 
+  it('counts what an empty answer was billed: its tokens in the metrics and on the answer (billedBefore), or on the error when every host answers empty', async () => {
+    const cat = catalog({
+      providers: { a: openaiProvider(fake.url), b: openaiProvider(fake.url) },
+      models: { m: { hosts: [host('a', 'a-empty'), host('b', 'b-ok')] }, n: { hosts: [host('a', 'a-empty'), host('b', 'b-empty')] } },
+    });
+    fake.always('a-empty', { kind: 'empty' });
+    fake.always('b-empty', { kind: 'empty' });
+    const r = router({ catalog: cat, store: ts.store.router, cache: { enabled: false } });
+    const res = await r.generate(request('m'));
+    expect(res.host).toBe('b/b-ok');
+    // The fake bills 11 in and 7 out for every answer, empty or not.
+    expect(res.billedBefore).toEqual({ calls: 1, inputTokens: 11, outputTokens: 7 });
+    const empty = r.metrics().hosts.find((h) => h.host === 'a/a-empty')!;
+    expect(empty).toMatchObject({ errors: { empty_output: 1 }, inputTokens: 11, outputTokens: 7 });
+    expect(empty.costUsd).toBeGreaterThan(0);
+    const e = await failureOf(r.generate(request('n')));
+    expect(e).toMatchObject({ code: 'empty_output', billed: { calls: 2, inputTokens: 22, outputTokens: 14 } });
+    await r.close();
+  });
+
   it('when every host fails, throws the last failure with when the soonest host returns', async () => {
     const cat = catalog({
       providers: { a: openaiProvider(fake.url), b: openaiProvider(fake.url) },

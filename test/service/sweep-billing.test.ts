@@ -2,7 +2,8 @@
  * The sweep's ledger, call by call: a call to a billing provider is counted before it is made (a
  * prompt-cache answer too, as its record is), an error taken back out, an
  * abort kept (it may have reached the provider); calls to local models (the mocks) are not counted;
- * on a full disk (a real tmpfs, root only) the call is refused before it is made.
+ * tries billed without an answer (empty ones) stay counted, a judge's with their tokens; on a full
+ * disk (a real tmpfs, root only) the call is refused before it is made.
  * Real SQLite in a temp folder; the provider behind the client is a stand-in ModelClient, since what
  * is tested is the accounting around it (the kill -9 test in test/scoring/billed-calls-kill9.test.ts
  * runs it against a real server).
@@ -16,7 +17,8 @@ import { PanoptesError } from '../../core/domain.js';
 import type { ModelClient, ModelRequest, ModelResponse } from '../../core/models/model-client.js';
 import { loadCatalog } from '../../core/service/load-catalog.js';
 import { sweepBilling } from '../../core/service/sweep-billing.js';
-import { sweepUsage } from '../../core/store/billed-calls.js';
+import { billedClient } from '../../core/scoring/billed-client.js';
+import { BilledCalls, sweepUsage, TEMPLATE_JUDGE_SCORER_ID } from '../../core/store/billed-calls.js';
 import { Store } from '../../core/store/store.js';
 import { writeCountedCatalog } from '../helpers/kill-at-seeded-point.js';
 import { tempDir } from '../helpers/temp.js';
@@ -96,12 +98,34 @@ describe('the sweep ledger', () => {
     expect(sweepUsage(store, 'rsw')[0]).toMatchObject({ calls: 1 });
   });
 
+  it('counts the tries a provider billed without an answer (empty ones), on an answer or on the error', async () => {
+    const p = provider(() => ({ ...answer(false), billedBefore: { calls: 1, inputTokens: 11, outputTokens: 7 } }));
+    await billed(p).generate(request('cand'));
+    expect(sweepUsage(store, 'rsw')).toEqual([{ model: 'cand', calls: 2 }]);
+    const emptyEverywhere = provider(() => Object.assign(new PanoptesError('empty_output', 'empty answer', { retryable: true }), { billed: { calls: 2, inputTokens: 22, outputTokens: 14 } }));
+    await expect(billed(emptyEverywhere).generate(request('cand'))).rejects.toThrow(/empty answer/);
+    expect(sweepUsage(store, 'rsw')).toEqual([{ model: 'cand', calls: 4 }]);
+  });
+
   it('does not count calls to local models: the mocks bill nobody', async () => {
     expect(catalog.hosts('mock-strong').map((h) => h.providerConfig.kind)).toEqual(['mock']);
     const p = provider(() => answer(false));
     await billed(p).generate(request('mock-strong'));
     expect(p.countedAtCall).toEqual([0]);
     expect(sweepUsage(store, 'rsw')).toEqual([]);
+  });
+});
+
+describe('a judge call answered empty', () => {
+  it('stays counted with the tokens it was billed, and a judge answer after an empty try counts both', async () => {
+    const judged = (p: ModelClient) =>
+      billedClient(p, { ledger: new BilledCalls(store), scorerId: TEMPLATE_JUDGE_SCORER_ID, kind: 'judge', write: (commit) => Promise.resolve((commit(), true)) });
+    const usage = () => store.db.prepare(`SELECT calls, input_tokens AS input, output_tokens AS output FROM judge_usage WHERE run_id = 'rsw'`).get();
+    const empty = Object.assign(new PanoptesError('empty_output', 'empty answer', { retryable: true }), { billed: { calls: 1, inputTokens: 11, outputTokens: 7 } });
+    await expect(judged(provider(() => empty)).generate(request('fj'))).rejects.toThrow(/empty answer/);
+    expect(usage()).toEqual({ calls: 1, input: 11, output: 7 });
+    await judged(provider(() => ({ ...answer(false), billedBefore: { calls: 1, inputTokens: 11, outputTokens: 7 } }))).generate(request('fj'));
+    expect(usage()).toEqual({ calls: 3, input: 27, output: 17 });
   });
 });
 

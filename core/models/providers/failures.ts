@@ -6,7 +6,7 @@
  * message passes through `redactSecrets` first: providers echo keys back in 401 bodies.
  * Runs on: Node (core).
  */
-import { PanoptesError, type ErrorCode } from '../../domain.js';
+import { PanoptesError, type BilledTries, type ErrorCode, type Usage } from '../../domain.js';
 import { redactSecrets } from './secrets.js';
 
 /** A failure reported by a host, with the HTTP status when there was one. */
@@ -118,11 +118,24 @@ export function failureFromNetwork(hostId: string, err: unknown, kind: 'abort' |
   return new ProviderFailure('connection', `${hostId}: connection failed: ${why}`, { retryable: true });
 }
 
-/** An answer that arrived but says nothing: counted as a failure, never as a success. */
-export function emptyOutput(hostId: string, finishReason?: string | null): ProviderFailure {
-  return new ProviderFailure('empty_output', `${hostId}: empty answer${finishReason ? ` (finish reason ${finishReason})` : ''}`, {
+/**
+ * An answer that arrived but says nothing: counted as a failure, never as a success. The provider
+ * still billed the tokens it reports: they are the failure's `billed`, for the budget, the metrics
+ * and the usage ledgers.
+ */
+export function emptyOutput(hostId: string, finishReason?: string | null, usage?: Usage): ProviderFailure {
+  const failure = new ProviderFailure('empty_output', `${hostId}: empty answer${finishReason ? ` (finish reason ${finishReason})` : ''}`, {
     retryable: true,
   });
+  if (usage && usage.inputTokens + usage.outputTokens > 0) failure.billed = { calls: 1, inputTokens: usage.inputTokens, outputTokens: usage.outputTokens };
+  return failure;
+}
+
+/** Adds one failure's billed tries to a call's. */
+export function addBilled(into: BilledTries, more: BilledTries): void {
+  into.calls += more.calls;
+  into.inputTokens += more.inputTokens;
+  into.outputTokens += more.outputTokens;
 }
 
 type ErrorClass = abstract new (...args: never[]) => Error;

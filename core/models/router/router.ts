@@ -13,13 +13,13 @@
 import { setImmediate, setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import { estCostUsd } from '../../common/cost.js';
-import { PanoptesError, toPanoptesError, type HostWait, type PrivacyMode, type Usage } from '../../domain.js';
+import { PanoptesError, toPanoptesError, type BilledTries, type HostWait, type PrivacyMode, type Usage } from '../../domain.js';
 import { Connection } from '../../store/connection.js';
 import { RouterStore } from '../../store/router-store.js';
 import { componentLogger, logger as rootLogger } from '../../telemetry.js';
 import { outputCapOf, priceOfHost, type Catalog, type DailyBudget, type ResolvedHost } from '../catalog.js';
 import type { ModelClient, ModelRequest, ModelResponse, Unavailable } from '../model-client.js';
-import { emptyOutput } from '../providers/failures.js';
+import { addBilled, emptyOutput } from '../providers/failures.js';
 import type { HostClient } from '../providers/host-client.js';
 import { withBaseUrlFromEnv } from '../providers/base-url.js';
 import { createHostClient } from '../providers/index.js';
@@ -191,6 +191,8 @@ export class Router implements ModelClient {
     };
     const budget = Math.min(this.maxHostTries, hosts.length);
     const tried = new Set<string>();
+    // Tries a provider billed without an answer (empty ones): on the answer, or on the error thrown.
+    const billedBefore: BilledTries = { calls: 0, inputTokens: 0, outputTokens: 0 };
     let last: PanoptesError | undefined;
     let waits = 0;
     let waiting: HostWait | null = null;
@@ -221,9 +223,11 @@ export class Router implements ModelClient {
         if (pick.kind !== 'host') throw nothingEligible(request.model, privacy, pick, last, this.now());
         tried.add(pick.host.id);
         try {
-          return await this.tryHost(pick.host, request, pickRequest, cacheKeys?.get(pick.host.id));
+          const res = await this.tryHost(pick.host, request, pickRequest, cacheKeys?.get(pick.host.id));
+          return billedBefore.calls > 0 ? { ...res, billedBefore } : res;
         } catch (err) {
           last = toPanoptesError(err);
+          if (last.billed) addBilled(billedBefore, last.billed);
           if (!failsOver(last)) throw last;
           // A host that refused the connection may be tried again once it has rested: the call
           // waits for it (above) rather than failing, until the outage outlasts the patience.
@@ -236,6 +240,11 @@ export class Router implements ModelClient {
       }
       const now = this.now();
       throw withSoonest(last!, hosts, (host) => this.hostPicker.verdict(host, pickRequest, new Set(), now), tried, now);
+    } catch (err) {
+      const e = toPanoptesError(err);
+      // Whatever the call ends with, it says every try a provider billed on the way.
+      e.billed = billedBefore.calls > 0 ? { ...billedBefore } : undefined;
+      throw e;
     } finally {
       if (waiting) request.onHostWait?.(null);
     }
@@ -266,12 +275,15 @@ export class Router implements ModelClient {
       let res;
       try {
         res = await rt.client.call(host, capped);
-        if (res.text.trim() === '') throw emptyOutput(host.id, res.finishReason);
+        if (res.text.trim() === '') throw emptyOutput(host.id, res.finishReason, res.usage);
       } catch (err) {
         const e = toPanoptesError(err);
         const latencyMs = performance.now() - started;
-        if (reservation) this.budget.settle(reservation, { calls: 1, tokens: 0, usd: 0 });
-        this.recordCall(host, request, pick.profile, e.code, latencyMs);
+        // An empty answer was still billed: its tokens count in the budget and the metrics.
+        const billed = e.billed ? { inputTokens: e.billed.inputTokens, outputTokens: e.billed.outputTokens } : undefined;
+        const cost = billed ? estCostUsd(billed, priceOfHost(host)) : 0;
+        if (reservation) this.budget.settle(reservation, { calls: 1, tokens: billed ? billed.inputTokens + billed.outputTokens : 0, usd: cost });
+        this.recordCall(host, request, pick.profile, e.code, latencyMs, billed, cost);
         if (e.code !== 'cancelled') {
           // A probe's failure always marks the host: its purpose is to keep a sweep off a failing one.
           const alone = !opts.probe && this.catalog.hosts(request.model).length === 1;
