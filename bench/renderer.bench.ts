@@ -10,6 +10,11 @@
  *      straight through the Store, one transaction per job). Reports the time from opening the
  *      Responses view to its first page of rows in the DOM and painted (target: under 200 ms),
  *      then the same with a model filter, an epoch filter, and the next page on scrolling.
+ *   3. Responses with score columns: the same million records scored by a pass/fail rule (`even`:
+ *      half the vignettes pass) and a graded code plugin (`tenths`: 0.0-0.9, the vignette's last digit),
+ *      through the durable score queue as `panoptes score` does. Reports the first page with its
+ *      score cells painted, *Failures only*, and sorting by the graded column both ways, each until
+ *      the first row shows what was asked for.
  * The events are synthetic (the engine's own hub coalesces to ~10 a second per run); the jobs,
  * runs and records are real rows of a real database.
  * Runs on: Node, driving Chromium.
@@ -196,6 +201,49 @@ async function timeToFilter(page: Page, select: string, value: string, column: n
   return Date.now() - t0;
 }
 
+/** The scorers of part 3: a rule half the records fail, and a graded plugin with ten values, each on a tenth of them. */
+const SCORERS = {
+  scorers: [
+    { name: 'even', type: 'regex' as const, pattern: 'vignette [0-9]*[02468] suggests' },
+    { name: 'tenths', type: 'code' as const, code: 'function score(input) { return (Number(/vignette (\\d+)/.exec(input.response)[1]) % 10) / 10; }' },
+  ],
+};
+
+/** Does something in the page and measures until `done` (a locator's text) shows in the first row. */
+async function timeToFirstRow(page: Page, act: () => Promise<void>, cell: string, text: RegExp): Promise<number> {
+  const t0 = Date.now();
+  await act();
+  await page.locator(`[data-testid=record-row]:first-child ${cell}`, { hasText: text }).first().waitFor();
+  return Date.now() - t0;
+}
+
+/** Part 3: Responses of the scored million, with its two score columns. */
+async function scoredResponses(page: Page) {
+  /** The first page as part 2 times it, and on until its first row's score cells are there. */
+  const open = async (): Promise<number> => {
+    const rows = await timeToRows(page, '#/responses/rmillion');
+    const t0 = Date.now();
+    await page.locator('[data-testid=record-row]:first-child [data-testid=score-cell]').first().waitFor();
+    return rows + (Date.now() - t0);
+  };
+  const firstPage: number[] = [];
+  for (let i = 0; i < REPEATS; i++) firstPage.push(await open());
+  const failures: number[] = [];
+  const sortAsc: number[] = [];
+  const sortDesc: number[] = [];
+  const tenths = page.locator('.sort-header', { hasText: /^tenths/ });
+  for (let i = 0; i < REPEATS; i++) {
+    await open();
+    failures.push(await timeToFirstRow(page, () => page.locator('[data-testid=filter-failures]').check(), '[data-passed=false]', /✗/));
+    await page.locator('[data-testid=filter-failures]').uncheck();
+    await page.locator('[data-testid=record-row]:first-child [data-passed=true]').first().waitFor();
+    // The graded column's cells are the row's numeric score cells.
+    sortAsc.push(await timeToFirstRow(page, () => tenths.click(), '.score-cell.num', /^0\.000$/));
+    sortDesc.push(await timeToFirstRow(page, () => tenths.click(), '.score-cell.num', /^0\.900$/));
+  }
+  return { first_page: stats(firstPage), failures_only: stats(failures), sort_by_score_asc: stats(sortAsc), sort_by_score_desc: stats(sortDesc) };
+}
+
 function stats(samples: number[]) {
   const sorted = [...samples].sort((a, b) => a - b);
   return { median_ms: round(sorted[Math.floor(sorted.length / 2)]!, 1), max_ms: round(sorted[sorted.length - 1]!, 1), samples: sorted.map((s) => round(s, 1)) };
@@ -209,6 +257,11 @@ async function main(): Promise<void> {
     const t0 = performance.now();
     const records = buildMillion(engine.store, 'rmillion');
     const seedSeconds = (performance.now() - t0) / 1000;
+    const t1 = performance.now();
+    await engine.service.scoreRun({ runId: 'rmillion', scorers: SCORERS });
+    engine.scoring.start();
+    await engine.scoring.finish('rmillion');
+    const scoreSeconds = (performance.now() - t1) / 1000;
     const gridModels = Array.from({ length: GRID.models }, (_, i) => `grid-model-${String(i).padStart(2, '0')}`);
     const grid = seedRun(engine.store, 'rgrid', gridModels, GRID.epochs, GRID.vignettes);
     const gridRun = (await engine.service.getRun({ runId: 'rgrid' })).run;
@@ -264,6 +317,11 @@ async function main(): Promise<void> {
       await page.locator('[data-testid=records-status]', { hasText: /^400 loaded/ }).waitFor();
       const nextPageMs = Date.now() - t1;
 
+      // 3. The same table with its score columns.
+      await page.evaluate(`window.__bench.longTasks = []; window.__bench.recording = true`);
+      const scored = await scoredResponses(page);
+      const scoredTasks = await page.evaluate<number[]>(`(() => { window.__bench.recording = false; return window.__bench.longTasks; })()`);
+
       const result = {
         grid: {
           jobs: grid.jobs.length,
@@ -285,6 +343,13 @@ async function main(): Promise<void> {
           filter_epoch: stats(byEpoch),
           next_page_ms: nextPageMs,
           target_first_page_under_200ms: Math.max(...firstPage) < 200,
+        },
+        responses_with_scores: {
+          scorers: SCORERS.scorers.map((d) => d.name),
+          score_seconds: round(scoreSeconds, 1),
+          ...scored,
+          longest_task_ms: round(Math.max(0, ...scoredTasks), 1),
+          long_tasks_over_50ms: scoredTasks.filter((d) => d > 50).length,
         },
       };
       process.stdout.write(`${JSON.stringify(result)}\n`);
