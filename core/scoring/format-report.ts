@@ -13,7 +13,6 @@ import { formatDecision } from './format-decision.js';
 import { MIN_VIGNETTES_TO_COMPARE, type ModelScore, type PairComparison, type RunComparison, type ScoreReport } from './report-shape.js';
 import { signed } from './signed-text.js';
 
-/** The verdict rule, said once under the pair table. */
 /** The verdict rule under a pair table; `clustered` adds the rule a clustering brings. */
 export function verdictNote(clustered: boolean): string {
   const clusters = clustered ? '; clustered over fewer than about four even clusters, too few clusters to compare' : '';
