@@ -135,7 +135,7 @@ describe('a boolean code plugin declared graded', () => {
     db.exec(`ALTER TABLE run_scorers DROP COLUMN verdicts_boolean`);
     const triggers = db.prepare<[], { name: string }>(`SELECT name FROM sqlite_master WHERE type = 'trigger' AND name LIKE 'changes_%'`).all();
     for (const { name } of triggers) db.exec(`DROP TRIGGER ${name}`);
-    db.exec(`DROP TABLE finished_stages; DROP TABLE changes`);
+    db.exec(`DROP TABLE finished_stages; DROP TABLE changes; DROP TABLE sweep_usage`);
     db.exec(`DROP INDEX responses_by_latency; DROP INDEX responses_by_output_tokens; DROP INDEX scores_by_value`);
     db.pragma('user_version = 14');
     db.close();
