@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { sourcesUnder } from '../helpers/source-files.js';
 
 const PAGE = 'docs/ARCHITECTURE.md';
 const page = readFileSync(PAGE, 'utf8');
@@ -29,11 +30,6 @@ function layerOf(file: string): string {
 /** What every layer may use without an arrow of its own: the diagram's last line. */
 const BASE = new Set(['core/*.ts', 'core/concurrency', 'core/common']);
 
-function sourcesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sourcesUnder(join(dir, e.name)) : /\.(ts|tsx|cts|mts)$/.test(e.name) ? [join(dir, e.name)] : [],
-  );
-}
 
 /** Every "from layer -> to layer" the sources import (static, re-exported or with `import()`), the base aside. */
 function importedArrows(): Set<string> {

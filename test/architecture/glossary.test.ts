@@ -5,15 +5,10 @@
  * cannot leave the glossary behind.
  * Runs on: Node (tests).
  */
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { sourcesUnder } from '../helpers/source-files.js';
 
-function sourcesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sourcesUnder(join(dir, e.name)) : /\.(ts|tsx|cts)$/.test(e.name) ? [join(dir, e.name)] : [],
-  );
-}
 
 const CODE = ['core', 'electron'].flatMap(sourcesUnder).map((file) => readFileSync(file, 'utf8')).join('\n');
 

@@ -5,17 +5,12 @@
  * order: a message may be put together from parts, `${path} ${what}, not a Panoptes database`).
  * Runs on: Node (tests).
  */
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { sourcesUnder } from '../helpers/source-files.js';
 
 const PAGE = 'docs/guide/troubleshooting.md';
 
-function sourcesUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? sourcesUnder(join(dir, e.name)) : /\.(ts|tsx|cts)$/.test(e.name) ? [join(dir, e.name)] : [],
-  );
-}
 
 const SOURCES = ['core', 'electron'].flatMap(sourcesUnder).map((file) => readFileSync(file, 'utf8'));
 
