@@ -4,17 +4,12 @@
  * GitHub makes its anchor.
  * Runs on: Node (tests).
  */
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { filesUnder } from '../helpers/source-files.js';
 
-function markdownUnder(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? markdownUnder(join(dir, e.name)) : e.name.endsWith('.md') ? [join(dir, e.name)] : [],
-  );
-}
-
-const PAGES = ['README.md', ...markdownUnder('docs')];
+const PAGES = ['README.md', ...filesUnder('docs', /\.md$/)];
 
 /** A heading's anchor as GitHub makes it: lower case, punctuation dropped, spaces as hyphens. */
 function anchorOf(heading: string): string {
