@@ -77,7 +77,7 @@ module.exports = {
     layer('http-is-not-the-cli', '^core/http/', ['core/cli']),
     {
       name: 'electron-stays-thin',
-      comment: 'electron/ reaches the engine through the service, the remote listener and the HTTP bridge only (types aside)',
+      comment: 'electron/ reaches the engine through the service and the remote listener only (types aside)',
       severity: 'error',
       from: { path: '^electron/' },
       to: { path: '^core/(store|scheduler|workers|models)/|^renderer/', dependencyTypesNot: ['type-only'] },

@@ -1,9 +1,9 @@
 /**
  * The job ledger: the one owner of a job's record path. An attempt begins here (`begin`: the attempt
- * row, and the sink its worker delivers to) and ends here once, in one of four ways: `settle` lands the outcome
- * with whatever the sink still buffers in one transaction, then hands what landed to responses.jsonl;
- * `retry` and `fail` keep what landed before the failure and note it; `abandon` (the run stopped)
- * keeps what landed and says nothing. Nothing else lands records or feeds the response log. The rule
+ * row, and the sink its worker delivers to) and ends here with at most one verdict: `settle` lands the
+ * outcome with whatever the sink still buffers in one transaction, then hands what landed to
+ * responses.jsonl; or `abandon` closes the sink (what landed stays landed), followed by `retry` or
+ * `fail`, which note the failure, or by nothing when the run stopped or was lost. Nothing else lands records or feeds the response log. The rule
  * "responses.jsonl takes a record only once it is durable, in sequence order" lives in the lander
  * this ledger drives, and the SQL in the store. Every write is fenced by the run's owner.
  * Runs on: Node (core).
