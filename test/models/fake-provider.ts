@@ -11,7 +11,18 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 
 export type Behaviour =
-  | { kind: 'ok'; text?: string; inputTokens?: number; outputTokens?: number; cachedTokens?: number; reasoningTokens?: number; delayMs?: number; finishReason?: string }
+  | {
+      kind: 'ok';
+      text?: string;
+      inputTokens?: number;
+      outputTokens?: number;
+      cachedTokens?: number;
+      reasoningTokens?: number;
+      delayMs?: number;
+      finishReason?: string;
+      /** Run once the request has arrived, before it is answered (a test's step that must fall between the two). */
+      onArrival?: () => void;
+    }
   | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
   | { kind: 'hang' }
   | { kind: 'empty' }
@@ -97,6 +108,7 @@ export class FakeProvider {
       case 'empty':
         return this.answer(res, path, model, { kind: 'ok', text: '' });
       case 'ok':
+        b.onArrival?.();
         if (b.delayMs) await new Promise((r) => setTimeout(r, b.delayMs));
         return this.answer(res, path, model, b);
     }
