@@ -64,6 +64,7 @@ describe.skipIf(!tmpfsMountable)(onTmpfs("a template's judge loop on a full disk
         fillDisk(join(dataDir, 'filler'));
         let asked = 0;
         const judge = templateJudgeBilling(store)({
+          serves: () => true,
           generate: () => {
             asked += 1;
             return Promise.resolve({ text: 'A', usage: { inputTokens: 1, outputTokens: 1 }, host: 'referees/r', cached: false, latencyMs: 1 });

@@ -1,0 +1,64 @@
+/**
+ * `panoptes score` on a full disk: the data folder is a real tmpfs (root only; skipped elsewhere,
+ * as mounting needs it) filled to the last byte once the run is stored. The command is refused in
+ * one line naming the database's disk (opening the database already needs room), with a non-zero
+ * exit and no stack (attaching and scoring on a disk that fills later are in
+ * test/scoring/scoring-disk-full.test.ts). Once space returns, `panoptes score` again ends with
+ * the same export as a run scored on a roomy disk.
+ */
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeStoredRun } from '../../bench/stored-run.js';
+import { runCli } from '../helpers/cli.js';
+import { tempDir } from '../helpers/temp.js';
+import { fillDisk, mountTmpfs, onTmpfs, tmpfsMountable, unmountTmpfs } from '../helpers/tmpfs.js';
+
+const RUN = { runId: 'rfull', vignettes: 50, epochs: 2, models: [{ model: 'mock-strong', accuracy: 0.8 }, { model: 'mock-weak', accuracy: 0.6 }] };
+
+describe.skipIf(!tmpfsMountable)(onTmpfs('panoptes score on a full disk'), () => {
+  let tmp: ReturnType<typeof tempDir>;
+  let scoring: string;
+  beforeAll(() => {
+    tmp = tempDir();
+    scoring = join(tmp.dir, 'scoring.json');
+    writeFileSync(scoring, JSON.stringify({ scorers: [{ name: 'exact', type: 'match' }, { name: 'has-digit', type: 'regex', pattern: '[0-9]' }] }));
+  });
+  afterAll(() => tmp.cleanup());
+
+  const score = (dataDir: string) => runCli(['score', 'rfull', '--scorers', scoring, '--data-dir', dataDir]);
+  /** The run's scores as `panoptes export --format scores` writes them. */
+  async function exported(dataDir: string): Promise<string[]> {
+    const out = join(tmp.dir, 'scores.jsonl');
+    expect((await runCli(['export', 'rfull', '--format', 'scores', '--out', out, '--data-dir', dataDir])).code).toBe(0);
+    return readFileSync(out, 'utf8').trim().split('\n');
+  }
+
+  it('refuses in one line naming the disk; scoring again once there is room exports as an undisturbed run', async () => {
+    const calm = join(tmp.dir, 'calm');
+    writeStoredRun(calm, RUN);
+    expect((await score(calm)).code).toBe(0);
+    const expected = await exported(calm);
+    expect(expected).toHaveLength(2 * RUN.vignettes * RUN.epochs * RUN.models.length);
+
+    const dataDir = join(tmp.dir, 'full');
+    mkdirSync(dataDir);
+    mountTmpfs(dataDir, '8m');
+    try {
+      writeStoredRun(dataDir, RUN);
+      const filler = join(dataDir, 'filler');
+      fillDisk(filler);
+      const refused = await score(dataDir);
+      expect(refused.code).not.toBe(0);
+      expect(refused.stderr).toBe(
+        `panoptes: no space left on the disk holding ${join(dataDir, 'panoptes.db')}: the database could not be opened; free some space and try again\n`,
+      );
+
+      rmSync(filler);
+      expect((await score(dataDir)).code).toBe(0);
+      expect(await exported(dataDir)).toEqual(expected);
+    } finally {
+      unmountTmpfs(dataDir);
+    }
+  }, 120_000);
+});
