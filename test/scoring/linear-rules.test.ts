@@ -69,6 +69,25 @@ describe('/health through the attacks', () => {
     api = undefined;
   });
 
+  it('refuses a 3,000-deep schema and one of 1 MB over HTTP naming the field, attaching nothing', async () => {
+    api = await startApi({ startScheduler: false });
+    const manifest = join(api.dir, 'one.jsonl');
+    writeFileSync(manifest, JSON.stringify({ id: 'q0', prompt: 'say a' }) + '\n');
+    const created = await api.call('POST', '/runs', { body: { manifest, models: ['mock-strong'], epochs: 1 } });
+    const runId = created.json.id as string;
+    // As text: the schemas are sent as a client would, not built (3,000 levels are past what this stack stringifies).
+    const deep = `${'{"type": "object", "properties": {"a": '.repeat(3000)}{"type": "string"}${'}}'.repeat(3000)}`;
+    const wide = JSON.stringify({ type: 'object', properties: Object.fromEntries(Array.from({ length: 30_000 }, (_, i) => [`property${i}`, { type: 'string' }])) });
+    expect(wide.length).toBeGreaterThan(900_000);
+    for (const [schema, message] of [[deep, /nests more than 32 levels deep/], [wide, /characters of JSON, more than the 32000 allowed/]] as const) {
+      const body = `{"scorers": {"scorers": [{"name": "j", "type": "json", "schema": ${schema}}]}}`;
+      const res = await api.call('POST', `/runs/${runId}/score`, { body, headers: { 'content-type': 'application/json' } });
+      expect(res.status).toBe(400);
+      expect(res.json).toMatchObject({ ok: false, error: { code: 'invalid_input', message: expect.stringMatching(message), where: 'scorers.scorers.0.schema' } });
+    }
+    expect((await api.engine.service.scoringStatus({ runId })).scorers).toEqual([]);
+  });
+
   it('answers within a second while hostile rules and plugins score a run, and every verdict is stored', async () => {
     api = await startApi();
     const manifest = join(api.dir, 'evil.jsonl');
