@@ -2,10 +2,11 @@
  * `panoptes score` on a full disk: the data folder is a real tmpfs (root only; skipped elsewhere,
  * as mounting needs it) filled to the last byte once the run is stored. The command is refused in
  * one line naming the database's disk (opening the database already needs room), with a non-zero
- * exit and no stack (attaching and scoring on a disk that fills later are in
- * test/scoring/scoring-disk-full.test.ts). Once space returns, `panoptes score` again ends with
- * the same export as a run scored on a roomy disk.
+ * exit and no stack. With room to open and attach but not to store a page of verdicts, scoring
+ * waits a minute for room (logged once), then stops with one line naming the disk, exit 1. Once
+ * space returns, `panoptes score` again ends with the same export as a run scored on a roomy disk.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -61,4 +62,41 @@ describe.skipIf(!tmpfsMountable)(onTmpfs('panoptes score on a full disk'), () =>
       unmountTmpfs(dataDir);
     }
   }, 120_000);
+
+  it('stops scoring that cannot store its page after a minute, in one line naming the disk, exit 1; scoring again completes it', async () => {
+    const big = { ...RUN, vignettes: 1000, epochs: 1 };
+    const calm = join(tmp.dir, 'calm-big');
+    writeStoredRun(calm, big);
+    expect((await score(calm)).code).toBe(0);
+    const expected = await exported(calm);
+
+    const dataDir = join(tmp.dir, 'fills');
+    mkdirSync(dataDir);
+    mountTmpfs(dataDir, '8m');
+    try {
+      writeStoredRun(dataDir, big);
+      // Room to open the database and attach the scorers (64 KiB), not for a page of verdicts.
+      const filler = join(dataDir, 'filler');
+      const reserve = join(dataDir, 'reserve');
+      execFileSync('dd', ['if=/dev/zero', `of=${reserve}`, 'bs=1k', 'count=64'], { stdio: 'ignore' });
+      fillDisk(filler);
+      rmSync(reserve);
+      const stopped = await score(dataDir);
+      // The wait is logged once (the log is at warn here), with no stack; the command's own last line names the disk.
+      expect(stopped.code).toBe(1);
+      const lines = stopped.stderr.trimEnd().split('\n');
+      expect(lines.at(-1)).toBe(
+        `panoptes: no space left on the disk holding ${join(dataDir, 'panoptes.db')}: scoring stopped after 60 s of waiting for room to store its scores; free some space and try again`,
+      );
+      expect(lines.filter((l) => l.includes('scoring waits for room'))).toHaveLength(1);
+      expect(lines.length).toBeLessThanOrEqual(3);
+      expect(stopped.stderr).not.toMatch(/SqliteError|\n\s+at /);
+
+      rmSync(filler);
+      expect((await score(dataDir)).code).toBe(0);
+      expect(await exported(dataDir)).toEqual(expected);
+    } finally {
+      unmountTmpfs(dataDir);
+    }
+  }, 240_000);
 });
