@@ -9,6 +9,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 
 export type Behaviour =
   | {
@@ -156,4 +157,14 @@ export class FakeProvider {
     for (const s of this.sockets) s.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/** A fake provider listening from before the enclosing file's (or describe block's) tests until after them. */
+export function useFakeProvider(): FakeProvider {
+  const fake = new FakeProvider();
+  beforeAll(async () => {
+    await fake.start();
+  });
+  afterAll(() => fake.stop());
+  return fake;
 }

@@ -16,7 +16,7 @@ import { Store } from '../../core/store/store.js';
 import { initTelemetry } from '../../core/telemetry.js';
 import { tempDir, writeManifest } from '../helpers/temp.js';
 import { fillDisk, mountTmpfs, onTmpfs, tmpfsMountable, unmountTmpfs } from '../helpers/tmpfs.js';
-import { FakeProvider } from '../models/fake-provider.js';
+import { useFakeProvider } from '../models/fake-provider.js';
 
 initTelemetry({ defaultLevel: 'silent' });
 
@@ -32,17 +32,13 @@ stages:
 `;
 
 describe.skipIf(!tmpfsMountable)(onTmpfs("a template's judge loop on a full disk"), () => {
+  const fake = useFakeProvider();
   let tmp: ReturnType<typeof tempDir>;
-  let fake: FakeProvider;
   let dataDir: string;
-  beforeAll(async () => {
+  beforeAll(() => {
     tmp = tempDir();
-    fake = await new FakeProvider().start();
   });
-  afterAll(async () => {
-    await fake.stop();
-    tmp.cleanup();
-  });
+  afterAll(() => tmp.cleanup());
 
   /** A fresh data folder on its own 8 MB tmpfs for `body`, unmounted after it. */
   async function onSmallDisk(name: string, body: () => Promise<void>): Promise<void> {
