@@ -1,13 +1,15 @@
 /**
  * Opening a database file safely: a missing file is created (read-write) or reported (read-only);
  * an empty file, one that is not SQLite, or another program's SQLite database is refused with its
- * path, never taken for a new database and written over. Errors name the file or its folder.
+ * path, never taken for a new database and written over. Errors name the file or its folder (or,
+ * on a full disk, the disk holding it).
  * Runs on: Node (core).
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type Database from 'better-sqlite3';
 import { PanoptesError } from '../domain.js';
+import { diskFullError, isDiskFull } from './disk-full.js';
 
 const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
 
@@ -50,6 +52,7 @@ export function refuseForeignSchema(db: Database.Database, path: string): void {
 /** What went wrong opening the database, in one line naming the file or its folder. */
 export function openError(err: unknown, path: string): unknown {
   if (err instanceof PanoptesError) return err;
+  if (isDiskFull(err)) return diskFullError(path, 'the database could not be opened', err);
   const code = (err as { code?: string }).code ?? '';
   const message = err instanceof Error ? err.message : String(err);
   if (code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB') {

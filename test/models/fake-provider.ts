@@ -9,9 +9,21 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 
 export type Behaviour =
-  | { kind: 'ok'; text?: string; inputTokens?: number; outputTokens?: number; cachedTokens?: number; reasoningTokens?: number; delayMs?: number; finishReason?: string }
+  | {
+      kind: 'ok';
+      text?: string;
+      inputTokens?: number;
+      outputTokens?: number;
+      cachedTokens?: number;
+      reasoningTokens?: number;
+      delayMs?: number;
+      finishReason?: string;
+      /** Run once the request has arrived, before it is answered (a test's step that must fall between the two). */
+      onArrival?: () => void;
+    }
   | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
   | { kind: 'hang' }
   | { kind: 'empty' }
@@ -97,6 +109,7 @@ export class FakeProvider {
       case 'empty':
         return this.answer(res, path, model, { kind: 'ok', text: '' });
       case 'ok':
+        b.onArrival?.();
         if (b.delayMs) await new Promise((r) => setTimeout(r, b.delayMs));
         return this.answer(res, path, model, b);
     }
@@ -144,4 +157,14 @@ export class FakeProvider {
     for (const s of this.sockets) s.destroy();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
   }
+}
+
+/** A fake provider listening from before the enclosing file's (or describe block's) tests until after them. */
+export function useFakeProvider(): FakeProvider {
+  const fake = new FakeProvider();
+  beforeAll(async () => {
+    await fake.start();
+  });
+  afterAll(() => fake.stop());
+  return fake;
 }
