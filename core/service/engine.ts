@@ -174,12 +174,14 @@ export function openEngine(opts: EngineOptions): Engine {
   registry.register('judge', judgeScorerBuilder({ client: modelClient, catalog, baselineRoots: opts.baselineRoots }));
   const grants = { network: opts.allowPluginNetwork ?? false };
   registry.register('code', codeScorerBuilder(grants), checkCodeDefinition(grants));
+  // One admission lets in every scorer: scoring files, stored versions, and the local worker's judge loops (billed to the run).
+  const admission = new ScorerAdmission(registry, local ? templateJudgeBilling(store) : undefined);
   if (local) {
     pool.add(
       new LocalWorker({
         client: sweepBilling(store, catalog)(modelClient),
         callConcurrency: opts.callConcurrency,
-        stageJudge: stageJudgeOf(registry, templateJudgeBilling(store)),
+        stageJudge: stageJudgeOf(admission),
       }),
     );
   }
@@ -187,7 +189,6 @@ export function openEngine(opts: EngineOptions): Engine {
   // Pages committed by the worker become `scoring` events through the hub (built next).
   const attempts = new AttemptStore(store);
   // Retries of hard fails are the candidate's own calls: through the same client as the sweep's.
-  const admission = new ScorerAdmission(registry);
   const worker = new Scorekeeper({
     store,
     scores,
