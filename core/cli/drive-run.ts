@@ -1,5 +1,7 @@
 /**
- * Driving one run to its end in this process, for `panoptes run` and `panoptes resume`.
+ * Driving one run to its end in this process, for `panoptes run` and `panoptes resume`. Its
+ * progress comes from this process's own event hub: no watcher of other processes' writes is
+ * started for a run this process drives itself.
  * Runs on: Node (core).
  */
 import type { Run } from '../domain.js';
@@ -10,7 +12,7 @@ import { createProgressReporter } from './progress.js';
 /** Drives one run to its end, showing progress; Ctrl-C, SIGTERM or SIGHUP (the terminal closed) leaves it for `panoptes resume`. */
 export async function driveRun(engine: Engine, runId: string, showProgress: boolean): Promise<Run> {
   const reporter = showProgress ? createProgressReporter() : undefined;
-  const unsubscribe = engine.service.subscribe((e) => {
+  const unsubscribe = engine.events.subscribe((e) => {
     if (e.type === 'run' && e.run.id === runId) reporter?.update(e.run as RunSummary);
   });
   const onSignal = () => {

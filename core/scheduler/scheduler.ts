@@ -158,7 +158,7 @@ export class Scheduler {
         this.store.runs.recoverInterruptedRuns();
         if (this.store.queries.unfinishedRunIds().length === 0) return;
         // What is left belongs to a live scheduler elsewhere: wait for its lease or its end.
-        await new Promise((r) => setTimeout(r, this.tickMs));
+        await pause(this.tickMs);
         continue;
       }
       await Promise.race([...this.active.values()].map((a) => a.done.catch(() => undefined)));

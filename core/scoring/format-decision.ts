@@ -5,7 +5,7 @@
  */
 import { formatUsd } from '../common/money.js';
 import { alignColumns } from '../text-table.js';
-import { signed } from './signed-text.js';
+import { formatInterval, TEXT_STYLE } from '../common/score-format.js';
 import type { DecisionReport } from './adaptive-decision.js';
 
 export function formatDecision(r: DecisionReport): string[] {
@@ -18,7 +18,7 @@ export function formatDecision(r: DecisionReport): string[] {
   const rows = [['a', 'b', 'decision', 'at n', 'anytime-valid interval of a − b']];
   for (const p of r.pairs) {
     const what = p.status === 'decided' ? `${p.winner} better` : p.status;
-    rows.push([p.a, p.b, what, String(p.n), `[${signed(p.interval[0])}, ${signed(p.interval[1])}]`]);
+    rows.push([p.a, p.b, what, String(p.n), formatInterval(p.interval, true, TEXT_STYLE)]);
   }
   lines.push(...alignColumns(rows), '');
   const models = [['model', 'vignettes', 'calls', 'calls saved', 'saved']];

@@ -5,7 +5,7 @@
  * Runs on: Node (core); pure.
  */
 import { alignColumns } from '../text-table.js';
-import { signed } from './signed-text.js';
+import { formatDiff, formatInterval, formatScore, TEXT_STYLE } from '../common/score-format.js';
 import type { GateLine, GateResult } from './gate.js';
 
 const VERDICT_TEXT: Record<GateLine['verdict'], string> = {
@@ -15,12 +15,8 @@ const VERDICT_TEXT: Record<GateLine['verdict'], string> = {
   too_few: 'too few vignettes',
 };
 
-function num(x: number | null): string {
-  return x === null || Number.isNaN(x) ? 'n/a' : x.toFixed(3);
-}
-
 function difference(l: GateLine): string {
-  return `${signed(l.diff)} ${l.ci95 === null ? '(no interval)' : `[${signed(l.ci95[0])}, ${signed(l.ci95[1])}]`}`;
+  return `${formatDiff(l.diff, TEXT_STYLE)} ${l.ci95 === null ? '(no interval)' : formatInterval(l.ci95, true, TEXT_STYLE)}`;
 }
 
 /** A line's model, with its prompt variant in runs of variants (as the report names an arm). */
@@ -59,7 +55,7 @@ export function formatGate(r: GateResult): string[] {
   lines.push(`base ${r.base}, head ${r.head}: ${r.vignettes} vignettes, diff = head − base`, '');
   const rows = [['model', 'scorer', 'n', 'base', 'head', 'difference [95 % CI]', 'verdict', 'pass → fail']];
   for (const l of r.lines) {
-    rows.push([unit(l), l.scorer, String(l.n), num(l.base_mean), num(l.head_mean), difference(l), VERDICT_TEXT[l.verdict], l.kind === 'pass_fail' ? String(l.pass_to_fail_count) : '']);
+    rows.push([unit(l), l.scorer, String(l.n), formatScore(l.base_mean, TEXT_STYLE), formatScore(l.head_mean, TEXT_STYLE), difference(l), VERDICT_TEXT[l.verdict], l.kind === 'pass_fail' ? String(l.pass_to_fail_count) : '']);
   }
   lines.push(...alignColumns(rows));
   for (const n of notes(r)) lines.push(n);
@@ -93,7 +89,7 @@ export function formatGateMarkdown(r: GateResult): string {
     for (const l of mine) {
       const verdict = l.verdict === 'worse' ? '**worse**' : VERDICT_TEXT[l.verdict];
       const variant = byVariant ? ` ${cell(l.variant ?? '(none)')} |` : '';
-      out.push(`| ${cell(l.scorer)} |${variant} ${num(l.base_mean)} | ${num(l.head_mean)} | ${difference(l)} | ${verdict} |`);
+      out.push(`| ${cell(l.scorer)} |${variant} ${formatScore(l.base_mean, TEXT_STYLE)} | ${formatScore(l.head_mean, TEXT_STYLE)} | ${difference(l)} | ${verdict} |`);
     }
     out.push('');
     const dropped = mine.filter((l) => l.pass_to_fail_count > 0);

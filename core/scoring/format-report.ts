@@ -7,11 +7,10 @@
  * Runs on: Node (core); pure.
  */
 import { pairVerdictText } from '../common/pair-verdict.js';
-import { formatPValue } from '../common/score-format.js';
+import { formatDiff, formatInterval, formatPValue, formatScore, TEXT_STYLE } from '../common/score-format.js';
 import { alignColumns } from '../text-table.js';
 import { formatDecision } from './format-decision.js';
 import { MIN_VIGNETTES_TO_COMPARE, type ModelScore, type PairComparison, type RunComparison, type ScoreReport } from './report-shape.js';
-import { signed } from './signed-text.js';
 
 /** The verdict rule under a pair table; `clustered` adds the rule a clustering brings. */
 export function verdictNote(clustered: boolean): string {
@@ -19,21 +18,9 @@ export function verdictNote(clustered: boolean): string {
   return `better: the Holm-adjusted p of the test shown is below 0.05 (across every pair above); otherwise not distinguishable; under ${MIN_VIGNETTES_TO_COMPARE} shared vignettes, too few to compare${clusters}.`;
 }
 
-export function fixed(x: number, digits = 3): string {
-  return x.toFixed(digits);
-}
-
-export { signed };
-
-export function interval(ci: [number, number] | null, sign = false): string {
-  if (ci === null) return 'n/a';
-  const f = sign ? signed : fixed;
-  return `[${f(ci[0])}, ${f(ci[1])}]`;
-}
-
-/** p-values by the one rule of every surface (core/common/score-format.ts), "n/a" when there is none. */
+/** p-values by the one rule of every surface (core/common/score-format.ts) in the text style, "n/a" when there is none. */
 export function formatP(p: number | null): string {
-  return formatPValue(p, 'n/a');
+  return formatPValue(p, TEXT_STYLE);
 }
 
 function leaderboard(models: readonly ModelScore[], report: ScoreReport): string[] {
@@ -46,13 +33,13 @@ function leaderboard(models: readonly ModelScore[], report: ScoreReport): string
   if (consistency) header.push('flip rate', `pass@${K}`, `pass^${K}`);
   const rows = [header];
   for (const m of models) {
-    const row = [m.model, String(m.n), fixed(m.mean), m.role === 'baseline' ? 'baseline' : interval(m.ci95)];
+    const row = [m.model, String(m.n), formatScore(m.mean, TEXT_STYLE), m.role === 'baseline' ? 'baseline' : formatInterval(m.ci95, false, TEXT_STYLE)];
     if (gaps) row.push(m.not_scored === 0 ? '0' : `${m.not_scored} (${(100 * m.not_scored_share).toFixed(1)} %)`);
     if (consistency) {
-      row.push(m.flip_rate === null ? 'n/a' : fixed(m.flip_rate));
+      row.push(formatScore(m.flip_rate, TEXT_STYLE));
       const at = m.pass_at_k[String(K)];
       const hat = m.pass_hat_k[String(K)];
-      row.push(at === undefined ? 'n/a' : fixed(at), hat === undefined ? 'n/a' : fixed(hat));
+      row.push(formatScore(at, TEXT_STYLE), formatScore(hat, TEXT_STYLE));
     }
     rows.push(row);
   }
@@ -75,8 +62,8 @@ export function pairCells(p: PairComparison): string[] {
   return [
     `${p.a} − ${p.b}`,
     String(p.n),
-    signed(p.diff),
-    interval(p.ci95, true),
+    formatDiff(p.diff, TEXT_STYLE),
+    formatInterval(p.ci95, true, TEXT_STYLE),
     formatP(p.p_value) + (p.test === 'mcnemar_exact' ? ' (McNemar)' : ''),
     formatP(p.p_holm),
   ];
@@ -85,7 +72,7 @@ export function pairCells(p: PairComparison): string[] {
 function pairTable(pairs: readonly PairComparison[]): string[] {
   const rows = [['pair', 'n', 'diff', '95 % CI', 'p', 'p (Holm)', 'min. detectable', '']];
   for (const p of pairs) {
-    rows.push([...pairCells(p), p.min_detectable_diff === null ? 'n/a' : fixed(p.min_detectable_diff), pairVerdictText(p)]);
+    rows.push([...pairCells(p), formatScore(p.min_detectable_diff, TEXT_STYLE), pairVerdictText(p)]);
   }
   return alignColumns(rows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'left']);
 }
@@ -109,7 +96,7 @@ export function formatScoreReport(report: ScoreReport): string[] {
     );
   }
   if (report.judges) {
-    const alpha = report.judges.alpha === null ? 'n/a' : report.judges.alpha.toFixed(3);
+    const alpha = formatScore(report.judges.alpha, TEXT_STYLE);
     lines.push(`Judges ${report.judges.judges.join(', ')}: Krippendorff's alpha ${alpha} (${report.kind === 'pass_fail' ? 'nominal' : 'interval'}; 1 full agreement, 0 chance).`);
   }
   if (report.pending > 0) lines.push(`${report.pending} scores still pending: figures will move.`);
@@ -156,7 +143,7 @@ function sideBySide(c: RunComparison): string[] {
     const row = [model];
     for (const side of [c.models_a, c.models_b]) {
       const m = side.find((x) => x.model === model);
-      row.push(m ? String(m.n) : 'n/a', m ? fixed(m.mean) : 'n/a', m ? interval(m.ci95) : 'n/a');
+      row.push(m ? String(m.n) : 'n/a', formatScore(m?.mean, TEXT_STYLE), m ? formatInterval(m.ci95, false, TEXT_STYLE) : 'n/a');
     }
     rows.push(row);
   }

@@ -13,13 +13,13 @@
  * Runs on: Node (core); pure.
  */
 import { createHash } from 'node:crypto';
-import { fixed, interval, pairCells, variantsNote, verdictNote } from './format-report.js';
+import { pairCells, variantsNote, verdictNote } from './format-report.js';
 import { REPORT_SCRIPT, REPORT_STYLE } from './html-report-assets.js';
 import type { ModelScore, PairComparison, ScoreReport } from './report-shape.js';
 import type { DecisionReport } from './adaptive-decision.js';
 import { formatUsd } from '../common/money.js';
 import { pairVerdictText } from '../common/pair-verdict.js';
-import { signed } from './signed-text.js';
+import { formatInterval, formatScore, TEXT_STYLE } from '../common/score-format.js';
 
 /** One cell of the vignette table: a model's answer and the verdict on it. */
 export interface ReportVignetteCell {
@@ -67,7 +67,7 @@ function table(header: string[], rows: string[][], numeric: ReadonlySet<number>,
 }
 
 function leaderboard(report: ScoreReport): string {
-  const rows = report.models.map((m) => [m.model, fixed(m.mean), m.role === 'baseline' ? 'baseline' : interval(m.ci95), String(m.n)]);
+  const rows = report.models.map((m) => [m.model, formatScore(m.mean, TEXT_STYLE), m.role === 'baseline' ? 'baseline' : formatInterval(m.ci95, false, TEXT_STYLE), String(m.n)]);
   return table(['model', 'mean', '95 % CI', 'n'], rows, new Set([1, 2, 3]), 'leaderboard');
 }
 
@@ -86,7 +86,7 @@ function intervalChart(models: readonly ModelScore[]): string {
     const y = CHART.top + i * CHART.row + CHART.row / 2;
     parts.push(`<text x="${CHART.left - 10}" y="${y + 4}" text-anchor="end">${escapeHtml(m.model)}</text>`);
     if (m.ci95 !== null) parts.push(`<line x1="${x(m.ci95[0])}" x2="${x(m.ci95[1])}" y1="${y}" y2="${y}" stroke="#3559c7" stroke-width="3"/>`);
-    parts.push(`<circle cx="${x(m.mean)}" cy="${y}" r="5" fill="#1d2330"><title>${escapeHtml(`${m.model}: ${fixed(m.mean)} ${interval(m.ci95)}`)}</title></circle>`);
+    parts.push(`<circle cx="${x(m.mean)}" cy="${y}" r="5" fill="#1d2330"><title>${escapeHtml(`${m.model}: ${formatScore(m.mean, TEXT_STYLE)} ${formatInterval(m.ci95, false, TEXT_STYLE)}`)}</title></circle>`);
   });
   parts.push('</svg>');
   return parts.join('\n');
@@ -108,15 +108,20 @@ function consistency(report: ScoreReport): string | null {
   const K = report.epochs;
   const has = report.models.some((m) => m.flip_rate !== null || m.pass_at_k?.[String(K)] !== undefined);
   if (!has) return null;
-  const opt = (v: number | null | undefined): string => (v === null || v === undefined ? 'n/a' : fixed(v));
-  const rows = report.models.map((m) => [m.model, opt(m.flip_rate), opt(m.pass_at_k?.[String(K)]), opt(m.pass_hat_k?.[String(K)]), String(m.unstable?.length ?? 0)]);
+  const rows = report.models.map((m) => [
+    m.model,
+    formatScore(m.flip_rate, TEXT_STYLE),
+    formatScore(m.pass_at_k?.[String(K)], TEXT_STYLE),
+    formatScore(m.pass_hat_k?.[String(K)], TEXT_STYLE),
+    String(m.unstable?.length ?? 0),
+  ]);
   return table(['model', 'flip rate', `pass@${K}`, `pass^${K}`, 'vignettes that flip'], rows, new Set([1, 2, 3, 4]), 'consistency');
 }
 
 /** A run posed until decided: each pair's anytime-valid decision (no fixed-n pair table: it is not valid after such a stop), and what the stop saved. */
 function anytime(d: DecisionReport | undefined): string | null {
   if (!d) return null;
-  const rows = d.pairs.map((p) => [p.a, p.b, p.status === 'decided' ? `${p.winner ?? ''} better` : p.status, String(p.n), `[${signed(p.interval[0])}, ${signed(p.interval[1])}]`]);
+  const rows = d.pairs.map((p) => [p.a, p.b, p.status === 'decided' ? `${p.winner ?? ''} better` : p.status, String(p.n), formatInterval(p.interval, true, TEXT_STYLE)]);
   const share = d.calls_full > 0 ? Math.round((100 * d.calls) / d.calls_full) : 100;
   return [
     `<p>Posed until decided: vignettes in the order of seed ${d.seed}, looked at every ${d.batch}; alpha ${d.alpha} over the pairs. The pairs are those of the anytime-valid confidence sequences: a fixed-n interval is not valid after a stop the data chose, so none is shown.</p>`,
@@ -128,7 +133,7 @@ function anytime(d: DecisionReport | undefined): string | null {
 
 function judges(report: ScoreReport): string | null {
   if (!report.judges) return null;
-  const alpha = report.judges.alpha === null ? 'n/a' : fixed(report.judges.alpha);
+  const alpha = formatScore(report.judges.alpha, TEXT_STYLE);
   const scale = report.kind === 'pass_fail' ? 'nominal' : 'interval';
   return `<p id="judges">Judges ${escapeHtml(report.judges.judges.join(', '))}: Krippendorff's alpha <b>${escapeHtml(alpha)}</b> (${scale}; 1 full agreement, 0 chance).</p>`;
 }

@@ -158,7 +158,7 @@ export class Scorekeeper {
       await this.wake();
       if (this.halted) throw this.halted;
       if (this.caughtUp(runId)) return;
-      await sleep(Math.min(this.tickMs, 20), undefined, { signal }).catch(() => undefined);
+      await pause(Math.min(this.tickMs, 20), signal);
     }
   }
 
@@ -289,20 +289,21 @@ export class Scorekeeper {
    */
   private async patiently(signal: AbortSignal, commit: () => boolean): Promise<boolean> {
     const giveUpAt = Date.now() + this.diskFullPatienceMs;
-    for (let wait = 100; ; wait = Math.min(wait * 2, 5000)) {
+    for (let failures = 1; ; failures++) {
       try {
         const done = commit();
         this.waitingForRoom = false;
         return done;
       } catch (err) {
         if (!isDiskFull(err)) throw err;
+        const wait = backoffDelay({ baseMs: 100, maxMs: 5000 }, failures);
         if (Date.now() + wait > giveUpAt) {
           throw diskFullError(this.opts.store.path, `scoring stopped after ${Math.round(this.diskFullPatienceMs / 1000)} s of waiting for room to store its scores`, err);
         }
         // Said once while the disk stays full, not by every call and page that waits.
-        if (wait === 100 && !this.waitingForRoom) this.opts.logger.warn({ path: this.opts.store.path }, 'the disk is full: scoring waits for room');
+        if (failures === 1 && !this.waitingForRoom) this.opts.logger.warn({ path: this.opts.store.path }, 'the disk is full: scoring waits for room');
         this.waitingForRoom = true;
-        await sleep(wait, undefined, { signal }).catch(() => undefined);
+        await pause(wait, signal);
         if (signal.aborted) return false;
       }
     }

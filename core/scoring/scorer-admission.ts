@@ -5,7 +5,8 @@
  * one of its models, then the caller's own refusals), and the layers' checks run (a plugin loaded in
  * its sandbox); what is attached is what was built here. The scorekeeper admits a stored version
  * the same way on resume: parsed with the same schema, built by the same registry with the same
- * errors, once per version. Errors name the definition and its field (`scorers.2.pattern: ...`).
+ * errors, once per version; a template's judge loop has its stage's definitions parsed and built
+ * here too, once per set of versions. Errors name the definition and its field (`scorers.2.pattern: ...`).
  * Runs on: Node (core).
  */
 import { PanoptesError } from '../domain.js';
@@ -14,6 +15,7 @@ import { pinBaselineFiles } from './judge/baseline-file.js';
 import { refuseBaselinesOutsideRun } from './judge/baseline-model.js';
 import type { BuiltScorer, CallBilling, ScorerRegistry } from './scorer-registry.js';
 import { ScorerDefinitionSchema, ScoringConfigSchema, type ScoringConfig } from './scoring-config.js';
+import { scorerVersion } from './scorer-version.js';
 
 /** A scoring file let in: its definitions (baseline files pinned) and the scorers built from them, in order. */
 export interface AdmittedScorers {
@@ -48,8 +50,13 @@ export function parseScoringConfig(value: unknown, where?: string): ScoringConfi
 
 export class ScorerAdmission {
   private readonly stored = new Map<string, StoredAdmission>();
+  private readonly staged = new Map<string, readonly BuiltScorer[]>();
 
-  constructor(private readonly registry: ScorerRegistry) {}
+  /** `stageBilling` wraps the clients of a template's judge loop (its calls billed to the run); none on a remote worker. */
+  constructor(
+    private readonly registry: ScorerRegistry,
+    private readonly stageBilling?: CallBilling,
+  ) {}
 
   /**
    * Lets a scoring file in for a run (with a target) or for a template's judge loop (without):
@@ -87,10 +94,27 @@ export class ScorerAdmission {
     return admitted;
   }
 
-  /** Closes every stored scorer built (a plugin's thread) and forgets them. */
+  /**
+   * A template's judge loop as a worker runs it: the stage's definitions parsed with the scoring
+   * file's schema (refused naming the field) and built once per set of versions, their judges'
+   * calls through `stageBilling`.
+   */
+  stageScorers(definitions: readonly unknown[]): readonly BuiltScorer[] {
+    const config = parseScoringConfig({ scorers: definitions });
+    const key = config.scorers.map(scorerVersion).join(' ');
+    let built = this.staged.get(key);
+    if (!built) {
+      built = this.registry.buildAll(config, this.stageBilling);
+      this.staged.set(key, built);
+    }
+    return built;
+  }
+
+  /** Closes every scorer built for a stored version or a judge loop (a plugin's thread) and forgets them. */
   async close(): Promise<void> {
-    const built = [...this.stored.values()];
+    const built = [...[...this.stored.values()].flatMap((s) => (s.built ? [s.built] : [])), ...[...this.staged.values()].flat()];
     this.stored.clear();
-    await Promise.all(built.map((s) => s.built?.scorer.close?.()));
+    this.staged.clear();
+    await Promise.all(built.map((b) => b.scorer.close?.()));
   }
 }

@@ -77,13 +77,13 @@ export interface ControlServiceOptions {
   /** The model router, whose metrics, posture, roster and probes the contract serves. */
   router: Pick<Router, 'metrics' | 'posture' | 'roster' | 'probe' | 'privacyLock'>;
   defaults: Omit<AppDefaults, 'dataDir'>;
-  /** The listener for remote workers that the app turns on and off. */
-  listener: WorkerListenerControl;
+  /** The listener for remote workers that the app turns on and off, built on first use. */
+  listener: () => WorkerListenerControl;
   /** Vignettes copied into the store per transaction while creating a run (default 500). */
   stageBatch?: number;
   scoring: ServiceScoring;
-  /** Where `exportRun` writes from. */
-  exports: RunExports;
+  /** Where `exportRun` writes from, built on first use. */
+  exports: () => RunExports;
 }
 
 export const DEFAULT_RUN_OPTIONS: RunOptions = {
@@ -107,11 +107,11 @@ export class ControlService implements ControlApi {
   private readonly pool: WorkerPool;
   private readonly dataDir: string;
   private readonly events: EventHub;
-  private readonly exports: RunExports;
+  private readonly exports: () => RunExports;
   private readonly inspectExport: InspectExport;
   private readonly uploads: ManifestUploads;
   private readonly router: Pick<Router, 'metrics' | 'posture' | 'roster' | 'probe' | 'privacyLock'>;
-  private readonly listener: WorkerListenerControl;
+  private readonly listener: () => WorkerListenerControl;
   private readonly appDefaults: AppDefaults;
   private readonly stageBatch: number;
   private readonly scoring: ServiceScoring;
@@ -310,7 +310,7 @@ export class ControlService implements ControlApi {
   async exportRun(input: ValidInput<'exportRun'>): Promise<ExportResult> {
     const run = this.requireRun(input.runId);
     if (input.format === 'inspect') return this.inspectExport.write(run, input.outPath);
-    return this.exports.write(input.runId, exportKindOf(input.format, input.scores === true), input.outPath);
+    return this.exports().write(input.runId, exportKindOf(input.format, input.scores === true), input.outPath);
   }
 
   // ---- Scoring (RunScoring's, on runs that exist) ---------------------------------------------------
@@ -453,15 +453,15 @@ export class ControlService implements ControlApi {
   // ---- The worker listener -----------------------------------------------------------------------
 
   async workerListener(): Promise<WorkerListenerStatus> {
-    return this.listener.status();
+    return this.listener().status();
   }
 
   async startWorkerListener(input: ValidInput<'startWorkerListener'> = {}): Promise<WorkerListenerStatus> {
-    return this.listener.start(input);
+    return this.listener().start(input);
   }
 
   async stopWorkerListener(): Promise<WorkerListenerStatus> {
-    return this.listener.stop();
+    return this.listener().stop();
   }
 
   // ---- Helpers -----------------------------------------------------------------------------------

@@ -174,12 +174,14 @@ export function openEngine(opts: EngineOptions): Engine {
   registry.register('judge', judgeScorerBuilder({ client: modelClient, catalog, baselineRoots: opts.baselineRoots }));
   const grants = { network: opts.allowPluginNetwork ?? false };
   registry.register('code', codeScorerBuilder(grants), checkCodeDefinition(grants));
+  // One admission lets in every scorer: scoring files, stored versions, and the local worker's judge loops (billed to the run).
+  const admission = new ScorerAdmission(registry, local ? templateJudgeBilling(store) : undefined);
   if (local) {
     pool.add(
       new LocalWorker({
         client: sweepBilling(store, catalog)(modelClient),
         callConcurrency: opts.callConcurrency,
-        stageJudge: stageJudgeOf(registry, templateJudgeBilling(store)),
+        stageJudge: stageJudgeOf(admission),
       }),
     );
   }
@@ -187,7 +189,6 @@ export function openEngine(opts: EngineOptions): Engine {
   // Pages committed by the worker become `scoring` events through the hub (built next).
   const attempts = new AttemptStore(store);
   // Retries of hard fails are the candidate's own calls: through the same client as the sweep's.
-  const admission = new ScorerAdmission(registry);
   const worker = new Scorekeeper({
     store,
     scores,
@@ -217,12 +218,15 @@ export function openEngine(opts: EngineOptions): Engine {
     workers: () => pool.list(),
     scoring: (id) => scoringStatus(store, scoring, id),
   });
-  const listener = new WorkerListenerControl({
-    pool,
-    keeper: opts.workerTokenKeeper ?? new FileTokenKeeper(join(opts.dataDir, 'worker-token')),
-    logger,
-    ...(opts.workerListener ? { listener: opts.workerListener } : {}),
-  });
+  // The app's worker listener and the exports are built on first use: a one-shot `panoptes run` uses neither.
+  let listenerControl: WorkerListenerControl | undefined;
+  const listener = (): WorkerListenerControl =>
+    (listenerControl ??= new WorkerListenerControl({
+      pool,
+      keeper: opts.workerTokenKeeper ?? new FileTokenKeeper(join(opts.dataDir, 'worker-token')),
+      logger,
+      ...(opts.workerListener ? { listener: opts.workerListener } : {}),
+    }));
   // Watches other processes' writes only while someone subscribes: a command that does not never starts it.
   const foreign = new ForeignWriteWatcher(store, events);
   const scheduler = new Scheduler({
@@ -239,10 +243,12 @@ export function openEngine(opts: EngineOptions): Engine {
     // The contract is built below; a batch is read only once a run is under way.
     adaptiveRows: adaptiveRows(worker, (): Pick<ControlApi, 'scoreMatrix'> => control),
   });
-  const exports = new RunExports(store.queries, scores, (runId) => {
-    const prices = store.queries.runPrices(runId);
-    return (r) => (r.cached ? 0 : estCostUsd(r.usage, prices?.[r.model] ?? catalog.priceOf(r.model)));
-  }, new ResponseScores(store));
+  let runExports: RunExports | undefined;
+  const exports = (): RunExports =>
+    (runExports ??= new RunExports(store.queries, scores, (runId) => {
+      const prices = store.queries.runPrices(runId);
+      return (r) => (r.cached ? 0 : estCostUsd(r.usage, prices?.[r.model] ?? catalog.priceOf(r.model)));
+    }, new ResponseScores(store)));
   const control = new ControlService({
     exports,
     store,
@@ -274,7 +280,7 @@ export function openEngine(opts: EngineOptions): Engine {
         if (events.listenerCount === 0) foreign.stop();
       };
     },
-    exportLines: (runId, format) => exports.lines(runId, format),
+    exportLines: (runId, format) => exports().lines(runId, format),
   };
   return {
     service,
@@ -289,7 +295,9 @@ export function openEngine(opts: EngineOptions): Engine {
     scoring: worker,
     scorerRegistry: registry,
     scores,
-    listener,
+    get listener() {
+      return listener();
+    },
     dataDir: opts.dataDir,
     recoverInterruptedRuns() {
       const unfinished = new Set(store.queries.unfinishedRunIds());
@@ -316,7 +324,7 @@ export function openEngine(opts: EngineOptions): Engine {
     stopRuns: () => scheduler.stop(),
     close() {
       closing ??= (async () => {
-        await listener.close();
+        await listenerControl?.close();
         foreign.stop();
         await scheduler.stop();
         await worker.stop();

@@ -1,12 +1,13 @@
 /**
  * The judge loop of a staged template's last stage, as the local worker runs it: the stage's scorer
- * definitions built once by the engine's scorer registry (rules, code plugins, LLM judges alike), an
- * answer scored with each, and the hard fails' explanations handed back for the next round's prompt.
+ * definitions let in by the engine's scorer admission (parsed and built once per set of versions;
+ * rules, code plugins, LLM judges alike), an answer scored with each, and the hard fails'
+ * explanations handed back for the next round's prompt.
  * On the engine's own worker every judge call is billed to the run before it is made, as a scoring
  * judge's is (`templateJudgeBilling`): counted in the run's judge usage, its tokens added when it
  * answers, taken back on an error, so `stats` holds the judge loop's calls even when a kill -9
  * loses the vignette's record (a resumed vignette asks its judges again, and pays again).
- * A `panoptes worker` builds its own registry (`workerStageJudge`): the judges it asks are this
+ * A `panoptes worker` builds its own registry and admission (`workerStageJudge`): the judges it asks are this
  * machine's, through its own catalog and keys, and code plugins get no network.
  * Runs on: Node (core).
  */
@@ -15,9 +16,8 @@ import type { ModelClient } from '../models/model-client.js';
 import { billedClient } from '../scoring/billed-client.js';
 import { judgeScorerBuilder } from '../scoring/judge/judge-builder.js';
 import { checkCodeDefinition, codeScorerBuilder } from '../scoring/plugin/code-scorer.js';
+import { ScorerAdmission } from '../scoring/scorer-admission.js';
 import { ScorerRegistry, type CallBilling } from '../scoring/scorer-registry.js';
-import type { Scorer } from '../scoring/scorer.js';
-import { ScoringConfigSchema } from '../scoring/scoring-config.js';
 import { BilledCalls, TEMPLATE_JUDGE_SCORER_ID, writeNowOrRefuse } from '../store/billed-calls.js';
 import type { Store } from '../store/store.js';
 import type { StageJudge } from '../workers/staged-eval.js';
@@ -33,20 +33,10 @@ export function templateJudgeBilling(store: Store): CallBilling {
   return (client) => billedClient(client, { ledger, scorerId: TEMPLATE_JUDGE_SCORER_ID, kind: 'judge', write });
 }
 
-export function stageJudgeOf(registry: ScorerRegistry, bill?: CallBilling): StageJudge {
-  const built = new Map<string, Scorer[]>();
-  const scorersOf = (definitions: readonly unknown[]): Scorer[] => {
-    const key = JSON.stringify(definitions);
-    let scorers = built.get(key);
-    if (!scorers) {
-      scorers = registry.buildAll(ScoringConfigSchema.parse({ scorers: definitions }), bill).map((b) => b.scorer);
-      built.set(key, scorers);
-    }
-    return scorers;
-  };
+export function stageJudgeOf(admission: ScorerAdmission): StageJudge {
   return async (definitions, { runId, vignette, response, signal }) => {
     const failed: string[] = [];
-    for (const scorer of scorersOf(definitions)) {
+    for (const { scorer } of admission.stageScorers(definitions)) {
       const values = await scorer.score({
         runId,
         model: '',
@@ -73,5 +63,5 @@ export function workerStageJudge(client: ModelClient, catalog: Catalog): StageJu
   registry.register('judge', judgeScorerBuilder({ client, catalog }));
   const grants = { network: false };
   registry.register('code', codeScorerBuilder(grants), checkCodeDefinition(grants));
-  return stageJudgeOf(registry);
+  return stageJudgeOf(new ScorerAdmission(registry));
 }

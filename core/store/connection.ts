@@ -14,6 +14,7 @@ import { closeSync, fdatasyncSync, openSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import Database from 'better-sqlite3';
+import { backoffDelay } from '../concurrency/backoff.js';
 import { checkDatabaseFile, openError, refuseForeignSchema } from './database-file.js';
 import { MIGRATIONS } from './migrations.js';
 
@@ -72,13 +73,14 @@ export class Connection {
    */
   private enableWal(timeoutMs: number): void {
     const deadline = Date.now() + timeoutMs;
-    for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
+    for (let failures = 1; ; failures++) {
       try {
         this.db.pragma('journal_mode = WAL');
         return;
       } catch (err) {
+        const wait = backoffDelay({ baseMs: 2, maxMs: 50, jitter: [0.5, 1] }, failures);
         if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() + wait > deadline) throw err;
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, wait * (0.5 + Math.random() / 2));
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, wait);
       }
     }
   }

@@ -4,8 +4,8 @@
  * --allow-network — is refused with the same reason, naming its field, through the CLI (a real
  * child process), the HTTP API (a real socket), and on resume, where another process attached it
  * and this one cannot build the stored version (logged, and its records left pending). A
- * definition the schema refuses is named the same way by the CLI's file reader and a stored
- * version's parse.
+ * definition the schema refuses is named the same way by the CLI's file reader, a stored
+ * version's parse and a template's judge loop, which builds its scorers once per set of versions.
  * Runs on: Node (tests).
  */
 import { writeFileSync } from 'node:fs';
@@ -88,5 +88,18 @@ describe('a definition the schema refuses', () => {
     const stored = new ScorerAdmission(new ScorerRegistry()).storedScorer({ version: 'v1', name: 'short', definition: bad }, (c) => c);
     expect(stored.error?.message).toBe('scorer short.max: min is above max');
     expect(stored.error).toMatchObject({ code: 'invalid_input', where: 'scorer short' });
+  });
+});
+
+describe("a template's judge loop", () => {
+  it('is built once per set of versions (key order makes no new one), its definitions refused by field', async () => {
+    const admission = new ScorerAdmission(new ScorerRegistry());
+    const first = admission.stageScorers([{ name: 'short', type: 'words', max: 5 }]);
+    expect(first.map((b) => b.scorer.name)).toEqual(['short']);
+    expect(admission.stageScorers([{ max: 5, type: 'words', name: 'short' }])).toBe(first);
+    expect(admission.stageScorers([{ name: 'short', type: 'words', max: 6 }])).not.toBe(first);
+    expect(() => admission.stageScorers([{ name: 'short', type: 'words', min: 5, max: 2 }])).toThrow('scorers.0.max: min is above max');
+    await admission.close();
+    expect(admission.stageScorers([{ name: 'short', type: 'words', max: 5 }])).not.toBe(first);
   });
 });

@@ -99,10 +99,9 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
   try {
     if (opts.listen === undefined && !opts.local) throw new PanoptesError('invalid_input', '--no-local needs --listen: no worker could run the jobs', { where: '--no-local' });
     const untilDecided = untilDecidedOf(opts);
-    const [{ openCliEngine }, { startWorkerListener }, { readScoringFile }, { driveRun }, { printRunResult, runSummaryJson }, { formatScoreReport }, { formatDecision }] =
+    const [{ openCliEngine }, { readScoringFile }, { driveRun }, { printRunResult, runSummaryJson }, { formatScoreReport }, { formatDecision }] =
       await Promise.all([
         import('../open-engine.js'),
-        import('../../remote/listener.js'),
         import('../scoring-file.js'),
         import('../drive-run.js'),
         import('../run-output.js'),
@@ -118,6 +117,8 @@ async function runCommand(opts: RunCliOptions): Promise<number> {
       const token = opts.token ?? process.env.PANOPTES_WORKER_TOKEN;
       if (!token) throw new PanoptesError('invalid_input', '--listen needs a worker token: --token or $PANOPTES_WORKER_TOKEN', { where: '--token' });
       const tls = loadServerTls(opts.tlsCert, opts.tlsKey);
+      // Loaded only with --listen: a run on this process's own workers opens no listener.
+      const { startWorkerListener } = await import('../../remote/listener.js');
       listener = await startWorkerListener(engine, { port: opts.listen, token, ...(opts.listenHost ? { host: opts.listenHost } : {}), ...(tls ? { tls } : {}) });
       process.stderr.write(`listening for workers on ${listener.host}:${listener.port}${listener.tls ? ' (TLS)' : ''}\n`);
     }

@@ -5,12 +5,12 @@
  * show the same.
  * Runs on: renderer.
  */
+import { formatInterval, TEXT_STYLE, type ScoreStyle } from '../../../core/common/score-format.js';
 import type { DecisionReport } from '../api/types.js';
 import { formatInt, formatUsd } from '../format.js';
 
-function signed(x: number): string {
-  return (x > 0 ? '+' : '') + x.toFixed(3);
-}
+/** The decision's interval reads as `decide` prints it (ASCII minus), an exact zero unsigned. */
+const DECISION_STYLE: ScoreStyle = { ...TEXT_STYLE, zero: '' };
 
 /** `running`: an open pair of a run still posing reads "open", else its status (undecided once the run ended). */
 export function DecisionTable({ decision: d, running }: { decision: DecisionReport; running: boolean }) {
@@ -34,7 +34,7 @@ export function DecisionTable({ decision: d, running }: { decision: DecisionRepo
               <td>{p.status === 'decided' ? `${p.winner} better` : p.open && running ? 'open' : p.status}</td>
               <td>{formatInt(p.n)}</td>
               <td>
-                [{signed(p.interval[0])}, {signed(p.interval[1])}]
+                {formatInterval(p.interval, true, DECISION_STYLE)}
               </td>
             </tr>
           ))}
