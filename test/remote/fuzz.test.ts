@@ -139,7 +139,7 @@ describe('fuzzing the listener', () => {
     gc();
     const after = process.memoryUsage().heapUsed;
 
-    expect(final.status, final.error).toBe('done');
+    expect(final.status, `the run ended: ${final.error}`).toBe('done');
     expectExactlyOnce(coord.engine.store, coord.dataDir, run.id);
     // The real workers never lost their connections.
     for (const w of workers) expect(w.stderr()).not.toMatch(/disconnected from coordinator/);
