@@ -16,6 +16,7 @@ import { initTelemetry } from '../../core/telemetry.js';
 import { runCli } from '../helpers/cli.js';
 import { killAtSeededPoint, readCount, useCountedProviders, writeQuestions } from '../helpers/kill-at-seeded-point.js';
 import { seededRandom } from '../helpers/seeded-random.js';
+import { refereedTemplate } from './refereed-template.js';
 
 initTelemetry({ defaultLevel: 'silent' });
 
@@ -30,15 +31,7 @@ const CALLS_IN_FLIGHT = 4;
  * The judge's server echoes its prompt, whose verdict format it passes: one answer and one judge
  * call a vignette, the judge asked after the answer is stored (a kill between them cuts the chain).
  */
-const TEMPLATE = `name: refereed
-stages:
-  - name: answer
-    prompt: "ANSWER {{vignette.prompt}}"
-    judge:
-      maxRounds: 2
-      scorers:
-        - { name: referee-says, type: judge, judges: [fj], rubric: "Is it right?" }
-`;
+const TEMPLATE = refereedTemplate('fj');
 
 it("a judged template SIGKILLed mid-template at seeded points, then resumed: the stored judge calls equal what the judge's provider was asked", async () => {
   const random = seededRandom('template-judge: run');
