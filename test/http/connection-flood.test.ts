@@ -12,7 +12,7 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startWorkerListener } from '../../core/remote/listener.js';
-import { serve, started } from '../helpers/serve.js';
+import { serve, stopStarted } from '../helpers/serve.js';
 import { tempDir } from '../helpers/temp.js';
 import { RawPeer, TOKEN as WORKER_TOKEN, registerFrame } from '../remote/harness.js';
 import { send, startApi, type ApiHarness } from './harness.js';
@@ -86,10 +86,7 @@ describe.skipIf(whyNot !== null)(`a flood of idle and dribbling connections${why
   let api: ApiHarness | undefined;
   afterEach(async () => {
     for (const f of floods.splice(0)) f.stop();
-    for (const cli of started.splice(0)) {
-      if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill('SIGKILL');
-      await cli.done;
-    }
+    await stopStarted();
     await api?.close();
     api = undefined;
   });
