@@ -7,23 +7,18 @@
  * could spare a call.
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Store } from '../../core/store/store.js';
 import { runCli, startCli, waitForStderr } from '../helpers/cli.js';
-import { tempDir, writeManifest } from '../helpers/temp.js';
-import { FakeProvider } from '../models/fake-provider.js';
-import { CHAIN_MODEL, chainOverFake, posedPrompts, stagePrompts } from './fake-chain.js';
+import { writeManifest } from '../helpers/temp.js';
+import type { FakeProvider } from '../models/fake-provider.js';
+import { CHAIN_MODEL, posedPrompts, stagePrompts, useFakeChain } from './fake-chain.js';
 
-let tmp: ReturnType<typeof tempDir>;
 let fake: FakeProvider;
-beforeAll(async () => {
-  tmp = tempDir();
-  fake = await new FakeProvider().start();
-});
-afterAll(async () => {
-  await fake.stop();
-  tmp.cleanup();
-});
+let dir: string;
+let catalog: string;
+let templateFile: string;
+useFakeChain(120, (chain) => ({ fake, dir, catalog, template: templateFile } = chain));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -55,8 +50,7 @@ function landed(dataDir: string, runId: string): { records: Landed[]; jobInput: 
 }
 
 it('SIGKILL between two stages, then resume: the vignette goes on from its first unfinished call, and the records equal an uninterrupted run', async () => {
-  const { catalog, template: templateFile } = chainOverFake(fake, tmp.dir, 120);
-  const manifest = writeManifest(tmp.dir, 3);
+  const manifest = writeManifest(dir, 3);
   const runArgs = (dataDir: string) => [
     'run', '--manifest', manifest, '--models', 'chained', '--template', templateFile, '--call-concurrency', '1', '--concurrency', '1',
     '--skip-prompt-cache', '--no-progress', '--data-dir', dataDir, '--catalog', catalog,
@@ -64,7 +58,7 @@ it('SIGKILL between two stages, then resume: the vignette goes on from its first
 
   // One call at a time: vignette 0 takes calls 1-5, vignette 1 calls 6-10. Killed as call 8 arrives,
   // vignette 1 has its map and first review stored, and no record.
-  const dataDir = join(tmp.dir, 'killed');
+  const dataDir = join(dir, 'killed');
   const first = startCli(runArgs(dataDir));
   const [, runId] = await waitForStderr(first, /run (r\w+): 1 jobs/);
   for (let i = 0; i < 400 && fake.count(CHAIN_MODEL) < 8; i++) await sleep(10);
@@ -107,7 +101,7 @@ it('SIGKILL between two stages, then resume: the vignette goes on from its first
   expect(killedAt).toBeGreaterThanOrEqual(8);
 
   // The same run uninterrupted, in a data folder of its own.
-  const cleanDir = join(tmp.dir, 'clean');
+  const cleanDir = join(dir, 'clean');
   const clean = await runCli(runArgs(cleanDir));
   expect(clean.code, clean.stderr).toBe(0);
   const cleanRun = /run (r\w+)/.exec(clean.stderr)![1]!;

@@ -4,30 +4,24 @@
  * provider is a local HTTP server in this process, so it counts every call of every process).
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Store } from '../../core/store/store.js';
 import { runCli, startCli, waitForStderr } from '../helpers/cli.js';
-import { tempDir, writeManifest } from '../helpers/temp.js';
-import { FakeProvider } from '../models/fake-provider.js';
-import { CHAIN_MODEL, chainOverFake, posedPrompts, stagePrompts } from './fake-chain.js';
+import { writeManifest } from '../helpers/temp.js';
+import type { FakeProvider } from '../models/fake-provider.js';
+import { CHAIN_MODEL, posedPrompts, stagePrompts, useFakeChain } from './fake-chain.js';
 
-let tmp: ReturnType<typeof tempDir>;
 let fake: FakeProvider;
-beforeAll(async () => {
-  tmp = tempDir();
-  fake = await new FakeProvider().start();
-});
-afterAll(async () => {
-  await fake.stop();
-  tmp.cleanup();
-});
+let dir: string;
+let catalog: string;
+let templateFile: string;
+useFakeChain(15, (chain) => ({ fake, dir, catalog, template: templateFile } = chain));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 it('SIGKILL mid-run, then resume: every record once with its 5 stages, no stored stage posed again', async () => {
-  const { catalog, template: templateFile } = chainOverFake(fake, tmp.dir, 15);
-  const manifest = writeManifest(tmp.dir, 40);
-  const dataDir = join(tmp.dir, 'data');
+  const manifest = writeManifest(dir, 40);
+  const dataDir = join(dir, 'data');
   const common = ['--data-dir', dataDir, '--catalog', catalog];
 
   const first = startCli(['run', '--manifest', manifest, '--models', 'chained', '--template', templateFile, '--call-concurrency', '4', '--no-progress', ...common]);
