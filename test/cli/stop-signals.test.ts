@@ -5,10 +5,10 @@
  * Runs on: Node (tests).
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { Store } from '../../core/store/store.js';
 import { startCli, waitForStderr } from '../helpers/cli.js';
-import { serve } from '../helpers/serve.js';
+import { serve, stopStarted } from '../helpers/serve.js';
 import { tempDir, writeManifest, writeMockCatalog } from '../helpers/temp.js';
 import { send } from '../http/harness.js';
 
@@ -20,6 +20,7 @@ beforeAll(() => {
   catalog = writeMockCatalog(tmp.dir, { slow: { latencyMs: 200 } });
   manifest = writeManifest(tmp.dir, 200);
 });
+afterEach(stopStarted);
 afterAll(() => tmp.cleanup());
 
 function runStatus(dataDir: string, runId: string): string {

@@ -2,11 +2,14 @@
  * `panoptes plan` and `panoptes decide` as child processes: the plan from a pilot run and from
  * guesses (text and --json); and the decision of a run killed with SIGKILL mid-sweep and resumed is
  * the decision of the same sweep run without a break — it is a function of the stored records.
+ * The kill falls at a seeded point (PANOPTES_TEST_SEED draws another; a failure says its seed).
+ * Runs on: Node (tests).
  */
 import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, startCli, waitForStderr } from '../helpers/cli.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 import { tempDir, writeMockCatalog, writeTargetManifest } from '../helpers/temp.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -36,7 +39,8 @@ describe('plan and decide (the command line)', () => {
 
     const broken = startCli([...args(), '--scorers', scorers, ...common]);
     const [, brokenId] = await waitForStderr(broken, /run (r\w+): 4 jobs/);
-    await sleep(400);
+    // Killed at a seeded point of the sweep's first seconds (800 calls, two at a time).
+    await sleep(seededRandom('decide: kill mid-sweep').between(200, 600));
     broken.child.kill('SIGKILL');
     expect((await broken.done).signal).toBe('SIGKILL');
     const resumed = await runCli(['resume', brokenId!, ...common]);

@@ -68,7 +68,8 @@ describe('sample sizes against scipy', () => {
 describe('planned sizes against simulation', () => {
   it('simulated sweeps at the planned n reach the power within a few points', () => {
     const s = P.simulation;
-    for (const d of s.designs) {
+    expect.assertions(2 * s.designs.length);
+    for (const d of casesOf(s.designs, 'simulated design')) {
       expect(vignettesNeeded(s.population, d.epochs, { delta: s.delta, alpha: s.alpha, power: s.power, pairs: d.pairs })).toBe(d.vignettes);
       expect(Math.abs(d.achieved_power - s.power)).toBeLessThan(0.04);
     }

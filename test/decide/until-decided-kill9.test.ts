@@ -3,6 +3,7 @@
  * `panoptes resume`: no record is lost or landed twice (the database and responses.jsonl hold each
  * (job, vignette) once, and every vignette posed to a model has its record at every epoch), and
  * the decision is the one an uninterrupted run of the same manifest and order seed makes.
+ * Runs on: Node (tests).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,14 +20,6 @@ beforeAll(() => {
 afterAll(() => tmp.cleanup());
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-function lines(path: string): string[] {
-  try {
-    return readFileSync(path, 'utf8').split('\n').filter(Boolean);
-  } catch {
-    return [];
-  }
-}
 
 it('SIGKILL mid-run, then resume: every record once, and the decision of an uninterrupted run', async () => {
   const catalog = writeMockCatalog(tmp.dir, { keen: { latencyMs: 60, accuracy: 0.8 }, slack: { latencyMs: 60, accuracy: 0.55 } });
@@ -83,7 +76,7 @@ it('SIGKILL mid-run, then resume: every record once, and the decision of an unin
     expect(total).toBe(after.calls);
     expect(total).toBeGreaterThan(landedBeforeKill);
     // responses.jsonl: every record once.
-    const logged = lines(log).map((l) => JSON.parse(l) as { model: string; epoch: number; vignette_id: string });
+    const logged = readFileSync(log, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { model: string; epoch: number; vignette_id: string });
     expect(logged).toHaveLength(total);
     expect(new Set(logged.map((l) => `${l.model}/${l.epoch}/${l.vignette_id}`)).size).toBe(total);
   } finally {

@@ -112,7 +112,9 @@ describe('run --until-decided (the engine)', () => {
     expect(decided).toMatchObject({ status: 'decided', winner: 'sharp', open: false });
     expect(decided.n).toBeLessThan(300);
     // locked answered nothing: its pairs end undecided with no vignette, and hold no one back.
-    for (const p of r.pairs.filter((x) => x.a === 'locked' || x.b === 'locked')) expect(p).toMatchObject({ status: 'undecided', n: 0, open: false });
+    const lockedPairs = r.pairs.filter((x) => x.a === 'locked' || x.b === 'locked');
+    expect(lockedPairs).toHaveLength(2);
+    for (const p of lockedPairs) expect(p).toMatchObject({ status: 'undecided', n: 0, open: false });
     const counts = recordsPerModel(e, run.id);
     expect(counts).toEqual({ sharp: decided.n, dull: decided.n });
     expect(r.models.find((m) => m.model === 'sharp')!.vignettes).toBe(decided.n);
@@ -156,7 +158,9 @@ describe('run --until-decided (the engine)', () => {
     const gaveUp = e.store.db.prepare<[string], { n: number }>(`SELECT COUNT(*) AS n FROM vignette_failures f JOIN jobs j ON j.id = f.job_id WHERE j.run_id = ? AND j.model = 'broken'`).get(run.id);
     expect(gaveUp?.n).toBe(10);
     expect(r.models.find((m) => m.model === 'broken')).toMatchObject({ vignettes: 10 });
-    for (const p of r.pairs.filter((x) => x.a === 'broken' || x.b === 'broken')) expect(p).toMatchObject({ status: 'undecided', n: 0, open: false });
+    const brokenPairs = r.pairs.filter((x) => x.a === 'broken' || x.b === 'broken');
+    expect(brokenPairs).toHaveLength(2);
+    for (const p of brokenPairs) expect(p).toMatchObject({ status: 'undecided', n: 0, open: false });
     const decided = r.pairs.find((p) => p.a === 'sharp' && p.b === 'dull')!;
     expect(decided).toMatchObject({ status: 'decided', winner: 'sharp' });
     // The replay says what the live run did: each model posed what the decision says.

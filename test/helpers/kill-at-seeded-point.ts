@@ -1,14 +1,19 @@
 /**
  * For the kill -9 tests of billed calls: a CLI child started, SIGKILLed a seeded pause after
  * something it writes is first seen (a count read from its database), and what a test reads of
- * that database meanwhile (0 before the child has made and migrated it), and the catalog of the
- * two counting servers they run against.
+ * that database meanwhile (0 before the child has made and migrated it); the two counting servers
+ * they run against (a candidate and a judge, real child processes), their catalog, and the
+ * manifest of plain questions they pose.
  * Runs on: Node (tests).
  */
 import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { afterAll, beforeAll } from 'vitest';
 import { MIGRATIONS } from '../../core/store/migrations.js';
+import { startOpenAIServer, type ServerProcess } from '../outages/openai-server.js';
 import { startCli } from './cli.js';
+import { tempDir } from './temp.js';
 
 /**
  * The number `sql` reads (as `n`) from the database at `dbPath`; 0 before the child has made the
@@ -61,4 +66,54 @@ export function writeCountedCatalog(file: string, candidatePort: number, judgePo
     }),
   );
   return file;
+}
+
+/** A kill test's temp folder and its two counting servers, each answering after 15 ms. */
+export interface CountedProviders {
+  readonly dir: string;
+  /** Answers the candidate model `cand`, counting every request it receives. */
+  readonly candidate: ServerProcess;
+  /** Answers the judge model `fj`, counting every request it receives. */
+  readonly judge: ServerProcess;
+  /** The catalog of the two (writeCountedCatalog), in the temp folder. */
+  catalog(): string;
+}
+
+/** Starts the folder and both servers before the file's tests, and ends them after. */
+export function useCountedProviders(): CountedProviders {
+  let tmp: ReturnType<typeof tempDir> | undefined;
+  let servers: [ServerProcess, ServerProcess] | undefined;
+  beforeAll(async () => {
+    tmp = tempDir();
+    servers = await Promise.all([startOpenAIServer({ delayMs: 15 }), startOpenAIServer({ delayMs: 15 })]);
+  });
+  afterAll(async () => {
+    await Promise.all((servers ?? []).map((s) => s.kill()));
+    tmp?.cleanup();
+  });
+  const started = (): { dir: string; candidate: ServerProcess; judge: ServerProcess } => {
+    if (tmp === undefined || servers === undefined) throw new Error('the counted providers start in beforeAll: use them inside a test');
+    return { dir: tmp.dir, candidate: servers[0], judge: servers[1] };
+  };
+  return {
+    get dir() {
+      return started().dir;
+    },
+    get candidate() {
+      return started().candidate;
+    },
+    get judge() {
+      return started().judge;
+    },
+    catalog() {
+      const { dir, candidate, judge } = started();
+      return writeCountedCatalog(join(dir, 'catalog.json'), candidate.port, judge.port);
+    },
+  };
+}
+
+/** A manifest of `count` plain questions (`v0`: "Question 0?", ...) at `path`. */
+export function writeQuestions(path: string, count: number): string {
+  writeFileSync(path, Array.from({ length: count }, (_, i) => JSON.stringify({ id: `v${i}`, prompt: `Question ${i}?` })).join('\n') + '\n');
+  return path;
 }

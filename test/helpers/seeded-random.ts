@@ -1,10 +1,14 @@
 /**
  * Random timings a failing test can replay: a small seeded generator (mulberry32) whose seed is
  * fixed per test unless `PANOPTES_TEST_SEED` gives another, so the kill points of one run are the
- * kill points of the next. A test names its seed in its failure messages (`random.seed`); rerun with
- * `PANOPTES_TEST_SEED=<seed> npx vitest run <file>` to draw the same points again.
+ * kill points of the next. Made inside a test, it adds its seed to every error of that test when
+ * it fails, with the command that draws the same points again:
+ * `PANOPTES_TEST_SEED=<seed> npx vitest run <file>`. Every random draw in the tests (kill points,
+ * pauses, fuzzed frames) comes from one of these.
  * Runs on: Node (tests).
  */
+import { relative } from 'node:path';
+import { onTestFailed } from 'vitest';
 
 export interface SeededRandom {
   readonly seed: number;
@@ -16,10 +20,17 @@ export interface SeededRandom {
   pick<T>(items: readonly T[]): T;
 }
 
-/** A generator for the test named `label` (its default seed is derived from the label). */
+/**
+ * A generator for the test named `label` (its default seed is derived from the label). Call it
+ * inside a test (vitest refuses `onTestFailed` elsewhere): the seed is then said on failure.
+ */
 export function seededRandom(label: string): SeededRandom {
   const fromEnv = process.env.PANOPTES_TEST_SEED;
   const seed = fromEnv !== undefined && /^\d+$/.test(fromEnv) ? Number(fromEnv) >>> 0 : hash(label);
+  onTestFailed(({ task }) => {
+    const replay = `(${label}: seed ${seed}; replay with PANOPTES_TEST_SEED=${seed} npx vitest run ${relative(process.cwd(), task.file.filepath)})`;
+    for (const error of task.result?.errors ?? []) error.message = `${error.message}\n${replay}`;
+  });
   let state = seed;
   const next = (): number => {
     state = (state + 0x6d2b79f5) >>> 0;

@@ -1,6 +1,7 @@
 /**
  * Starts the real `panoptes serve` as a child process on a free port and waits for its URL and
- * token lines; every server started is listed so a failing test cannot leave one running.
+ * token lines; every server started is listed so a failing test cannot leave one running
+ * (`stopStarted` after each test ends them).
  * Runs on: Node (tests).
  */
 import { startCli } from './cli.js';
@@ -21,5 +22,13 @@ export async function serve(args: string[], env: NodeJS.ProcessEnv = {}) {
     if (url && token) return { cli, url: url[1]!, port: Number(url[2]), tokenLine: token[1]!, stdout: () => stdout };
     if (Date.now() > deadline || cli.child.exitCode !== null) throw new Error(`serve did not start:\n${stdout}\n${cli.stderr()}`);
     await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** SIGKILLs every server started and still running, and waits until each has ended; for `afterEach`. */
+export async function stopStarted(): Promise<void> {
+  for (const cli of started.splice(0)) {
+    if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill('SIGKILL');
+    await cli.done;
   }
 }

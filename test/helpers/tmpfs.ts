@@ -1,6 +1,7 @@
 /**
  * A real tmpfs of a few KiB or MB, for the full-disk tests: mounting needs root on Linux in a
- * container that allows it, so those tests are skipped elsewhere, and say why in their name.
+ * container that allows it, so those tests are skipped elsewhere, and say why in their name (not
+ * Linux, not root, or the mount's own refusal).
  * Runs on: Node (tests).
  */
 import { execFileSync } from 'node:child_process';
@@ -17,24 +18,28 @@ export function unmountTmpfs(dir: string): void {
   execFileSync('umount', ['-l', dir]);
 }
 
-/** Whether this process may mount a tmpfs: tried once, on a probe folder. */
-export const tmpfsMountable: boolean = ((): boolean => {
-  if (process.platform !== 'linux' || process.getuid?.() !== 0) return false;
+/** Why no tmpfs can be mounted here (tried once, on a probe folder), or null when one can. */
+const whyNoTmpfs: string | null = ((): string | null => {
+  if (process.platform !== 'linux') return `needs Linux to mount a tmpfs, this is ${process.platform}`;
+  if (process.getuid?.() !== 0) return 'needs root to mount a tmpfs';
   const probe = tempDir();
   try {
     mountTmpfs(probe.dir, '16k');
     execFileSync('umount', [probe.dir]);
-    return true;
-  } catch {
-    return false;
+    return null;
+  } catch (err) {
+    return `this container refuses to mount a tmpfs: ${(err instanceof Error ? err.message : String(err)).split('\n')[0]}`;
   } finally {
     probe.cleanup();
   }
 })();
 
+/** Whether this process may mount a tmpfs. */
+export const tmpfsMountable: boolean = whyNoTmpfs === null;
+
 /** A describe name that says why it was skipped when no tmpfs can be mounted. */
 export function onTmpfs(name: string): string {
-  return tmpfsMountable ? name : `${name} (skipped: needs root on Linux with leave to mount a tmpfs)`;
+  return whyNoTmpfs === null ? name : `${name} (skipped: ${whyNoTmpfs})`;
 }
 
 /** Writes a file at `path` until the disk refuses another byte. */

@@ -8,58 +8,52 @@
  */
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpServer } from '../../core/http/api.js';
 import { browserBridge, bridgeSources } from '../../core/http/bridge.js';
 import { ManifestRoots } from '../../core/http/manifest-roots.js';
-import { openEngine, type Engine } from '../../core/service/engine.js';
+import type { Engine } from '../../core/service/engine.js';
 import { initTelemetry } from '../../core/telemetry.js';
 import { tempDir, writeTargetManifest } from '../helpers/temp.js';
-import { send, type HttpAnswer } from './harness.js';
+import { TOKEN, startApi, type ApiHarness, type HttpAnswer } from './harness.js';
 
 initTelemetry({ defaultLevel: 'silent' });
 
-const TOKEN = 'baseline-roots-token-0123456789';
 const SECRET = 'do-not-echo-this-secret-line';
 
 describe('where baseline files are read from over HTTP', () => {
-  let home: ReturnType<typeof tempDir>;
+  let api: ApiHarness;
   let outside: ReturnType<typeof tempDir>;
   let engine: Engine;
-  let app: FastifyInstance;
-  let port: number;
   let manifests: string;
   let runId: string;
 
   beforeAll(async () => {
-    home = tempDir();
     outside = tempDir('panoptes-outside-');
-    const dataDir = join(home.dir, 'data');
-    manifests = join(dataDir, 'manifests');
+    // No folder but the data folder's manifests/: the bridge and the API read from there alone.
+    api = await startApi({
+      startScheduler: false,
+      http: { manifestRoots: [] },
+      addons: async (app, at) => {
+        await app.register(browserBridge, { ...bridgeSources(at.engine), token: TOKEN, manifestRoots: ManifestRoots.of(at.dataDir) });
+      },
+    });
+    engine = api.engine;
+    manifests = join(api.dataDir, 'manifests');
     mkdirSync(manifests, { recursive: true });
     writeFileSync(join(outside.dir, 'secret.jsonl'), `${SECRET}\n`);
     symlinkSync(join(outside.dir, 'secret.jsonl'), join(manifests, 'link-out.jsonl'));
     writeFileSync(join(manifests, 'answers.jsonl'), ['q0', 'q1', 'q2'].map((id) => JSON.stringify({ id, response: 'Z' })).join('\n'));
     writeTargetManifest(manifests, 3);
-    engine = openEngine({ dataDir, tickMs: 20 });
-    app = createHttpServer(engine, { token: TOKEN });
-    await app.register(browserBridge, { ...bridgeSources(engine), token: TOKEN, manifestRoots: ManifestRoots.of(dataDir) });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    port = (app.server.address() as { port: number }).port;
     const run = await engine.service.createRun({ manifestPath: join(manifests, 'targets.jsonl'), models: ['mock-strong'], epochs: 1 });
     await engine.scheduler.runToCompletion(run.id);
     runId = run.id;
   });
   afterAll(async () => {
-    await app.close();
-    await engine.close();
-    home.cleanup();
+    await api.close();
     outside.cleanup();
   });
 
-  const post = (path: string, body: unknown): Promise<HttpAnswer> =>
-    send(port, 'POST', path, { headers: { host: `127.0.0.1:${port}`, authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(body) });
+  const post = (path: string, body: unknown): Promise<HttpAnswer> => api.call('POST', path, { body });
   const scorers = (baselineFile: string) => ({
     scorers: [{ name: 'exact', type: 'match' }, { name: 'vs-file', type: 'judge', mode: 'pairwise', baselineFile, judges: ['mock-judge'], rubric: 'Which is right?' }],
   });

@@ -10,7 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startCli, waitForStderr } from '../helpers/cli.js';
-import { serve, started } from '../helpers/serve.js';
+import { serve, started, stopStarted } from '../helpers/serve.js';
 import { tempDir } from '../helpers/temp.js';
 import { GGUF_SKIP, ggufSuite, MODEL, modelProcessesOf } from '../models/gguf-model.js';
 import { send } from './harness.js';
@@ -19,12 +19,7 @@ let tmp: ReturnType<typeof tempDir>;
 beforeAll(() => {
   tmp = tempDir();
 });
-afterEach(async () => {
-  for (const cli of started.splice(0)) {
-    if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill('SIGKILL');
-    await cli.done;
-  }
-});
+afterEach(stopStarted);
 afterAll(() => tmp.cleanup());
 
 function ggufCatalog(contextWindow: number): string {

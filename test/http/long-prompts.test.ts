@@ -7,7 +7,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { serve, started } from '../helpers/serve.js';
+import { serve, stopStarted } from '../helpers/serve.js';
 import { tempDir, writeMockCatalog } from '../helpers/temp.js';
 import { send } from './harness.js';
 
@@ -15,12 +15,7 @@ let tmp: ReturnType<typeof tempDir>;
 beforeAll(() => {
   tmp = tempDir();
 });
-afterEach(async () => {
-  for (const cli of started.splice(0)) {
-    if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill('SIGKILL');
-    await cli.done;
-  }
-});
+afterEach(stopStarted);
 afterAll(() => tmp.cleanup());
 
 function cjk(n: number): string {

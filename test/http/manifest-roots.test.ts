@@ -9,39 +9,41 @@
  */
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpServer } from '../../core/http/api.js';
 import { browserBridge, bridgeSources } from '../../core/http/bridge.js';
 import { ManifestRoots } from '../../core/http/manifest-roots.js';
-import { openEngine, type Engine } from '../../core/service/engine.js';
+import type { Engine } from '../../core/service/engine.js';
 import { initTelemetry } from '../../core/telemetry.js';
-import { tempDir, writeManifest, writeMockCatalog } from '../helpers/temp.js';
-import { send, type HttpAnswer } from './harness.js';
+import { tempDir, writeManifest } from '../helpers/temp.js';
+import { TOKEN, startApi, type ApiHarness, type HttpAnswer } from './harness.js';
 
 initTelemetry({ defaultLevel: 'silent' });
 
-const TOKEN = 'manifest-roots-token-0123456789';
 const SECRET = 'do-not-echo-this-secret-line';
 
 describe('where manifests are read from over HTTP', () => {
-  let home: ReturnType<typeof tempDir>;
+  let api: ApiHarness;
   let outside: ReturnType<typeof tempDir>;
+  let givenDir: ReturnType<typeof tempDir>;
   let engine: Engine;
-  let app: FastifyInstance;
-  let port: number;
-  let dataDir: string;
   let given: string;
   let manifests: string;
 
   beforeAll(async () => {
-    home = tempDir();
     outside = tempDir('panoptes-outside-');
-    dataDir = join(home.dir, 'data');
-    manifests = join(dataDir, 'manifests');
-    given = join(home.dir, 'given');
+    givenDir = tempDir('panoptes-given-');
+    given = givenDir.dir;
+    // The data folder's manifests/ and one folder given to the server (--manifest-root).
+    api = await startApi({
+      startScheduler: false,
+      http: { manifestRoots: [given] },
+      addons: async (app, at) => {
+        await app.register(browserBridge, { ...bridgeSources(at.engine), token: TOKEN, manifestRoots: ManifestRoots.of(at.dataDir, [given]) });
+      },
+    });
+    engine = api.engine;
+    manifests = join(api.dataDir, 'manifests');
     mkdirSync(manifests, { recursive: true });
-    mkdirSync(given);
     // A file that is valid JSON on no line: an error naming each line would echo its start.
     writeFileSync(join(outside.dir, 'secret.jsonl'), `${SECRET}\n${SECRET}-2\n`);
     writeManifest(outside.dir, 3, 'valid-outside.jsonl');
@@ -51,21 +53,14 @@ describe('where manifests are read from over HTTP', () => {
     symlinkSync(join(outside.dir, 'valid-outside.jsonl'), join(manifests, 'link-valid-out.jsonl'));
     symlinkSync(outside.dir, join(manifests, 'linked-folder'));
     symlinkSync(join(manifests, 'inside.jsonl'), join(manifests, 'link-in.jsonl'));
-    engine = openEngine({ dataDir, catalogPaths: [writeMockCatalog(home.dir, { fast: {} })], tickMs: 20 });
-    app = createHttpServer(engine, { token: TOKEN, manifestRoots: [given] });
-    await app.register(browserBridge, { ...bridgeSources(engine), token: TOKEN, manifestRoots: ManifestRoots.of(dataDir, [given]) });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    port = (app.server.address() as { port: number }).port;
   });
   afterAll(async () => {
-    await app.close();
-    await engine.close();
-    home.cleanup();
+    await api.close();
     outside.cleanup();
+    givenDir.cleanup();
   });
 
-  const post = (path: string, body: unknown): Promise<HttpAnswer> =>
-    send(port, 'POST', path, { headers: { host: `127.0.0.1:${port}`, authorization: `Bearer ${TOKEN}` }, body: JSON.stringify(body) });
+  const post = (path: string, body: unknown): Promise<HttpAnswer> => api.call('POST', path, { body });
   const createRun = (manifest: string) => post('/runs', { manifest, models: ['fast'], epochs: 1 });
 
   const expectRefused = (res: HttpAnswer, asked: string) => {

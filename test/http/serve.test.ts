@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Store } from '../../core/store/store.js';
 import { runCli, startCli } from '../helpers/cli.js';
-import { serve, started } from '../helpers/serve.js';
+import { serve, started, stopStarted } from '../helpers/serve.js';
 import { tempDir, writeManifest, writeMockCatalog } from '../helpers/temp.js';
 import { send } from './harness.js';
 
@@ -14,12 +14,7 @@ describe('panoptes serve', () => {
     tmp = tempDir();
     catalog = writeMockCatalog(tmp.dir, { quick: { latencyMs: 1 }, slow: { latencyMs: 200 } });
   });
-  afterEach(async () => {
-    for (const cli of started.splice(0)) {
-      if (cli.child.exitCode === null && cli.child.signalCode === null) cli.child.kill('SIGKILL');
-      await cli.done;
-    }
-  });
+  afterEach(stopStarted);
   afterAll(() => tmp.cleanup());
 
   it('generates and prints a token when given none, serves the API, runs what is posted, and stops on SIGTERM', async () => {

@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { closeSync, constants, lstatSync, mkdirSync, openSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { serve, started } from '../helpers/serve.js';
+import { serve, stopStarted } from '../helpers/serve.js';
 import { tempDir } from '../helpers/temp.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -21,9 +21,9 @@ const writers: number[] = [];
 beforeAll(() => {
   tmp = tempDir();
 });
-afterAll(() => {
+afterAll(async () => {
   for (const fd of writers) closeSync(fd);
-  for (const s of started) if (s.child.exitCode === null) s.child.kill('SIGKILL');
+  await stopStarted();
   tmp.cleanup();
 });
 

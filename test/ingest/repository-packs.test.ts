@@ -11,10 +11,10 @@ import { existsSync, mkdirSync, readFileSync, readdirSync, symlinkSync, truncate
 import { join } from 'node:path';
 import { c as createTar } from 'tar';
 import { describe, expect, it } from 'vitest';
-import { PanoptesError } from '../../core/domain.js';
 import { loadCatalog } from '../../core/service/load-catalog.js';
 import { ManifestUploads } from '../../core/service/manifest-uploads.js';
 import { RepositoryPacks } from '../../core/service/repository-packs.js';
+import { failureOf } from '../helpers/failure-of.js';
 import { useTempEngines } from '../helpers/temp-engine.js';
 import { writeMockCatalog } from '../helpers/temp.js';
 
@@ -27,16 +27,6 @@ function makeRepo(root: string, files = 3): void {
   for (let i = 0; i < files; i++) put(root, `src/file${i}.ts`, `export const value${i} = ${i};\n`);
   put(root, 'test/file0.test.ts', `it('value0', () => expect(value0).toBe(0));\n`);
   put(root, 'README.md', '# demo\n');
-}
-
-/** The error a promise rejects with (the test fails if it resolves). */
-async function failure(p: Promise<unknown>): Promise<PanoptesError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(PanoptesError);
-  return err as PanoptesError;
 }
 
 function git(cwd: string, ...args: string[]): void {
@@ -90,10 +80,10 @@ describe('packRepository', () => {
     expect(fromDiff.manifestPath).toMatch(/repo-diff-pack\.jsonl$/);
     expect(readFileSync(fromDiff.manifestPath, 'utf8')).toContain('+export const value1 = 100;');
 
-    const noRef = await failure(engine.service.packRepository({ source: root, models: ['fast'], diff: 'HEAD..nosuchref' }));
+    const noRef = await failureOf(engine.service.packRepository({ source: root, models: ['fast'], diff: 'HEAD..nosuchref' }));
     expect(noRef.where).toBe('diff');
     expect(noRef.message).toMatch(/^diff: no such ref in .*: nosuchref$/);
-    const option = await failure(engine.service.packRepository({ source: root, models: ['fast'], diff: '--output=/tmp/x..HEAD' }));
+    const option = await failureOf(engine.service.packRepository({ source: root, models: ['fast'], diff: '--output=/tmp/x..HEAD' }));
     expect(option.where).toBe('diff');
   });
 
@@ -101,25 +91,25 @@ describe('packRepository', () => {
     const engine = open();
     const empty = join(engines.dir, 'empty');
     mkdirSync(empty);
-    const none = await failure(engine.service.packRepository({ source: empty, models: ['fast'] }));
+    const none = await failureOf(engine.service.packRepository({ source: empty, models: ['fast'] }));
     expect([none.where, none.message]).toEqual(['source', 'source: empty has no text files to pack']);
 
     const big = join(engines.dir, 'big');
     makeRepo(big);
     writeFileSync(join(big, 'huge.ts'), '');
     truncateSync(join(big, 'huge.ts'), 60 * 1024 * 1024); // sparse: 60 MB counted, none of it on disk
-    const huge = await failure(engine.service.packRepository({ source: big, models: ['fast'] }));
+    const huge = await failureOf(engine.service.packRepository({ source: big, models: ['fast'] }));
     expect(huge.where).toBe('source');
     expect(huge.message).toBe(`source: ${big} holds more than 52428800 bytes of files to pack (maxBytes 52428800)`);
-    const missing = await failure(engine.service.packRepository({ source: join(engines.dir, 'missing'), models: ['fast'] }));
+    const missing = await failureOf(engine.service.packRepository({ source: join(engines.dir, 'missing'), models: ['fast'] }));
     expect([missing.where, missing.message]).toEqual(['source', `source: no such folder or file: ${join(engines.dir, 'missing')}`]);
 
-    const model = await failure(engine.service.packRepository({ source: big, models: ['fast', 'nope'] }));
+    const model = await failureOf(engine.service.packRepository({ source: big, models: ['fast', 'nope'] }));
     expect(model.where).toBe('models[1]');
     expect(model.message).toMatch(/^models\[1\]: unknown model "nope"; did you mean "/);
-    const ceiling = await failure(engine.service.packRepository({ source: big, models: ['fast'], maxBytes: 1e12 }));
+    const ceiling = await failureOf(engine.service.packRepository({ source: big, models: ['fast'], maxBytes: 1e12 }));
     expect(ceiling.where).toBe('maxBytes');
-    const room = await failure(engine.service.packRepository({ source: empty, models: ['fast'], answerTokens: 200_000 }));
+    const room = await failureOf(engine.service.packRepository({ source: empty, models: ['fast'], answerTokens: 200_000 }));
     expect([room.where, room.message]).toEqual(['answerTokens', 'answerTokens: answerTokens 200000 leaves no room in the window of 100000 tokens']);
     expect(keptFiles()).toEqual([]);
   });
@@ -139,7 +129,7 @@ describe('packRepository', () => {
 
     const fifo = join(engines.dir, 'source.tar.gz');
     execFileSync('mkfifo', [fifo]);
-    const refused = await failure(engine.service.packRepository({ source: fifo, models: ['fast'] }));
+    const refused = await failureOf(engine.service.packRepository({ source: fifo, models: ['fast'] }));
     expect([refused.where, refused.message]).toEqual(['source', `source: ${fifo} is not a .tar.gz: not a regular file`]);
   });
 
@@ -148,10 +138,10 @@ describe('packRepository', () => {
     const root = join(engines.dir, 'repo');
     makeRepo(root, 300);
     const packing = engine.service.packRepository({ source: root, models: ['fast'], packId: 'p1' });
-    const twice = await failure(engine.service.packRepository({ source: root, models: ['fast'], packId: 'p1' }));
+    const twice = await failureOf(engine.service.packRepository({ source: root, models: ['fast'], packId: 'p1' }));
     expect([twice.code, twice.where]).toEqual(['conflict', 'packId']);
     expect(await engine.service.cancelPack({ packId: 'p1' })).toEqual({ cancelled: true });
-    const cancelled = await failure(packing);
+    const cancelled = await failureOf(packing);
     expect([cancelled.code, cancelled.where, cancelled.message]).toEqual(['cancelled', 'packId', 'the pack "p1" was cancelled']);
     expect(await engine.service.cancelPack({ packId: 'p1' })).toEqual({ cancelled: false });
     expect(keptFiles()).toEqual([]);
@@ -168,10 +158,10 @@ describe('packRepository', () => {
     const input = { source: root, models: ['fast'] };
     const first = packs.pack(input);
     const second = packs.pack(input);
-    const third = await failure(packs.pack(input));
+    const third = await failureOf(packs.pack(input));
     expect([third.code, third.retryable]).toEqual(['conflict', true]);
     for (const p of [first, second]) {
-      const late = await failure(p);
+      const late = await failureOf(p);
       expect([late.code, late.where]).toEqual(['timeout', 'source']);
       expect(late.message).toMatch(/^source: the pack took longer than 0 s and was stopped/);
     }

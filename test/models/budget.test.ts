@@ -4,7 +4,7 @@
  * reopens as old spend ages out, spend survives a restart, and profiles keep separate windows.
  */
 import { describe, expect, it } from 'vitest';
-import { PanoptesError } from '../../core/domain.js';
+import { failureOf } from '../helpers/failure-of.js';
 import { FakeProvider } from './fake-provider.js';
 import { catalog, host, manualClock, openaiProvider, request, router, tempStore, type TempStore, useFakeProviderAndStore } from './helpers.js';
 
@@ -16,15 +16,6 @@ useFakeProviderAndStore((f, t) => {
 });
 
 const DAY = 24 * 60 * 60_000;
-
-async function failureOf(p: Promise<unknown>): Promise<PanoptesError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(PanoptesError);
-  return err as PanoptesError;
-}
 
 function cat(budget: Record<string, number>, profiles?: unknown) {
   return catalog({

@@ -4,7 +4,7 @@
  * eligible the error says why and when; a host cooling down briefly is waited for.
  */
 import { describe, expect, it } from 'vitest';
-import { PanoptesError } from '../../core/domain.js';
+import { failureOf } from '../helpers/failure-of.js';
 import { FakeProvider } from './fake-provider.js';
 import { catalog, host, manualClock, openaiProvider, request, router, type TempStore, useFakeProviderAndStore } from './helpers.js';
 
@@ -14,15 +14,6 @@ useFakeProviderAndStore((f, t) => {
   fake = f;
   ts = t;
 });
-
-async function failureOf(p: Promise<unknown>): Promise<PanoptesError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(PanoptesError);
-  return err as PanoptesError;
-}
 
 function fourHosts() {
   return catalog({

@@ -4,8 +4,8 @@
  * and an instance locked to strict stays strict whatever a run asks.
  */
 import { describe, expect, it } from 'vitest';
-import { PanoptesError } from '../../core/domain.js';
 import { privacyLockFromEnv } from '../../core/models/router/privacy.js';
+import { failureOf } from '../helpers/failure-of.js';
 import { FakeProvider } from './fake-provider.js';
 import { catalog, host, openaiProvider, request, router, type TempStore, useFakeProviderAndStore } from './helpers.js';
 
@@ -32,15 +32,6 @@ function cat() {
 }
 
 const unsafeCount = () => fake.count('unsafe-1') + fake.count('unsafe-2') + fake.count('unsafe-3');
-
-async function failureOf(p: Promise<unknown>): Promise<PanoptesError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(PanoptesError);
-  return err as PanoptesError;
-}
 
 describe('privacy', () => {
   it('strict never sends to an unsafe host, even when the safe host fails', async () => {

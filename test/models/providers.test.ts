@@ -5,13 +5,13 @@
  */
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PanoptesError } from '../../core/domain.js';
 import type { Provider, ResolvedHost } from '../../core/models/catalog.js';
 import { AnthropicHostClient } from '../../core/models/providers/anthropic.js';
 import { ProviderFailure, parseRetryAfter } from '../../core/models/providers/failures.js';
 import { GenerateHostClient } from '../../core/models/providers/generate.js';
 import type { HostClient } from '../../core/models/providers/host-client.js';
 import { OpenAIHostClient } from '../../core/models/providers/openai.js';
+import { failureOf } from '../helpers/failure-of.js';
 import { FakeProvider } from './fake-provider.js';
 import { request } from './helpers.js';
 
@@ -40,15 +40,6 @@ function clientFor(kind: Kind, timeoutMs = 2000): { client: HostClient; provider
         ? new AnthropicHostClient('p', provider, 'sk-ant-test-key-123456')
         : new GenerateHostClient('p', provider, 'gen-test-key-123456');
   return { client, provider };
-}
-
-async function failureOf(p: Promise<unknown>): Promise<PanoptesError> {
-  const err = await p.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(PanoptesError);
-  return err as PanoptesError;
 }
 
 describe.each(kinds)('%s provider', (kind) => {

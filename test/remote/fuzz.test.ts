@@ -1,9 +1,11 @@
 /**
  * Fuzzing the worker listener while two real workers run a sweep: 10,000 random and mutated frames
  * (random bytes, mutated registers, registered sessions sending mutated frames) over thousands of
- * connections. The coordinator stays up, the real workers keep their connections and finish every
+ * connections, drawn from a seeded generator (PANOPTES_TEST_SEED draws other frames; a failure says
+ * its seed). The coordinator stays up, the real workers keep their connections and finish every
  * job exactly once, every bad connection is closed with a logged reason, and the heap is as large
- * afterwards as before. A 0xFFFFFFFF length after registering also closes at once.
+ * afterwards as before. A 0xFFFFFFFF length after registering also closes the connection, on the
+ * prefix alone.
  * Runs on: Node (tests).
  */
 import net from 'node:net';
@@ -11,6 +13,7 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROTOCOL_VERSION } from '../../core/remote/messages.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 import { expectExactlyOnce } from '../helpers/verify.js';
 import {
   RawPeer,
@@ -28,18 +31,6 @@ import {
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
-
-/** A small deterministic PRNG, so a failure can be replayed from the printed seed. */
-function prng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const log = tallyLogger('info');
 let coord: Coordinator;
@@ -118,8 +109,7 @@ async function session(port: number, rnd: () => number, index: number): Promise<
   return frames.length;
 }
 
-async function fuzz(frames: number, seed: number, parallel = 16): Promise<number> {
-  const rnd = prng(seed);
+async function fuzz(frames: number, rnd: () => number, parallel = 16): Promise<number> {
   let sent = 0;
   let index = 0;
   await Promise.all(
@@ -135,23 +125,24 @@ async function fuzz(frames: number, seed: number, parallel = 16): Promise<number
 
 describe('fuzzing the listener', () => {
   it('keeps the coordinator up, the real workers working and the heap flat through 10,000 bad frames', async () => {
-    const seed = Date.now() % 1_000_000;
+    const random = seededRandom('fuzzing the listener');
+    const rnd = () => random.next();
     const run = await coord.engine.service.createRun({ manifestPath: coord.manifest(50), models: ['fz'], epochs: 8, concurrency: 4 });
     const done = coord.engine.scheduler.runToCompletion(run.id);
 
-    await fuzz(500, seed + 1); // warm up: JIT, buffers, logger
+    await fuzz(500, rnd); // warm up: JIT, buffers, logger
     gc();
     const before = process.memoryUsage().heapUsed;
-    const sessions = await fuzz(10_000, seed);
+    const sessions = await fuzz(10_000, rnd);
     await waitFor(() => coord.engine.pool.list().length === 2, 5000, 'fuzz sessions to leave the pool');
     const final = await done;
     gc();
     const after = process.memoryUsage().heapUsed;
 
-    expect(final.status, `seed ${seed}: ${final.error}`).toBe('done');
+    expect(final.status, `the run ended: ${final.error}`).toBe('done');
     expectExactlyOnce(coord.engine.store, coord.dataDir, run.id);
     // The real workers never lost their connections.
-    for (const w of workers) expect(w.stderr(), `seed ${seed}`).not.toMatch(/disconnected from coordinator/);
+    for (const w of workers) expect(w.stderr()).not.toMatch(/disconnected from coordinator/);
     expect(log.count(/worker connection lost.*fz-w/)).toBe(0);
     expect(coord.engine.pool.list().map((w) => w.id).sort()).toEqual(['fz-w1', 'fz-w2']);
     // Every bad connection was closed with a reason in the log.
@@ -165,14 +156,16 @@ describe('fuzzing the listener', () => {
     expect(growthMb, `heap grew ${growthMb.toFixed(1)} MB over ${sessions} connections`).toBeLessThan(4);
   }, 120_000);
 
-  it('closes a registered connection at once on a 0xFFFFFFFF length prefix', async () => {
+  it('closes a registered connection on a 0xFFFFFFFF length prefix, without waiting for the body', async () => {
+    const lostOnLength = /worker connection lost \| protocol error: frame of N bytes exceeds the N-byte limit/;
     const peer = await RawPeer.connect(coord.listener.port);
     peer.send(registerFrame({ worker_id: 'ffff' }));
     await waitFor(() => peer.types().includes('registered'), 5000, 'registration');
-    const sentAt = Date.now();
+    const lostBefore = log.count(lostOnLength);
     peer.socket.write(Buffer.from([0xff, 0xff, 0xff, 0xff]));
-    await peer.closed;
-    expect(Date.now() - sentAt).toBeLessThan(500);
-    expect(log.count(/worker connection lost \| protocol error: frame of N bytes exceeds the N-byte limit/)).toBeGreaterThan(0);
+    // No byte of the 4 GiB body follows, so the connection can close only on the prefix itself, with
+    // its reason logged. The wait bounds a hang; it measures no speed.
+    await waitFor(() => peer.isClosed() && log.count(lostOnLength) > lostBefore, 10_000, 'the connection to close on its length prefix');
+    expect(log.count(lostOnLength)).toBe(lostBefore + 1);
   });
 });

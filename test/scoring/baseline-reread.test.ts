@@ -14,14 +14,12 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MAX_BASELINE_FILE_BYTES } from '../../core/scoring/judge/baseline-file.js';
 import { Store } from '../../core/store/store.js';
-import { serve, started } from '../helpers/serve.js';
+import { serve, stopStarted } from '../helpers/serve.js';
 import { writeTargetManifest } from '../helpers/temp.js';
 import { useTempEngines } from '../helpers/temp-engine.js';
 
 const tmp = useTempEngines('panoptes-baseline-reread-');
-afterAll(() => {
-  for (const cli of started) cli.child.kill('SIGKILL');
-});
+afterAll(stopStarted);
 
 const ANSWERS = Array.from({ length: 4 }, (_, i) => JSON.stringify({ id: `q${i}`, response: 'A' })).join('\n') + '\n';
 

@@ -9,39 +9,21 @@
  * Runs on: Node (tests).
  */
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ScoreMatrixPage, ScoreMatrixRow } from '../../core/service/contract.js';
 import { openEngine, type Engine } from '../../core/service/engine.js';
 import { writeStoredRun } from '../../bench/stored-run.js';
-import { tempDir, writeTargetManifest } from '../helpers/temp.js';
+import { useScoredRun } from '../helpers/scored-run.js';
+import { tempDir } from '../helpers/temp.js';
 
 const VIGNETTES = 23;
 const EPOCHS = 3;
 const MODELS = ['mock-strong', 'mock-weak'];
 const JUDGED = { name: 'judged', type: 'judge' as const, judges: ['mock-judge', 'mock-judge-2'], rubric: 'Is the answer the right option?' };
 
-let tmp: ReturnType<typeof tempDir>;
 let engine: Engine;
 let runId: string;
-
-beforeAll(async () => {
-  tmp = tempDir();
-  engine = openEngine({ dataDir: join(tmp.dir, 'data'), tickMs: 20 });
-  engine.scoring.start();
-  const run = await engine.service.createRun({
-    manifestPath: writeTargetManifest(tmp.dir, VIGNETTES),
-    models: MODELS,
-    epochs: EPOCHS,
-    scorers: { scorers: [{ name: 'exact', type: 'match' }, JUDGED] },
-  });
-  runId = run.id;
-  expect(await engine.scheduler.runToCompletion(run.id)).toMatchObject({ status: 'done' });
-  await engine.scoring.finish(run.id);
-});
-afterAll(async () => {
-  await engine.close();
-  tmp.cleanup();
-});
+useScoredRun({ vignettes: VIGNETTES, epochs: EPOCHS, models: MODELS, scorers: { scorers: [{ name: 'exact', type: 'match' }, JUDGED] } }, (run) => ({ engine, runId } = run));
 
 interface RawScore {
   vignette_id: string;

@@ -46,7 +46,7 @@ describe('prompt variants as arms', () => {
     const report = await reportOf(c);
     expect(report.variants).toEqual(c.variants);
     expect(report.models.map((m) => m.model)).toEqual(c.arms.map((a) => a.model));
-    for (const [i, want] of c.arms.entries()) {
+    for (const [i, want] of casesOf(c.arms, `${c.name} arm`).entries()) {
       const got = report.models[i]!;
       expect(got.n).toBe(want.n);
       close(got.mean, want.mean);
@@ -54,7 +54,7 @@ describe('prompt variants as arms', () => {
       expect(got.arm).toEqual({ model, variant });
     }
     expect(report.pairs.map((p) => [p.a, p.b])).toEqual(c.pairs.map((p) => [p.a, p.b]));
-    for (const [i, want] of c.pairs.entries()) {
+    for (const [i, want] of casesOf(c.pairs, `${c.name} pair`).entries()) {
       const got = report.pairs[i]!;
       expect(got.test).toBe(want.test);
       expect(got.n).toBe(want.n);

@@ -13,36 +13,21 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createHttpServer } from '../../core/http/api.js';
 import type { ResponsesInput, ScoredResponse } from '../../core/service/contract.js';
-import { openEngine, type Engine } from '../../core/service/engine.js';
-import { tempDir, writeTargetManifest } from '../helpers/temp.js';
+import type { Engine } from '../../core/service/engine.js';
+import { useScoredRun } from '../helpers/scored-run.js';
 import { send } from '../http/harness.js';
 
 const TOKEN = 'responses-search-token-0123456789';
-let tmp: ReturnType<typeof tempDir>;
 let engine: Engine;
 let runId: string;
-
-beforeAll(async () => {
-  tmp = tempDir();
-  engine = openEngine({ dataDir: join(tmp.dir, 'data'), tickMs: 20 });
-  engine.scoring.start();
-  const run = await engine.service.createRun({
-    manifestPath: writeTargetManifest(tmp.dir, 25),
-    models: ['mock-strong', 'mock-weak'],
-    epochs: 2,
-    scorers: { scorers: [{ name: 'exact', type: 'match' }, { name: 'short', type: 'words', max: 8 }] },
-  });
-  runId = run.id;
-  expect(await engine.scheduler.runToCompletion(run.id)).toMatchObject({ status: 'done' });
-  await engine.scoring.finish(run.id);
-});
-afterAll(async () => {
-  await engine.close();
-  tmp.cleanup();
-});
+let dir: string;
+useScoredRun(
+  { vignettes: 25, epochs: 2, scorers: { scorers: [{ name: 'exact', type: 'match' }, { name: 'short', type: 'words', max: 8 }] } },
+  (run) => ({ engine, runId, dir } = run),
+);
 
 interface Raw {
   seq: number;
@@ -270,7 +255,7 @@ function parseCsv(text: string): string[][] {
 
 describe('the CSV export with score columns', () => {
   it('adds a column per scorer, each cell the verdict the score rows hold', async () => {
-    const out = join(tmp.dir, 'scored.csv');
+    const out = join(dir, 'scored.csv');
     const res = await engine.service.exportRun({ runId, format: 'csv', scores: true, outPath: out });
     expect(res.lines).toBe(100);
     const [header, ...rows] = parseCsv(readFileSync(out, 'utf8'));

@@ -6,12 +6,11 @@
  * are checked against the judge's own price from the catalog and the tables' own token counts.
  * Runs on: Node (tests).
  */
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { ModelCost, StatsReport } from '../../core/service/contract.js';
-import { openEngine, type Engine } from '../../core/service/engine.js';
+import type { Engine } from '../../core/service/engine.js';
 import { costWithScoring, priceUsage } from '../../core/service/summaries.js';
-import { tempDir, writeTargetManifest } from '../helpers/temp.js';
+import { useScoredRun } from '../helpers/scored-run.js';
 
 const usage = (model: string, inputTokens: number, outputTokens: number) => ({
   model,
@@ -41,18 +40,12 @@ describe('the cost of a run with its scoring', () => {
   });
 
   describe('on a real engine', () => {
-    let tmp: ReturnType<typeof tempDir>;
     let engine: Engine;
     let runId: string;
     let stats: StatsReport;
-
-    beforeAll(async () => {
-      tmp = tempDir();
-      engine = openEngine({ dataDir: join(tmp.dir, 'data'), tickMs: 20 });
-      engine.scoring.start();
-      const run = await engine.service.createRun({
-        manifestPath: writeTargetManifest(tmp.dir, 12),
-        models: ['mock-strong', 'mock-weak'],
+    useScoredRun(
+      {
+        vignettes: 12,
         epochs: 2,
         scorers: {
           scorers: [
@@ -60,15 +53,11 @@ describe('the cost of a run with its scoring', () => {
             { name: 'judged', type: 'judge', judges: ['mock-judge'], rubric: 'Is the answer the right option?' },
           ],
         },
-      });
-      runId = run.id;
-      await engine.scheduler.runToCompletion(runId);
-      await engine.scoring.finish(runId);
+      },
+      (run) => ({ engine, runId } = run),
+    );
+    beforeAll(async () => {
       stats = await engine.service.stats({ runId });
-    });
-    afterAll(async () => {
-      await engine.close();
-      tmp.cleanup();
     });
 
     it("prices the judge's calls at the judge's own catalog price, apart and in the total", async () => {

@@ -1,26 +1,38 @@
+/**
+ * Two schedulers in two real processes race to claim 200 queued runs from one SQLite file: each run
+ * is claimed exactly once, and both win some. The pauses between claims are drawn from a seeded
+ * generator (PANOPTES_TEST_SEED draws others; a failure says its seed).
+ * Runs on: Node (tests).
+ */
 import { spawn } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Store } from '../../core/store/store.js';
+import { seededRandom } from '../helpers/seeded-random.js';
 import { tempDir } from '../helpers/temp.js';
 
 const storeModule = pathToFileURL(resolve('dist/core/store/store.js')).href;
 
-/** A scheduler in another process: waits for "go" on stdin, then claims runs until none is left. */
+/**
+ * A scheduler in another process: says "ready" once it listens, waits for "go" on stdin, then
+ * claims runs until none is left, pausing between claims as the test drew for it.
+ */
 const CLAIMER = `
 import { Store } from ${JSON.stringify(storeModule)};
 const store = new Store(process.argv[1]);
+const pauses = JSON.parse(process.argv[2]);
 process.stdin.once('data', async () => {
   const ids = [];
   // Like a real scheduler, do a little between claims (here: yield for up to 2 ms).
   for (let run; (run = store.runs.claimNextRun('claimer-' + process.pid, 60000)); ) {
     ids.push(run.id);
-    await new Promise((r) => setTimeout(r, Math.random() * 2));
+    await new Promise((r) => setTimeout(r, pauses[ids.length % pauses.length]));
   }
   store.close();
-  process.stdout.write(JSON.stringify(ids));
+  process.stdout.write(JSON.stringify(ids) + '\\n');
 });
+process.stdout.write('ready\\n');
 `;
 
 let tmp: ReturnType<typeof tempDir>;
@@ -41,17 +53,22 @@ it('two schedulers in two processes racing over 200 queued runs claim each run e
   }
   store.close();
 
+  const random = seededRandom('claim race');
   const children = [0, 1].map(() => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', CLAIMER, dbPath], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const pauses = Array.from({ length: 200 }, () => random.between(0, 2));
+    const child = spawn(process.execPath, ['--input-type=module', '-e', CLAIMER, dbPath, JSON.stringify(pauses)], { stdio: ['pipe', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const ready = () => out.startsWith('ready\n');
     const done = new Promise<string[]>((res, rej) =>
-      child.on('exit', (code) => (code === 0 ? res(JSON.parse(out) as string[]) : rej(new Error(`claimer exited ${code}`)))),
+      child.on('exit', (code) => (code === 0 ? res(JSON.parse(out.slice('ready\n'.length)) as string[]) : rej(new Error(`claimer exited ${code}`)))),
     );
-    return { child, done };
+    return { child, ready, done };
   });
-  // Both are up once they can read stdin; give module loading a moment, then start them together.
-  await new Promise((r) => setTimeout(r, 500));
+  // Started together once both have loaded the store and listen: neither gets a head start.
+  for (const deadline = Date.now() + 30_000; !children.every((c) => c.ready()); await new Promise((r) => setTimeout(r, 10))) {
+    if (Date.now() > deadline || children.some((c) => c.child.exitCode !== null)) throw new Error('the claimers did not both start within 30 s');
+  }
   for (const c of children) c.child.stdin.end('go\n');
   const [a, b] = await Promise.all(children.map((c) => c.done));
 

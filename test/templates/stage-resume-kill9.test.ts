@@ -6,37 +6,21 @@
  * usage counts every call exactly once. The prompt cache is off, so nothing but the stored stages
  * could spare a call.
  */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Store } from '../../core/store/store.js';
 import { runCli, startCli, waitForStderr } from '../helpers/cli.js';
-import { tempDir, writeManifest } from '../helpers/temp.js';
-import { FakeProvider } from '../models/fake-provider.js';
+import { writeManifest } from '../helpers/temp.js';
+import type { FakeProvider } from '../models/fake-provider.js';
+import { CHAIN_MODEL, posedPrompts, stagePrompts, useFakeChain } from './fake-chain.js';
 
-let tmp: ReturnType<typeof tempDir>;
 let fake: FakeProvider;
-beforeAll(async () => {
-  tmp = tempDir();
-  fake = await new FakeProvider().start();
-});
-afterAll(async () => {
-  await fake.stop();
-  tmp.cleanup();
-});
+let dir: string;
+let catalog: string;
+let templateFile: string;
+useFakeChain(120, (chain) => ({ fake, dir, catalog, template: templateFile } = chain));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-const TEMPLATE = `name: chain
-stages:
-  - name: map
-    prompt: "MAP {{vignette.prompt}}"
-  - name: review
-    fanOut: map
-    prompt: "REVIEW {{item}} of {{vignette.prompt}}"
-  - name: synthesize
-    prompt: "SYNTH {{vignette.prompt}}: {{stages.review}}"
-`;
 
 interface Landed {
   idx: number;
@@ -66,15 +50,7 @@ function landed(dataDir: string, runId: string): { records: Landed[]; jobInput: 
 }
 
 it('SIGKILL between two stages, then resume: the vignette goes on from its first unfinished call, and the records equal an uninterrupted run', async () => {
-  fake.always('chain-model', { kind: 'ok', text: '["alpha","beta","gamma"]', inputTokens: 10, outputTokens: 5, delayMs: 120 });
-  const catalog = join(tmp.dir, 'catalog.json');
-  writeFileSync(catalog, JSON.stringify({
-    providers: { fake: { kind: 'openai', baseUrl: `${fake.url}/v1`, trainsOnData: false, timeoutMs: 5000 } },
-    models: { chained: { hosts: [{ provider: 'fake', model: 'chain-model', contextWindow: 32000 }] } },
-  }));
-  const templateFile = join(tmp.dir, 'chain.yaml');
-  writeFileSync(templateFile, TEMPLATE);
-  const manifest = writeManifest(tmp.dir, 3);
+  const manifest = writeManifest(dir, 3);
   const runArgs = (dataDir: string) => [
     'run', '--manifest', manifest, '--models', 'chained', '--template', templateFile, '--call-concurrency', '1', '--concurrency', '1',
     '--skip-prompt-cache', '--no-progress', '--data-dir', dataDir, '--catalog', catalog,
@@ -82,13 +58,13 @@ it('SIGKILL between two stages, then resume: the vignette goes on from its first
 
   // One call at a time: vignette 0 takes calls 1-5, vignette 1 calls 6-10. Killed as call 8 arrives,
   // vignette 1 has its map and first review stored, and no record.
-  const dataDir = join(tmp.dir, 'killed');
+  const dataDir = join(dir, 'killed');
   const first = startCli(runArgs(dataDir));
   const [, runId] = await waitForStderr(first, /run (r\w+): 1 jobs/);
-  for (let i = 0; i < 400 && fake.count('chain-model') < 8; i++) await sleep(10);
+  for (let i = 0; i < 400 && fake.count(CHAIN_MODEL) < 8; i++) await sleep(10);
   first.child.kill('SIGKILL');
   expect((await first.done).signal).toBe('SIGKILL');
-  const killedAt = fake.count('chain-model');
+  const killedAt = fake.count(CHAIN_MODEL);
   const before = landed(dataDir, runId!);
   // The kill fell mid-template: calls of a vignette without a record are stored.
   expect(before.pending).toBeGreaterThanOrEqual(1);
@@ -108,21 +84,15 @@ it('SIGKILL between two stages, then resume: the vignette goes on from its first
       store.close();
     }
   })();
-  const storedPrompts = stored
-    .filter((r) => r.stage !== 'synthesize')
-    .map((r) => (r.stage === 'map' ? `MAP ${r.prompt}` : `REVIEW ${['alpha', 'beta', 'gamma'][r.item!]} of ${r.prompt}`));
+  const storedPrompts = stagePrompts(stored);
   expect(storedPrompts.length).toBeGreaterThanOrEqual(6);
 
   const resumed = await runCli(['resume', '--data-dir', dataDir, '--catalog', catalog]);
   expect(resumed.code, resumed.stderr).toBe(0);
-  const afterResume = fake.count('chain-model');
+  const afterResume = fake.count(CHAIN_MODEL);
 
   // Every prompt of the run reached the provider exactly once: 3 vignettes x 5 calls, whatever the kill cut.
-  const posed = new Map<string, number>();
-  for (const a of fake.arrivals.filter((x) => x.model === 'chain-model')) {
-    const text = (a.body.messages as { content: string }[]).at(-1)!.content;
-    posed.set(text, (posed.get(text) ?? 0) + 1);
-  }
+  const posed = posedPrompts(fake);
   // A call in flight at the kill (its answer never stored) is the only one posed twice.
   expect(afterResume).toBeLessThanOrEqual(15 + 1);
   expect([...posed.values()].filter((n) => n > 1).length).toBeLessThanOrEqual(1);
@@ -131,7 +101,7 @@ it('SIGKILL between two stages, then resume: the vignette goes on from its first
   expect(killedAt).toBeGreaterThanOrEqual(8);
 
   // The same run uninterrupted, in a data folder of its own.
-  const cleanDir = join(tmp.dir, 'clean');
+  const cleanDir = join(dir, 'clean');
   const clean = await runCli(runArgs(cleanDir));
   expect(clean.code, clean.stderr).toBe(0);
   const cleanRun = /run (r\w+)/.exec(clean.stderr)![1]!;

@@ -3,56 +3,31 @@
  * five stages, and no stage that was stored before the kill is posed to the provider again (the
  * provider is a local HTTP server in this process, so it counts every call of every process).
  */
-import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Store } from '../../core/store/store.js';
 import { runCli, startCli, waitForStderr } from '../helpers/cli.js';
-import { tempDir, writeManifest } from '../helpers/temp.js';
-import { FakeProvider } from '../models/fake-provider.js';
+import { writeManifest } from '../helpers/temp.js';
+import type { FakeProvider } from '../models/fake-provider.js';
+import { CHAIN_MODEL, posedPrompts, stagePrompts, useFakeChain } from './fake-chain.js';
 
-let tmp: ReturnType<typeof tempDir>;
 let fake: FakeProvider;
-beforeAll(async () => {
-  tmp = tempDir();
-  fake = await new FakeProvider().start();
-});
-afterAll(async () => {
-  await fake.stop();
-  tmp.cleanup();
-});
+let dir: string;
+let catalog: string;
+let templateFile: string;
+useFakeChain(15, (chain) => ({ fake, dir, catalog, template: templateFile } = chain));
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-const TEMPLATE = `name: chain
-stages:
-  - name: map
-    prompt: "MAP {{vignette.prompt}}"
-  - name: review
-    fanOut: map
-    prompt: "REVIEW {{item}} of {{vignette.prompt}}"
-  - name: synthesize
-    prompt: "SYNTH {{vignette.prompt}}: {{stages.review}}"
-`;
-
 it('SIGKILL mid-run, then resume: every record once with its 5 stages, no stored stage posed again', async () => {
-  // Every call answers the list: the map stage fans out over it, the others just say it again.
-  fake.always('chain-model', { kind: 'ok', text: '["alpha","beta","gamma"]', inputTokens: 10, outputTokens: 5, delayMs: 15 });
-  const catalog = join(tmp.dir, 'catalog.json');
-  writeFileSync(catalog, JSON.stringify({
-    providers: { fake: { kind: 'openai', baseUrl: `${fake.url}/v1`, trainsOnData: false, timeoutMs: 5000 } },
-    models: { chained: { hosts: [{ provider: 'fake', model: 'chain-model', contextWindow: 32000 }] } },
-  }));
-  const templateFile = join(tmp.dir, 'chain.yaml');
-  writeFileSync(templateFile, TEMPLATE);
-  const manifest = writeManifest(tmp.dir, 40);
-  const dataDir = join(tmp.dir, 'data');
+  const manifest = writeManifest(dir, 40);
+  const dataDir = join(dir, 'data');
   const common = ['--data-dir', dataDir, '--catalog', catalog];
 
   const first = startCli(['run', '--manifest', manifest, '--models', 'chained', '--template', templateFile, '--call-concurrency', '4', '--no-progress', ...common]);
   const [, runId] = await waitForStderr(first, /run (r\w+): 1 jobs/);
   // Kill once some records (and their stages) have landed, long before the 200 calls are done.
-  for (let i = 0; i < 200 && fake.count('chain-model') < 60; i++) await sleep(25);
+  for (let i = 0; i < 200 && fake.count(CHAIN_MODEL) < 60; i++) await sleep(25);
   first.child.kill('SIGKILL');
   expect((await first.done).signal).toBe('SIGKILL');
 
@@ -63,23 +38,18 @@ it('SIGKILL mid-run, then resume: every record once with its 5 stages, no stored
       .prepare(`SELECT v.prompt AS prompt, s.stage AS stage, s.item AS item FROM stage_answers s JOIN jobs j ON j.id = s.job_id
                 JOIN vignettes v ON v.run_id = j.run_id AND v.idx = s.vignette_idx WHERE j.run_id = ?`)
       .all(runId!) as { prompt: string; stage: string; item: number | null }[];
-    storedPrompts = landed.filter((r) => r.stage !== 'synthesize').map((r) => (r.stage === 'map' ? `MAP ${r.prompt}` : `REVIEW ${['alpha', 'beta', 'gamma'][r.item!]} of ${r.prompt}`));
+    storedPrompts = stagePrompts(landed);
   } finally {
     before.close();
   }
-  const killedAt = fake.count('chain-model');
+  const killedAt = fake.count(CHAIN_MODEL);
   expect(storedPrompts.length).toBeGreaterThan(0);
   expect(killedAt).toBeLessThan(200);
 
   const final = await runCli(['resume', ...common]);
   expect(final.code).toBe(0);
 
-  const posed = new Map<string, number>();
-  for (const a of fake.arrivals.filter((x) => x.model === 'chain-model')) {
-    const messages = a.body.messages as { content: string }[];
-    const text = messages.at(-1)!.content;
-    posed.set(text, (posed.get(text) ?? 0) + 1);
-  }
+  const posed = posedPrompts(fake);
   for (const p of storedPrompts) expect(posed.get(p), p).toBe(1);
 
   const store = new Store(join(dataDir, 'panoptes.db'));

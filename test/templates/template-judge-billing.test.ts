@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTempEngines } from '../helpers/temp-engine.js';
 import { writeManifest } from '../helpers/temp.js';
 import { FakeProvider } from '../models/fake-provider.js';
+import { refereedTemplate } from './refereed-template.js';
 
 let fake: FakeProvider;
 beforeAll(async () => {
@@ -21,15 +22,7 @@ afterAll(async () => {
 });
 
 /** A judge loop of two rounds whose judge always fails the answer: two answers and two judge calls a vignette. */
-const TEMPLATE = `name: refereed
-stages:
-  - name: answer
-    prompt: "ANSWER {{vignette.prompt}}"
-    judge:
-      maxRounds: 2
-      scorers:
-        - { name: referee-says, type: judge, judges: [referee], rubric: "Is it right?" }
-`;
+const TEMPLATE = refereedTemplate('referee');
 
 function catalogFile(dir: string): string {
   const file = join(dir, 'catalog.json');

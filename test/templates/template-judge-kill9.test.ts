@@ -10,28 +10,17 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { openEngine } from '../../core/service/engine.js';
 import { initTelemetry } from '../../core/telemetry.js';
 import { runCli } from '../helpers/cli.js';
-import { killAtSeededPoint, readCount, writeCountedCatalog } from '../helpers/kill-at-seeded-point.js';
+import { killAtSeededPoint, readCount, useCountedProviders, writeQuestions } from '../helpers/kill-at-seeded-point.js';
 import { seededRandom } from '../helpers/seeded-random.js';
-import { tempDir } from '../helpers/temp.js';
-import { startOpenAIServer, type ServerProcess } from '../outages/openai-server.js';
+import { refereedTemplate } from './refereed-template.js';
 
 initTelemetry({ defaultLevel: 'silent' });
 
-let tmp: ReturnType<typeof tempDir>;
-let candidate: ServerProcess;
-let judge: ServerProcess;
-beforeAll(async () => {
-  tmp = tempDir();
-  [candidate, judge] = await Promise.all([startOpenAIServer({ delayMs: 15 }), startOpenAIServer({ delayMs: 15 })]);
-});
-afterAll(async () => {
-  await Promise.all([candidate.kill(), judge.kill()]);
-  tmp.cleanup();
-});
+const providers = useCountedProviders();
 
 const KILLS = 3;
 const VIGNETTES = 200;
@@ -42,30 +31,19 @@ const CALLS_IN_FLIGHT = 4;
  * The judge's server echoes its prompt, whose verdict format it passes: one answer and one judge
  * call a vignette, the judge asked after the answer is stored (a kill between them cuts the chain).
  */
-const TEMPLATE = `name: refereed
-stages:
-  - name: answer
-    prompt: "ANSWER {{vignette.prompt}}"
-    judge:
-      maxRounds: 2
-      scorers:
-        - { name: referee-says, type: judge, judges: [fj], rubric: "Is it right?" }
-`;
-
-const catalogFile = () => writeCountedCatalog(join(tmp.dir, 'catalog.json'), candidate.port, judge.port);
+const TEMPLATE = refereedTemplate('fj');
 
 it("a judged template SIGKILLed mid-template at seeded points, then resumed: the stored judge calls equal what the judge's provider was asked", async () => {
   const random = seededRandom('template-judge: run');
-  const dataDir = join(tmp.dir, 'data');
+  const dataDir = join(providers.dir, 'data');
   const dbPath = join(dataDir, 'panoptes.db');
-  const manifest = join(tmp.dir, 'manifest.jsonl');
-  writeFileSync(manifest, Array.from({ length: VIGNETTES }, (_, i) => JSON.stringify({ id: `v${i}`, prompt: `Question ${i}?` })).join('\n') + '\n');
-  const templateFile = join(tmp.dir, 'refereed.yaml');
+  const manifest = writeQuestions(join(providers.dir, 'manifest.jsonl'), VIGNETTES);
+  const templateFile = join(providers.dir, 'refereed.yaml');
   writeFileSync(templateFile, TEMPLATE);
   const run = ['run', '--manifest', manifest, '--models', 'cand', '--template', templateFile, '--call-concurrency', String(CALLS_IN_FLIGHT),
-    '--skip-prompt-cache', '--no-progress', '--data-dir', dataDir, '--catalog', catalogFile()];
+    '--skip-prompt-cache', '--no-progress', '--data-dir', dataDir, '--catalog', providers.catalog()];
   // The call bound is the process's: each resume is given it again.
-  const resume = ['resume', '--call-concurrency', String(CALLS_IN_FLIGHT), '--data-dir', dataDir, '--catalog', catalogFile()];
+  const resume = ['resume', '--call-concurrency', String(CALLS_IN_FLIGHT), '--data-dir', dataDir, '--catalog', providers.catalog()];
   // Each kill falls at a seeded count of judge calls (the run's, over every process before it): a
   // point inside the run however fast or loaded the machine, the records half landed.
   const judgeCalls = () => readCount(dbPath, `SELECT SUM(calls) AS n FROM judge_usage`);
@@ -84,12 +62,12 @@ it("a judged template SIGKILLed mid-template at seeded points, then resumed: the
   expect(killed, `seed ${random.seed}: the kills landed while the run was posing`).toBeGreaterThan(0);
   expect(midTemplate, `seed ${random.seed}: a kill cut a vignette's chain`).toBeGreaterThan(0);
 
-  const e = openEngine({ dataDir, catalogPaths: [catalogFile()], readonly: true });
+  const e = openEngine({ dataDir, catalogPaths: [providers.catalog()], readonly: true });
   try {
     const stats = await e.service.stats({});
     expect(stats.totalCalls, `seed ${random.seed}`).toBe(VIGNETTES);
     const judged = stats.judges.reduce((n, u) => n + u.calls, 0);
-    const asked = judge.requests();
+    const asked = providers.judge.requests();
     // At least an undisturbed run's: the vignettes a kill cut were judged again, and are counted.
     expect(asked, `seed ${random.seed}`).toBeGreaterThanOrEqual(VIGNETTES);
     // Never fewer than were asked; more only by calls counted at a kill whose request had not left.

@@ -14,6 +14,7 @@ import type { Router } from '../../../core/models/router/router.js';
 import { JudgeDefinitionSchema, type JudgeDefinition } from '../../../core/scoring/judge/judge-definition.js';
 import { createLlmJudge, JUDGE_PROFILE } from '../../../core/scoring/judge/llm-judge.js';
 import type { ScoreInput, ScoreValue } from '../../../core/scoring/scorer.js';
+import { failureOf } from '../../helpers/failure-of.js';
 import { catalog, router, tempStore, type TempStore } from '../../models/helpers.js';
 
 const MARKERS = ['zqx-marker-alpha', 'zqx-marker-beta'];
@@ -225,12 +226,7 @@ describe('LLM judge: verdicts', () => {
 
   it('rejects with a retryable error when a judge call fails, so the answer is scored again later', async () => {
     const judge = createLlmJudge({ definition: def({ judges: ['exact-judge', 'broken-judge'] }), version: 'v1', client: r });
-    const err = await judge.score(input()).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(err).toBeInstanceOf(PanoptesError);
-    expect((err as PanoptesError).retryable).toBe(true);
+    expect((await failureOf(judge.score(input()))).retryable).toBe(true);
     // Once the judge answers again, the same answer is scored in full.
     let failures = 1;
     const recovering: ModelClient = {
