@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import { backoffDelay, pause } from '../concurrency/backoff.js';
 import { PanoptesError, TERMINAL_RUN_STATUSES, type Job, type Run, type RunId } from '../domain.js';
 import { logger as rootLogger } from '../telemetry.js';
+import { diskFullError, isDiskFull } from '../store/disk-full.js';
 import { RunLostError, type RunFence } from '../store/run-fence.js';
 import { processOwnerId } from '../store/owner-liveness.js';
 import type { Store } from '../store/store.js';
@@ -279,6 +280,12 @@ export class Scheduler {
         return this.store.runs.failRun(run.id, e.message, fence);
       } catch (failErr) {
         if (failErr instanceof RunLostError) return this.gaveUp(run.id, logger);
+        // No room even to say the run failed: it stays `running`, nothing half-written, and is taken
+        // up again by `panoptes resume` once this process has ended, or when its lease lapses.
+        if (isDiskFull(failErr)) {
+          const why = isDiskFull(e) ? '' : ` (${e.message})`;
+          throw diskFullError(this.store.path, `run ${run.id} stopped${why} and could not be marked failed; resume it once there is room`, failErr);
+        }
         throw failErr;
       }
     } finally {

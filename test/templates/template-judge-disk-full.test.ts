@@ -98,8 +98,12 @@ describe.skipIf(!tmpfsMountable)(onTmpfs("a template's judge loop on a full disk
       try {
         const run = await full.service.createRun({ manifestPath: writeManifest(tmp.dir, 1), models: ['cand'], epochs: 1, template: TEMPLATE, skipPromptCache: true });
         runId = run.id;
-        // Nothing can be stored, the run's failure included: the run is left to be taken up again.
-        await expect(full.runToEnd(run.id)).rejects.toThrow(/disk is full/);
+        // Nothing can be stored, the run's failure included: one sentence naming the disk, and the run left to be taken up again.
+        await expect(full.runToEnd(run.id)).rejects.toMatchObject({
+          code: 'disk_full',
+          message: `no space left on the disk holding ${join(dataDir, 'panoptes.db')}: run ${run.id} stopped and could not be marked failed; resume it once there is room; free some space and try again`,
+        });
+        expect((await full.service.getRun({ runId: run.id })).run.status).toBe('running');
         expect(fake.count('cand-model')).toBe(1);
         expect(fake.count('judge-model')).toBe(0);
       } finally {
