@@ -48,7 +48,7 @@ describe('the app in a browser (panoptes serve --ui)', () => {
   afterAll(async () => {
     store?.close();
     await browser?.close();
-    await ui?.stop();
+    await ui?.close();
     tmp?.cleanup();
   });
 

@@ -49,7 +49,7 @@ describe('the Models and Workers views', () => {
   afterAll(async () => {
     await stopWorkers(workers);
     await browser?.close();
-    await ui?.stop();
+    await ui?.close();
     tmp?.cleanup();
   });
 

@@ -32,7 +32,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close();
-  await ui?.stop();
+  await ui?.close();
   tmp?.cleanup();
 });
 

@@ -73,7 +73,7 @@ describe('the app as people use it (panoptes serve --ui)', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await ui?.stop();
+    await ui?.close();
     tmp?.cleanup();
   });
 
