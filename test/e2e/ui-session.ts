@@ -7,11 +7,12 @@
  *     const s = useUiSession({ context: { viewport: { width: 1280, height: 860 } } });
  *     it('...', async () => { const run = await s.scoredRun({ ... }); await s.page.goto(s.ui.appUrl); ... });
  *
- * Three servers, one life cycle:
+ * Four set-ups, one life cycle:
  * - `useUiSession`: the HTTP API with the bridge in this process (startInProcessUi), so a test can
  *   also reach the engine;
  * - `useServedUiSession`: the real `panoptes serve --ui` child process (serveUi), for tests of the
  *   app exactly as a person starts it;
+ * - `useUiServer`: the temp folder and the in-process server only, for the bridge's own boundary;
  * - `useChromium`: the temp folder and Chromium only, for a file that starts, stops and restarts its
  *   in-process server inside its tests (`startUi`/`stopUi`), or has no server at all.
  * Runs on: Node (tests).
@@ -65,6 +66,12 @@ export interface UiSession extends BrowserSession<InProcessUi> {
 
 export type ServedUiSession = BrowserSession<ServedUi>;
 
+export interface UiServer {
+  /** The temp folder: manifests and catalogs go here, the engine's data in `data/`. */
+  readonly dir: string;
+  readonly ui: InProcessUi;
+}
+
 export interface ChromiumSession {
   /** The temp folder: manifests and catalogs go here, the engine's data in `data/`. */
   readonly dir: string;
@@ -112,6 +119,13 @@ function useLifetime<T>(name: string, open: (dir: string, closing: (close: Close
   };
 }
 
+/** An object whose `keys` read the parts through `get` each time (so each is an error outside the file's tests). */
+function liveView<T extends object, K extends keyof T>(get: () => T, keys: readonly K[]): Pick<T, K> {
+  const view = {} as Pick<T, K>;
+  for (const key of keys) Object.defineProperty(view, key, { enumerable: true, get: () => get()[key] });
+  return view;
+}
+
 /** Chromium and one watched page in a context of its own, after `start` brought the server up. */
 function useBrowserSession<U extends { origin: string; appUrl: string; token: string; close(): Promise<void> }>(
   name: string,
@@ -126,42 +140,26 @@ function useBrowserSession<U extends { origin: string; appUrl: string; token: st
     const page = await (await browser.newContext(context ?? DEFAULT_CONTEXT)).newPage();
     return { ui, browser, page, problems: watchPage(page) };
   });
-  const session: BrowserSession<U> = {
-    get dir() {
-      return get().dir;
-    },
-    get ui() {
-      return get().ui;
-    },
-    get browser() {
-      return get().browser;
-    },
-    get page() {
-      return get().page;
-    },
-    get problems() {
-      return get().problems;
-    },
-    call: (method, input) => bridgeCall(get().ui.origin, get().ui.token, method, input),
+  const session: BrowserSession<U> = Object.assign(liveView(get, ['dir', 'ui', 'browser', 'page', 'problems'] as const), {
+    call: <M extends ControlMethod>(method: M, input?: MethodInput<M> | Record<string, never>) => bridgeCall(get().ui.origin, get().ui.token, method, input),
     async openApp() {
       const { page, ui } = get();
       await page.goto(ui.appUrl);
       await page.getByTestId('connection').waitFor(WAIT);
     },
-  };
+  });
   return { get, session };
+}
+
+/** The in-process server over `data/` with the session's engine options. */
+async function startSessionUi(dir: string, opts: UiSessionOptions): Promise<InProcessUi> {
+  const engine = typeof opts.engine === 'function' ? await opts.engine(dir) : opts.engine;
+  return startInProcessUi(join(dir, 'data'), { ...(engine ? { engine } : {}), ...(opts.startScheduler === undefined ? {} : { startScheduler: opts.startScheduler }) });
 }
 
 /** Registers the file's set-up and tear-down around the in-process server; the session's parts exist while its tests run. */
 export function useUiSession(opts: UiSessionOptions = {}): UiSession {
-  const { get, session } = useBrowserSession(
-    'useUiSession',
-    async (dir) => {
-      const engine = typeof opts.engine === 'function' ? await opts.engine(dir) : opts.engine;
-      return startInProcessUi(join(dir, 'data'), { ...(engine ? { engine } : {}), ...(opts.startScheduler === undefined ? {} : { startScheduler: opts.startScheduler }) });
-    },
-    opts.context,
-  );
+  const { get, session } = useBrowserSession('useUiSession', (dir) => startSessionUi(dir, opts), opts.context);
   return Object.assign(session, {
     async scoredRun(input: MethodInput<'createRun'>): Promise<Run> {
       const { engine } = get().ui;
@@ -177,6 +175,19 @@ export function useUiSession(opts: UiSessionOptions = {}): UiSession {
 /** Registers the file's set-up and tear-down around a real `panoptes serve --ui` child (run `npm run build` first). */
 export function useServedUiSession(opts: ServedUiSessionOptions = {}): ServedUiSession {
   return useBrowserSession('useServedUiSession', (dir) => serveUi(join(dir, 'data'), opts.args?.(dir) ?? []), opts.context).session;
+}
+
+/**
+ * Registers a temp folder and the in-process server, without a browser: for a file that tests the
+ * bridge's boundary itself, with raw HTTP and sockets.
+ */
+export function useUiServer(opts: Omit<UiSessionOptions, 'context'> = {}): UiServer {
+  const get = useLifetime('useUiServer', async (dir, closing) => {
+    const ui = await startSessionUi(dir, opts);
+    closing(() => ui.close());
+    return { ui };
+  });
+  return liveView(get, ['dir', 'ui'] as const);
 }
 
 /**
@@ -196,24 +207,21 @@ export function useChromium(): ChromiumSession {
     closing(stopUi);
     return { browser };
   });
-  return {
-    get dir() {
-      return get().dir;
-    },
-    get browser() {
-      return get().browser;
-    },
-    get ui() {
-      get();
-      if (ui === undefined) throw new Error('useChromium: no server is up (startUi first)');
-      return ui;
-    },
-    async startUi(opts = {}) {
+  const current = () => {
+    get();
+    if (ui === undefined) throw new Error('useChromium: no server is up (startUi first)');
+    return ui;
+  };
+  const view = liveView(get, ['dir', 'browser'] as const);
+  // A getter is defined, not copied: Object.assign would read it once, at registration.
+  Object.defineProperty(view, 'ui', { enumerable: true, get: current });
+  return Object.assign(view as typeof view & Pick<ChromiumSession, 'ui'>, {
+    async startUi(opts: InProcessUiOptions = {}) {
       const { dir } = get();
       await stopUi();
       ui = await startInProcessUi(join(dir, 'data'), opts);
       return ui;
     },
     stopUi,
-  };
+  });
 }
