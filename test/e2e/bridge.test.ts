@@ -7,14 +7,14 @@
  * Runs on: Node (tests).
  */
 import { request } from 'node:http';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { toJsonlLine } from '../../core/export.js';
 import type { ControlEvent, RunEvent } from '../../core/service/contract.js';
 import { send } from '../http/harness.js';
-import { tempDir, writeManifest, writeMockCatalog } from '../helpers/temp.js';
-import { startInProcessUi, TOKEN, type InProcessUi } from './harness.js';
+import { writeManifest, writeMockCatalog } from '../helpers/temp.js';
+import { TOKEN, type InProcessUi } from './harness.js';
+import { useUiServer } from './ui-session.js';
 
 function protocols(token: string): string[] {
   return ['panoptes', `panoptes.token.${Buffer.from(token).toString('base64url')}`];
@@ -33,25 +33,18 @@ function openEvents(ui: InProcessUi, opts: { protocols?: string[]; origin?: stri
 }
 
 describe('the browser bridge', () => {
-  let tmp: ReturnType<typeof tempDir>;
-  let ui: InProcessUi;
+  // No browser: this file speaks raw HTTP and WebSocket to the bridge, as a hostile page might.
+  const s = useUiServer({ engine: (dir) => ({ catalogPaths: [writeMockCatalog(dir, { quick: { latencyMs: 0 }, steady: { latencyMs: 1 } })], tickMs: 20 }) });
   let manifest: string;
-  const host = () => `127.0.0.1:${ui.port}`;
+  const host = () => `127.0.0.1:${s.ui.port}`;
   const call = (method: string, body: unknown, headers: Record<string, string> = {}) =>
-    send(ui.port, 'POST', `/bridge/call/${method}`, {
+    send(s.ui.port, 'POST', `/bridge/call/${method}`, {
       headers: { host: host(), authorization: `Bearer ${TOKEN}`, ...headers },
       body: JSON.stringify(body),
     });
 
   beforeAll(async () => {
-    tmp = tempDir();
-    const catalog = writeMockCatalog(tmp.dir, { quick: { latencyMs: 0 }, steady: { latencyMs: 1 } });
-    manifest = writeManifest(tmp.dir, 40);
-    ui = await startInProcessUi(join(tmp.dir, 'data'), { engine: { catalogPaths: [catalog], tickMs: 20 } });
-  });
-  afterAll(async () => {
-    await ui?.close();
-    tmp?.cleanup();
+    manifest = writeManifest(s.dir, 40);
   });
 
   it('answers contract calls with an Envelope, only with the token, only for its own Host and Origin', async () => {
@@ -61,7 +54,7 @@ describe('the browser bridge', () => {
 
     expect((await call('listRuns', {}, { authorization: '' })).status).toBe(401);
     expect((await call('listRuns', {}, { authorization: 'Bearer wrong-token-0123456789' })).status).toBe(401);
-    expect((await call('listRuns', {}, { host: `evil.example:${ui.port}` })).status).toBe(403);
+    expect((await call('listRuns', {}, { host: `evil.example:${s.ui.port}` })).status).toBe(403);
     expect((await call('listRuns', {}, { origin: 'http://evil.example' })).status).toBe(403);
     expect((await call('listRuns', {}, { origin: `http://${host()}` })).status).toBe(200);
   });
@@ -83,7 +76,7 @@ describe('the browser bridge', () => {
 
   it('takes a manifest upload as text and checks it where the run will read it', async () => {
     const upload = (body: string) =>
-      send(ui.port, 'POST', '/bridge/manifest?fileName=mine.jsonl', {
+      send(s.ui.port, 'POST', '/bridge/manifest?fileName=mine.jsonl', {
         headers: { host: host(), authorization: `Bearer ${TOKEN}`, 'content-type': 'text/plain; charset=utf-8' },
         body,
       });
@@ -93,17 +86,17 @@ describe('the browser bridge', () => {
     expect(good.json.value.path).toMatch(/manifests[\\/][0-9a-f]{16}[\\/]mine\.jsonl$/);
     const broken = await upload('{"id":"a","prompt":"one"}\nnot json\n');
     expect(broken.json.value.issues).toEqual([{ line: 2, message: expect.stringMatching(/^invalid JSON/) }]);
-    const anonymous = await send(ui.port, 'POST', '/bridge/manifest', { headers: { host: host(), 'content-type': 'text/plain' }, body: 'x' });
+    const anonymous = await send(s.ui.port, 'POST', '/bridge/manifest', { headers: { host: host(), 'content-type': 'text/plain' }, body: 'x' });
     expect(anonymous.status).toBe(401);
   });
 
   it('pushes run events over the socket to a tab with the token, and refuses the rest', async () => {
-    await expect(openEvents(ui, { protocols: ['panoptes'] })).rejects.toThrow('HTTP 401');
-    await expect(openEvents(ui, { protocols: protocols('wrong-token-0123456789') })).rejects.toThrow('HTTP 401');
-    await expect(openEvents(ui, { origin: 'http://evil.example' })).rejects.toThrow('HTTP 403');
-    await expect(openEvents(ui, { path: '/bridge/other' })).rejects.toThrow('HTTP 404');
+    await expect(openEvents(s.ui, { protocols: ['panoptes'] })).rejects.toThrow('HTTP 401');
+    await expect(openEvents(s.ui, { protocols: protocols('wrong-token-0123456789') })).rejects.toThrow('HTTP 401');
+    await expect(openEvents(s.ui, { origin: 'http://evil.example' })).rejects.toThrow('HTTP 403');
+    await expect(openEvents(s.ui, { path: '/bridge/other' })).rejects.toThrow('HTTP 404');
 
-    const ws = await openEvents(ui, { origin: `http://${host()}` });
+    const ws = await openEvents(s.ui, { origin: `http://${host()}` });
     expect(ws.protocol).toBe('panoptes');
     const events: ControlEvent[] = [];
     ws.on('message', (data) => events.push(JSON.parse(String(data)) as ControlEvent));
@@ -123,38 +116,38 @@ describe('the browser bridge', () => {
 
   it('streams an export to a one-time link or a bearer token, and never to anyone else', async () => {
     const run = (await call('listRuns', {})).json.value[0];
-    const expected = [...ui.engine.store.queries.iterateResponses(run.id)].map((r) => `${toJsonlLine(r)}\n`).join('');
-    const linkFor = async (format: string) => (await send(ui.port, 'POST', '/bridge/export-link', {
+    const expected = [...s.ui.engine.store.queries.iterateResponses(run.id)].map((r) => `${toJsonlLine(r)}\n`).join('');
+    const linkFor = async (format: string) => (await send(s.ui.port, 'POST', '/bridge/export-link', {
       headers: { host: host(), authorization: `Bearer ${TOKEN}` },
       body: JSON.stringify({ runId: run.id, format }),
     })).json.value as { url: string; fileName: string };
 
     const link = await linkFor('jsonl');
     expect(link.fileName).toBe(`${run.id}-responses.jsonl`);
-    const first = await send(ui.port, 'GET', link.url, { headers: { host: host() } });
+    const first = await send(s.ui.port, 'GET', link.url, { headers: { host: host() } });
     expect(first.status).toBe(200);
     expect(first.headers['content-disposition']).toBe(`attachment; filename="${run.id}-responses.jsonl"`);
     expect(first.text).toBe(expected);
-    expect((await send(ui.port, 'GET', link.url, { headers: { host: host() } })).status).toBe(401);
+    expect((await send(s.ui.port, 'GET', link.url, { headers: { host: host() } })).status).toBe(401);
 
     const csvLink = await linkFor('csv');
-    expect((await send(ui.port, 'GET', csvLink.url.replace('.csv?', '.jsonl?'), { headers: { host: host() } })).status).toBe(401);
-    expect((await send(ui.port, 'GET', `/bridge/export/${run.id}.jsonl`, { headers: { host: host() } })).status).toBe(401);
-    const bearer = await send(ui.port, 'GET', `/bridge/export/${run.id}.jsonl`, { headers: { host: host(), authorization: `Bearer ${TOKEN}` } });
+    expect((await send(s.ui.port, 'GET', csvLink.url.replace('.csv?', '.jsonl?'), { headers: { host: host() } })).status).toBe(401);
+    expect((await send(s.ui.port, 'GET', `/bridge/export/${run.id}.jsonl`, { headers: { host: host() } })).status).toBe(401);
+    const bearer = await send(s.ui.port, 'GET', `/bridge/export/${run.id}.jsonl`, { headers: { host: host(), authorization: `Bearer ${TOKEN}` } });
     expect(bearer.text).toBe(expected);
-    const missing = await send(ui.port, 'GET', '/bridge/export/r-missing.jsonl', { headers: { host: host(), authorization: `Bearer ${TOKEN}` } });
+    const missing = await send(s.ui.port, 'GET', '/bridge/export/r-missing.jsonl', { headers: { host: host(), authorization: `Bearer ${TOKEN}` } });
     expect(missing.status).toBe(404);
   });
 
   it('keeps the database free while a download stalls: the run being exported still finishes', async () => {
-    const big = writeManifest(tmp.dir, 3000, 'big.jsonl');
+    const big = writeManifest(s.dir, 3000, 'big.jsonl');
     const created = await call('createRun', { manifestPath: big, models: ['quick'], epochs: 3, concurrency: 1 });
     const runId = created.json.value.id as string;
-    while (ui.engine.store.queries.responseCount(runId) < 500) await new Promise((r) => setTimeout(r, 10));
+    while (s.ui.engine.store.queries.responseCount(runId) < 500) await new Promise((r) => setTimeout(r, 10));
     // A reader that takes one chunk and then stops reading while the run goes on writing.
     const stalled = await new Promise<{ resume: () => Promise<string> }>((resolve, reject) => {
       const req = request(
-        { host: '127.0.0.1', port: ui.port, path: `/bridge/export/${runId}.jsonl`, headers: { host: host(), authorization: `Bearer ${TOKEN}` } },
+        { host: '127.0.0.1', port: s.ui.port, path: `/bridge/export/${runId}.jsonl`, headers: { host: host(), authorization: `Bearer ${TOKEN}` } },
         (res) => {
           let body = '';
           res.setEncoding('utf8');
@@ -176,11 +169,11 @@ describe('the browser bridge', () => {
       req.end();
     });
     const deadline = Date.now() + 30_000;
-    while (ui.engine.store.queries.getRun(runId)!.status === 'running' || ui.engine.store.queries.getRun(runId)!.status === 'queued') {
+    while (s.ui.engine.store.queries.getRun(runId)!.status === 'running' || s.ui.engine.store.queries.getRun(runId)!.status === 'queued') {
       if (Date.now() > deadline) throw new Error('run did not finish');
       await new Promise((r) => setTimeout(r, 20));
     }
-    expect(ui.engine.store.queries.getRun(runId)).toMatchObject({ status: 'done', error: null });
+    expect(s.ui.engine.store.queries.getRun(runId)).toMatchObject({ status: 'done', error: null });
     const lines = (await stalled.resume()).trimEnd().split('\n');
     const keys = lines.map((l) => {
       const r = JSON.parse(l) as { model: string; epoch: number; vignette_id: string };
@@ -191,7 +184,7 @@ describe('the browser bridge', () => {
   });
 
   it('serves the app to anyone on its own Host, under a CSP with no inline script', async () => {
-    const page = await send(ui.port, 'GET', '/', { headers: { host: host() } });
+    const page = await send(s.ui.port, 'GET', '/', { headers: { host: host() } });
     expect(page.status).toBe(200);
     expect(page.headers['content-type']).toMatch(/^text\/html/);
     expect(page.headers['content-security-policy']).toContain("script-src 'self'");
@@ -199,11 +192,11 @@ describe('the browser bridge', () => {
     expect(page.headers['x-frame-options']).toBe('DENY');
     expect(page.text).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
     const script = /src="\.\/(assets\/[^"]+\.js)"/.exec(page.text)![1]!;
-    const asset = await send(ui.port, 'GET', `/${script}`, { headers: { host: host() } });
+    const asset = await send(s.ui.port, 'GET', `/${script}`, { headers: { host: host() } });
     expect(asset.status).toBe(200);
     expect(asset.headers['cache-control']).toContain('immutable');
-    expect((await send(ui.port, 'GET', '/', { headers: { host: `evil.example:${ui.port}` } })).status).toBe(403);
-    const escape = await send(ui.port, 'GET', '/..%2fpackage.json', { headers: { host: host() } });
+    expect((await send(s.ui.port, 'GET', '/', { headers: { host: `evil.example:${s.ui.port}` } })).status).toBe(403);
+    const escape = await send(s.ui.port, 'GET', '/..%2fpackage.json', { headers: { host: host() } });
     expect([403, 404]).toContain(escape.status);
     expect(escape.text).not.toContain('"name": "panoptes"');
   });

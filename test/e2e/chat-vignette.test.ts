@@ -10,9 +10,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { WAIT } from './harness.js';
 import { useUiSession } from './ui-session.js';
-
-const WAIT = { timeout: 30_000, interval: 50 };
 
 const CHAT = [
   { role: 'system', content: 'Answer with one letter.' },
@@ -43,8 +42,7 @@ describe('a chat vignette in the app', () => {
     ];
     writeFileSync(manifest, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
     runId = (await s.scoredRun({ manifestPath: manifest, models: ['mock-strong', 'mock-weak'], epochs: 2, scorers: { scorers: [{ name: 'exact', type: 'match' }] } })).id;
-    await s.page.goto(s.ui.appUrl);
-    await s.page.getByTestId('connection').waitFor(WAIT);
+    await s.openApp();
   }, 60_000);
 
   it('Responses finds its records by the last user turn and shows the conversation turn by turn', async () => {

@@ -8,13 +8,11 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { formatUsd } from '../../core/common/money.js';
-import { tempDir, writeTargetManifest } from '../helpers/temp.js';
-import { launchChromium, startInProcessUi, watchPage, type InProcessUi } from './harness.js';
-
-const WAIT = { timeout: 30_000, interval: 50 };
+import { writeTargetManifest } from '../helpers/temp.js';
+import { WAIT } from './harness.js';
+import { useUiSession } from './ui-session.js';
 
 /** Two mock models at known prices, per million tokens: $2 / $10 and $1 / $4. */
 function writePricedCatalog(dir: string): string {
@@ -38,56 +36,43 @@ function writeFortyCharManifest(dir: string): string {
 const RUBRIC = 'Is the answer the option the question asks for? Say yes or no, and nothing more.';
 
 describe('costs and exports in the app', () => {
-  let tmp: ReturnType<typeof tempDir>;
-  let browser: Browser;
-  let ui: InProcessUi;
-  let page: Page;
-  let problems: string[];
+  const s = useUiSession({
+    engine: (dir) => ({ catalogPaths: [writePricedCatalog(dir)] }),
+    context: { viewport: { width: 1280, height: 800 }, acceptDownloads: true },
+  });
 
   beforeAll(async () => {
-    tmp = tempDir();
-    ui = await startInProcessUi(join(tmp.dir, 'data'), { engine: { catalogPaths: [writePricedCatalog(tmp.dir)] } });
-    ui.engine.scoring.start();
-    browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
-    page = await context.newPage();
-    problems = watchPage(page);
-    await page.goto(ui.appUrl);
-    await page.getByTestId('connection').waitFor(WAIT);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await ui?.close();
-    tmp?.cleanup();
+    s.ui.engine.scoring.start();
+    await s.openApp();
   });
 
   it("shows New run's estimate with the judge's calls and the retries' bound, as worked by hand", async () => {
     expect(RUBRIC).toHaveLength(80);
-    await page.goto(`${ui.origin}/#/new`);
+    await s.page.goto(`${s.ui.origin}/#/new`);
     // First launch fills in the example (its 24 vignettes and the demo's scorers); wait for it, then choose this test's.
-    const vignettes = () => page.getByTestId('vignette-count').textContent();
+    const vignettes = () => s.page.getByTestId('vignette-count').textContent();
     await expect.poll(vignettes, WAIT).toBe('24');
-    await page.getByTestId('manifest-path').fill(writeFortyCharManifest(tmp.dir));
+    await s.page.getByTestId('manifest-path').fill(writeFortyCharManifest(s.dir));
     await expect.poll(vignettes, WAIT).toBe('10');
-    await page.getByTestId('new-run-scoring-text').fill('');
+    await s.page.getByTestId('new-run-scoring-text').fill('');
     // The default models off (each unticked shifts the rest), then the two priced ones on.
-    const ticked = page.locator('.model-option.checked input');
+    const ticked = s.page.locator('.model-option.checked input');
     while ((await ticked.count()) > 0) await ticked.first().uncheck();
-    await page.locator('[data-model=price-a] input').check();
-    await page.locator('[data-model=price-b] input').check();
-    await page.getByTestId('epochs').fill('2');
-    await page.getByTestId('max-tokens').fill('100');
-    await expect.poll(() => page.getByTestId('create-run').textContent(), WAIT).toBe('Create run · 40 calls');
+    await s.page.locator('[data-model=price-a] input').check();
+    await s.page.locator('[data-model=price-b] input').check();
+    await s.page.getByTestId('epochs').fill('2');
+    await s.page.getByTestId('max-tokens').fill('100');
+    await expect.poll(() => s.page.getByTestId('create-run').textContent(), WAIT).toBe('Create run · 40 calls');
 
     // The sweep, per model and epoch: 400 prompt characters = 100 tokens, plus 8 per message x 10 = 180
     // input tokens; x 2 epochs = 360 in, and 100 max tokens x 10 x 2 = 2,000 out (no earlier answers).
     // price-a: 360 x $2/M + 2,000 x $10/M = $0.02072; price-b: 360 x $1/M + 2,000 x $4/M = $0.00836.
     const sweep = 0.02072 + 0.00836;
-    await expect.poll(() => page.getByTestId('estimate-cost').textContent(), WAIT).toBe(formatUsd(sweep));
-    expect(await page.getByTestId('run-estimate').textContent()).toContain('for about 720 input and 4,000 output tokens');
-    expect(await page.getByTestId('estimate-scoring').count()).toBe(0);
+    await expect.poll(() => s.page.getByTestId('estimate-cost').textContent(), WAIT).toBe(formatUsd(sweep));
+    expect(await s.page.getByTestId('run-estimate').textContent()).toContain('for about 720 input and 4,000 output tokens');
+    expect(await s.page.getByTestId('estimate-scoring').count()).toBe(0);
 
-    await page.getByTestId('new-run-scoring-text').fill(
+    await s.page.getByTestId('new-run-scoring-text').fill(
       JSON.stringify({
         scorers: [
           { name: 'exact', type: 'match', retryOnHardFail: 2 },
@@ -99,22 +84,22 @@ describe('costs and exports in the app', () => {
     // answer (100), the rubric (20) and the judge's template (64) in, 194 x 40 = 7,760 tokens; 64 out
     // per verdict (no earlier verdicts), 2,560; at mock-judge's $0.50 / $1.50 per million: $0.00388 + $0.00384.
     const judge = 0.00388 + 0.00384;
-    await expect.poll(() => page.getByTestId('estimate-judges').textContent(), WAIT).toBe(formatUsd(judge));
-    const line = (await page.getByTestId('estimate-scoring').textContent())!;
+    await expect.poll(() => s.page.getByTestId('estimate-judges').textContent(), WAIT).toBe(formatUsd(judge));
+    const line = (await s.page.getByTestId('estimate-scoring').textContent())!;
     expect(line).toContain('for 40 calls (mock-judge ');
     // Retries: at most 2 more asks of the candidates, if every answer failed hard: 2 x the sweep.
     expect(line).toContain(`retries of hard fails: up to ${formatUsd(2 * sweep)}`);
-    expect(await page.getByTestId('estimate-total').textContent()).toBe(formatUsd(sweep + judge));
+    expect(await s.page.getByTestId('estimate-total').textContent()).toBe(formatUsd(sweep + judge));
     expect(line).toContain(`up to ${formatUsd(sweep + judge + 2 * sweep)} if every answer failed hard`);
     // The sweep's own figure is unchanged by the scorers.
-    expect(await page.getByTestId('estimate-cost').textContent()).toBe(formatUsd(sweep));
-    expect(problems).toEqual([]);
+    expect(await s.page.getByTestId('estimate-cost').textContent()).toBe(formatUsd(sweep));
+    expect(s.problems).toEqual([]);
   });
 
   it("lists a scored run's cost with its judges and retries, and exports JSONL records with their scores", async () => {
-    const service = ui.engine.service;
+    const service = s.ui.engine.service;
     const run = await service.createRun({
-      manifestPath: writeTargetManifest(tmp.dir, 12),
+      manifestPath: writeTargetManifest(s.dir, 12),
       models: ['mock-strong', 'mock-weak'],
       epochs: 2,
       scorers: {
@@ -125,29 +110,29 @@ describe('costs and exports in the app', () => {
       },
     });
     await expect.poll(async () => (await service.getRun({ runId: run.id })).run.status, WAIT).toBe('done');
-    await ui.engine.scoring.finish(run.id);
+    await s.ui.engine.scoring.finish(run.id);
     const stats = await service.stats({ runId: run.id });
     expect(stats.totalJudgeCostUsd).toBeGreaterThan(0);
     expect(stats.totalRetryCostUsd).toBeGreaterThan(0);
 
-    await page.goto(`${ui.origin}/#/runs`);
-    const cost = page.locator(`[data-testid=run-row][data-run-id="${run.id}"] [data-testid=run-cost]`);
+    await s.page.goto(`${s.ui.origin}/#/runs`);
+    const cost = s.page.locator(`[data-testid=run-row][data-run-id="${run.id}"] [data-testid=run-cost]`);
     await expect.poll(() => cost.locator('[data-testid=run-cost-sweep]').textContent(), WAIT).toBe(`sweep ${formatUsd(stats.totalEstCostUsd)}`);
     expect(await cost.evaluate((el) => el.firstChild?.textContent)).toBe(formatUsd(stats.totalWithScoringUsd));
     expect(await cost.getAttribute('title')).toBe(
       `sweep ${formatUsd(stats.totalEstCostUsd)} + judges ${formatUsd(stats.totalJudgeCostUsd)} + retries ${formatUsd(stats.totalRetryCostUsd)}`,
     );
 
-    await page.goto(`${ui.origin}/#/export/${run.id}`);
-    await page.locator('input[name=format][value=jsonl]').check();
-    await page.getByTestId('export-scores').check();
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('export-button').click()]);
-    const path = join(tmp.dir, 'scored.jsonl');
+    await s.page.goto(`${s.ui.origin}/#/export/${run.id}`);
+    await s.page.locator('input[name=format][value=jsonl]').check();
+    await s.page.getByTestId('export-scores').check();
+    const [download] = await Promise.all([s.page.waitForEvent('download'), s.page.getByTestId('export-button').click()]);
+    const path = join(s.dir, 'scored.jsonl');
     await download.saveAs(path);
     const lines = readFileSync(path, 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as { scores: Record<string, { passed: boolean | null; kind: string } | null> });
     expect(lines).toHaveLength(12 * 2 * 2);
     expect(lines.every((l) => Object.keys(l.scores).join() === 'exact,judged')).toBe(true);
     expect(lines.every((l) => l.scores.exact?.kind === 'pass_fail' && typeof l.scores.exact.passed === 'boolean')).toBe(true);
-    expect(problems).toEqual([]);
+    expect(s.problems).toEqual([]);
   });
 });

@@ -29,6 +29,8 @@ export const CHROMIUM_ARGS = [
 ];
 export const SHOTS_DIR = resolve('test-results', 'e2e');
 export const TOKEN = 'e2e-token-0123456789abcdef';
+/** How long and how often the tests wait for the page: bounded, never a timed assertion. */
+export const WAIT = { timeout: 30_000, interval: 50 };
 
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) {
@@ -72,7 +74,8 @@ export interface ServedUi {
   origin: string;
   port: number;
   token: string;
-  stop(): Promise<void>;
+  /** Stops the child (SIGTERM) and waits for it to exit. */
+  close(): Promise<void>;
 }
 
 /** Starts `panoptes serve --ui --port 0` and waits for the app's address. */
@@ -90,7 +93,7 @@ export async function serveUi(dataDir: string, extraArgs: string[] = []): Promis
         origin: m[1]!,
         port: Number(m[2]),
         token: decodeURIComponent(m[3]!),
-        async stop() {
+        async close() {
           if (cli.child.exitCode === null) cli.child.kill('SIGTERM');
           await cli.done;
         },
@@ -107,14 +110,22 @@ export interface InProcessUi {
   port: number;
   origin: string;
   appUrl: string;
+  token: string;
   close(): Promise<void>;
 }
 
+export interface InProcessUiOptions {
+  engine?: Partial<EngineOptions>;
+  /** Start the scheduler (default true). */
+  startScheduler?: boolean;
+  /** The port to listen on (default: any free one). */
+  port?: number;
+  /** The bridge's token (default TOKEN). */
+  token?: string;
+}
+
 /** The HTTP API with the bridge, in this process (so a test can also reach the engine directly). */
-export async function startInProcessUi(
-  dataDir: string,
-  opts: { engine?: Partial<EngineOptions>; startScheduler?: boolean; port?: number; token?: string } = {},
-): Promise<InProcessUi> {
+export async function startInProcessUi(dataDir: string, opts: InProcessUiOptions = {}): Promise<InProcessUi> {
   const token = opts.token ?? TOKEN;
   initTelemetry({ defaultLevel: 'warn' }); // refusals the tests provoke are logged as warnings; requests are not
   const engine = openEngine({ dataDir, ...opts.engine });
@@ -133,6 +144,7 @@ export async function startInProcessUi(
     port,
     origin,
     appUrl: `${origin}/#token=${encodeURIComponent(token)}`,
+    token,
     async close() {
       await app.close();
       await engine.close();

@@ -10,14 +10,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { buildHtmlReport, embeddedJson, escapeHtml } from '../../core/scoring/html-report.js';
 import type { ScoreReport } from '../../core/scoring/report-shape.js';
 import { openEngine } from '../../core/service/engine.js';
 import { runCli } from '../helpers/cli.js';
-import { tempDir } from '../helpers/temp.js';
-import { launchChromium, watchPage } from './harness.js';
+import { watchPage } from './harness.js';
+import { useChromium } from './ui-session.js';
 
 const SCRIPT_INJECTION = '</script><script>window.__pwned = 1; alert(1)</script>';
 const IMG_INJECTION = '<img src=x onerror="window.__pwned = 2; alert(2)">';
@@ -39,15 +38,14 @@ function writeFixtures(dir: string): { manifest: string; catalog: string } {
 }
 
 describe('the HTML report', () => {
-  let tmp: ReturnType<typeof tempDir>;
+  // No server: the report is written by the CLI and opened from disk.
+  const s = useChromium();
   let dataDir: string;
   let runId: string;
-  let browser: Browser;
 
   beforeAll(async () => {
-    tmp = tempDir('panoptes-html-report-');
-    dataDir = join(tmp.dir, 'data');
-    const { manifest, catalog } = writeFixtures(tmp.dir);
+    dataDir = join(s.dir, 'data');
+    const { manifest, catalog } = writeFixtures(s.dir);
     const engine = openEngine({ dataDir, catalogPaths: [catalog] });
     try {
       const scorers = JSON.parse(readFileSync('examples/demo-scorers.json', 'utf8')) as { scorers: [] };
@@ -58,24 +56,19 @@ describe('the HTML report', () => {
     } finally {
       await engine.close();
     }
-    browser = await launchChromium();
   }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    tmp?.cleanup();
-  });
 
   it('opens from disk with no request, and shows the numbers of report --json', async () => {
     const json = await runCli(['report', runId, '--json', '--data-dir', dataDir]);
     expect(json.code).toBe(0);
     const report = JSON.parse(json.stdout) as ScoreReport;
-    const file = join(tmp.dir, 'report.html');
+    const file = join(s.dir, 'report.html');
     const written = await runCli(['report', runId, '--html', file, '--data-dir', dataDir]);
     expect(written.stderr).toBe('');
     expect(written.code).toBe(0);
     expect(written.stdout).toBe(`wrote ${file}: the report of run ${runId} (scorer exact), ${VIGNETTES} of ${VIGNETTES} vignettes listed\n`);
 
-    const page = await browser.newPage();
+    const page = await s.browser.newPage();
     const problems = watchPage(page);
     const requests: string[] = [];
     await page.route('**/*', (route) => {
@@ -134,7 +127,7 @@ describe('the HTML report', () => {
   });
 
   it('cuts the vignette table at --html-vignettes and says so; bad options change nothing', async () => {
-    const file = join(tmp.dir, 'short.html');
+    const file = join(s.dir, 'short.html');
     const written = await runCli(['report', runId, '--html', file, '--html-vignettes', '5', '--data-dir', dataDir]);
     expect(written.code).toBe(0);
     expect(written.stdout).toContain(`5 of ${VIGNETTES} vignettes listed`);
@@ -143,12 +136,12 @@ describe('the HTML report', () => {
     const data = JSON.parse(html.match(/<script type="application\/json" id="vignette-data">(.*?)<\/script>/s)![1]!) as { rows: unknown[] };
     expect(data.rows).toHaveLength(5);
 
-    const bad = await runCli(['report', runId, '--html', join(tmp.dir, 'never.html'), '--html-vignettes', 'many', '--data-dir', dataDir]);
+    const bad = await runCli(['report', runId, '--html', join(s.dir, 'never.html'), '--html-vignettes', 'many', '--data-dir', dataDir]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--html-vignettes must be a whole number');
-    const both = await runCli(['report', runId, '--html', join(tmp.dir, 'never.html'), '--json', '--data-dir', dataDir]);
+    const both = await runCli(['report', runId, '--html', join(s.dir, 'never.html'), '--json', '--data-dir', dataDir]);
     expect(both.code).toBe(2);
-    expect(() => readFileSync(join(tmp.dir, 'never.html'))).toThrow();
+    expect(() => readFileSync(join(s.dir, 'never.html'))).toThrow();
   });
 });
 

@@ -7,13 +7,10 @@
  * lists the usable models first and is short.
  * Runs on: Node (tests), driving Chromium.
  */
-import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { tempDir, writeManifest } from '../helpers/temp.js';
-import { launchChromium, shotPath, startInProcessUi, watchPage, type InProcessUi } from './harness.js';
-
-const WAIT = { timeout: 30_000, interval: 50 };
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { writeManifest } from '../helpers/temp.js';
+import { shotPath, WAIT } from './harness.js';
+import { useUiSession } from './ui-session.js';
 const SIZES = [
   { width: 1280, height: 800 },
   { width: 900, height: 700 },
@@ -86,42 +83,28 @@ const LAYOUT_PROBLEMS = `(() => {
 })()`;
 
 describe('layout of every view at 1280 and 900 px, light and dark', () => {
-  let tmp: ReturnType<typeof tempDir>;
-  let browser: Browser;
-  let ui: InProcessUi;
-  let page: Page;
-  let problems: string[];
+  const s = useUiSession({ context: { viewport: SIZES[0] } });
   let runA: string;
   let runB: string;
 
   beforeAll(async () => {
-    tmp = tempDir();
-    ui = await startInProcessUi(join(tmp.dir, 'data'));
-    ui.engine.scoring.start();
-    const defaults = await ui.engine.service.defaults();
+    s.ui.engine.scoring.start();
+    const defaults = await s.ui.engine.service.defaults();
     const scorers = JSON.parse(defaults.exampleScoring) as unknown;
     const make = async (name: string) =>
-      (await ui.engine.service.createRun({ manifestPath: defaults.exampleManifest, models: defaults.defaultModels, epochs: 3, name, scorers } as never)).id;
+      (await s.ui.engine.service.createRun({ manifestPath: defaults.exampleManifest, models: defaults.defaultModels, epochs: 3, name, scorers } as never)).id;
     runA = await make('Layout baseline, a long run name to see how titles wrap in narrow windows');
     runB = await make('Layout again');
-    await ui.engine.service.createRun({ manifestPath: writeManifest(tmp.dir, 40), models: ['mock-fast'], epochs: 1 });
+    await s.ui.engine.service.createRun({ manifestPath: writeManifest(s.dir, 40), models: ['mock-fast'], epochs: 1 });
     for (const runId of [runA, runB]) {
       await vi.waitFor(async () => {
-        expect((await ui.engine.service.getRun({ runId })).run.status).toBe('done');
-        expect((await ui.engine.service.scoringStatus({ runId })).scorers.every((s) => s.pending === 0)).toBe(true);
+        expect((await s.ui.engine.service.getRun({ runId })).run.status).toBe('done');
+        expect((await s.ui.engine.service.scoringStatus({ runId })).scorers.every((sc) => sc.pending === 0)).toBe(true);
       }, WAIT);
     }
-    browser = await launchChromium();
-    page = await (await browser.newContext({ viewport: SIZES[0] })).newPage();
-    problems = watchPage(page);
-    await page.goto(ui.appUrl);
-    await page.locator('[data-testid=run-row]').first().waitFor(WAIT);
+    await s.page.goto(s.ui.appUrl);
+    await s.page.locator('[data-testid=run-row]').first().waitFor(WAIT);
   }, 120_000);
-  afterAll(async () => {
-    await browser?.close();
-    await ui?.close();
-    tmp?.cleanup();
-  });
 
   const views = () => [
     { name: 'Runs', hash: '#/runs', ready: '[data-testid=run-row]' },
@@ -140,16 +123,16 @@ describe('layout of every view at 1280 and 900 px, light and dark', () => {
   it('keeps every view inside the window, without blank scroll space, cut text or wrapped numbers', async () => {
     const found: string[] = [];
     for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
+      await s.page.emulateMedia({ colorScheme: scheme });
       for (const size of SIZES) {
-        await page.setViewportSize(size);
+        await s.page.setViewportSize(size);
         for (const view of views()) {
-          await page.goto(`${ui.origin}/${view.hash}`);
-          await page.locator(view.ready).first().waitFor(WAIT);
+          await s.page.goto(`${s.ui.origin}/${view.hash}`);
+          await s.page.locator(view.ready).first().waitFor(WAIT);
           // Let late fetches (charts, previews) settle their layout.
-          await page.waitForTimeout(300);
-          for (const p of await page.evaluate<string[]>(LAYOUT_PROBLEMS)) found.push(`${view.name} at ${size.width} ${scheme}: ${p}`);
-          await page.screenshot({ path: shotPath(`layout-${view.name.toLowerCase().replace(' ', '-')}-${size.width}-${scheme}`), fullPage: true });
+          await s.page.waitForTimeout(300);
+          for (const p of await s.page.evaluate<string[]>(LAYOUT_PROBLEMS)) found.push(`${view.name} at ${size.width} ${scheme}: ${p}`);
+          await s.page.screenshot({ path: shotPath(`layout-${view.name.toLowerCase().replace(' ', '-')}-${size.width}-${scheme}`), fullPage: true });
         }
       }
     }
@@ -157,36 +140,36 @@ describe('layout of every view at 1280 and 900 px, light and dark', () => {
   }, 240_000);
 
   it("shows a record's ids whole when the keyboard is on its row, and the run picker names runs with their dates", async () => {
-    await page.setViewportSize(SIZES[1]!);
-    await page.goto(`${ui.origin}/#/responses/${runA}`);
-    const row = page.locator('[data-testid=record-row]').first();
+    await s.page.setViewportSize(SIZES[1]!);
+    await s.page.goto(`${s.ui.origin}/#/responses/${runA}`);
+    const row = s.page.locator('[data-testid=record-row]').first();
     await row.waitFor(WAIT);
-    expect(await page.getByTestId('focused-record').isVisible()).toBe(false);
+    expect(await s.page.getByTestId('focused-record').isVisible()).toBe(false);
     await row.focus();
     const id = (await row.locator('[data-full-id]').first().getAttribute('data-full-id'))!;
     const label = (await row.getAttribute('aria-label'))!;
     const [, model, epoch] = /^.*, (.+), epoch (\d+): /.exec(label)!;
-    await expect.poll(() => page.getByTestId('focused-record').textContent(), WAIT).toBe(`${id} · ${model} · epoch ${epoch}`);
-    expect(await page.getByTestId('focused-record').isVisible()).toBe(true);
+    await expect.poll(() => s.page.getByTestId('focused-record').textContent(), WAIT).toBe(`${id} · ${model} · epoch ${epoch}`);
+    expect(await s.page.getByTestId('focused-record').isVisible()).toBe(true);
     await row.blur();
-    await expect.poll(() => page.getByTestId('focused-record').isVisible(), WAIT).toBe(false);
+    await expect.poll(() => s.page.getByTestId('focused-record').isVisible(), WAIT).toBe(false);
     // The picker: the run's name, its id, and the day it was made (not a bare time).
     const year = String(new Date().getFullYear());
-    const option = (await page.getByTestId('run-picker').locator(`option[value="${runB}"]`).textContent())!;
+    const option = (await s.page.getByTestId('run-picker').locator(`option[value="${runB}"]`).textContent())!;
     expect(option.startsWith(`Layout again · ${runB} · `)).toBe(true);
     expect(option).toContain(year);
-    await page.setViewportSize(SIZES[0]!);
+    await s.page.setViewportSize(SIZES[0]!);
   });
 
   it('lists the usable models first and keeps the Models view short', async () => {
-    await page.setViewportSize(SIZES[0]);
-    await page.goto(`${ui.origin}/#/models`);
-    await page.locator('[data-testid=roster-table] tbody tr').first().waitFor(WAIT);
-    const height = await page.evaluate<number>('document.documentElement.scrollHeight');
+    await s.page.setViewportSize(SIZES[0]);
+    await s.page.goto(`${s.ui.origin}/#/models`);
+    await s.page.locator('[data-testid=roster-table] tbody tr').first().waitFor(WAIT);
+    const height = await s.page.evaluate<number>('document.documentElement.scrollHeight');
     expect(height).toBeLessThan(2 * SIZES[0].height);
   });
 
   it('saw no console error, exception or failed request', () => {
-    expect(problems).toEqual([]);
+    expect(s.problems).toEqual([]);
   });
 });

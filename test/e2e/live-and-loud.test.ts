@@ -7,10 +7,8 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { writeManifest, writeTargetManifest } from '../helpers/temp.js';
-import { shotPath } from './harness.js';
+import { shotPath, WAIT } from './harness.js';
 import { useUiSession } from './ui-session.js';
-
-const WAIT = { timeout: 30_000, interval: 50 };
 
 describe('live and loud', () => {
   // No API key of any hosted provider: their models (as judges too) have no host to call.

@@ -10,9 +10,9 @@
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { writeStoredRun } from '../../bench/stored-run.js';
+import { WAIT } from './harness.js';
 import { useUiSession } from './ui-session.js';
 
-const WAIT = { timeout: 30_000, interval: 50 };
 const VIGNETTES = 120;
 
 describe("Results' grid and Compare's changed verdicts", () => {
@@ -33,8 +33,7 @@ describe("Results' grid and Compare's changed verdicts", () => {
       await s.call('scoreRun', { runId, scorers });
       await s.ui.engine.scoring.finish(runId);
     }
-    await s.page.goto(s.ui.appUrl);
-    await s.page.getByTestId('connection').waitFor(WAIT);
+    await s.openApp();
   }, 60_000);
 
   it('pages through every vignette of the grid, 50 at a time, as the service pages them', async () => {

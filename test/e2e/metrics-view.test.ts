@@ -11,10 +11,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { writeManifest } from '../helpers/temp.js';
-import { docImagePath } from './harness.js';
+import { docImagePath, WAIT } from './harness.js';
 import { useUiSession } from './ui-session.js';
-
-const WAIT = { timeout: 30_000, interval: 50 };
 
 describe('the Metrics view', () => {
   /** A catalog with a mock on a daily budget, written before the engine opens. */
@@ -32,8 +30,7 @@ describe('the Metrics view', () => {
   // axe-core needs a page of a context of its own.
   const s = useUiSession({ engine: cappedCatalog, context: { viewport: { width: 1280, height: 800 } } });
   beforeAll(async () => {
-    await s.page.goto(s.ui.appUrl);
-    await s.page.getByTestId('connection').waitFor(WAIT);
+    await s.openApp();
   });
 
   it("shows a run's calls per profile, provider and host, and the budget window they spend", async () => {

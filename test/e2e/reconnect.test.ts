@@ -4,48 +4,31 @@
  * was away. The server closes cleanly with a tab still connected.
  * Runs on: Node (tests), driving Chromium.
  */
-import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir, writeManifest } from '../helpers/temp.js';
-import { launchChromium, shotPath, startInProcessUi, watchPage, type InProcessUi } from './harness.js';
-
-const WAIT = { timeout: 30_000, interval: 50 };
+import { describe, expect, it } from 'vitest';
+import { writeManifest } from '../helpers/temp.js';
+import { shotPath, WAIT, watchPage } from './harness.js';
+import { useChromium } from './ui-session.js';
 
 describe('the app across a server restart', () => {
-  let tmp: ReturnType<typeof tempDir>;
-  let browser: Browser;
-  let ui: InProcessUi | undefined;
-
-  beforeAll(async () => {
-    tmp = tempDir();
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await ui?.close();
-    await browser?.close();
-    tmp?.cleanup();
-  });
+  // The test closes its server with the tab connected and starts it again on the same port.
+  const s = useChromium();
 
   it('shows it is reconnecting, comes back by itself, and fetches what it missed', async () => {
-    const dataDir = join(tmp.dir, 'data');
-    const manifest = writeManifest(tmp.dir, 3);
-    ui = await startInProcessUi(dataDir, { startScheduler: false });
-    const port = ui.port;
-    const page = await browser.newPage();
+    const manifest = writeManifest(s.dir, 3);
+    const { port } = await s.startUi({ startScheduler: false });
+    const page = await s.browser.newPage();
     const problems = watchPage(page);
-    await page.goto(ui.appUrl);
+    await page.goto(s.ui.appUrl);
     await page.getByTestId('try-example').waitFor();
     await expect.poll(() => page.getByTestId('connection').textContent(), WAIT).toBe('live');
 
-    await ui.close(); // with the tab connected
-    ui = undefined;
+    await s.stopUi(); // with the tab connected
     await expect.poll(() => page.getByTestId('connection').textContent(), WAIT).toBe('reconnecting…');
     await page.getByRole('status').filter({ hasText: 'reconnecting' }).waitFor();
     await page.screenshot({ path: shotPath('reconnecting') });
 
-    ui = await startInProcessUi(dataDir, { startScheduler: false, port });
-    const run = await ui.engine.service.createRun({ manifestPath: manifest, models: ['mock-fast'], epochs: 1 });
+    await s.startUi({ startScheduler: false, port });
+    const run = await s.ui.engine.service.createRun({ manifestPath: manifest, models: ['mock-fast'], epochs: 1 });
     await expect.poll(() => page.getByTestId('connection').textContent(), WAIT).toBe('live');
     await expect.poll(() => page.locator(`[data-testid=run-row][data-run-id="${run.id}"]`).count(), WAIT).toBe(1);
     expect(await page.getByRole('status').count()).toBe(0);

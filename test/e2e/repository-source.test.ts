@@ -11,10 +11,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tempDir } from '../helpers/temp.js';
-import { shotPath } from './harness.js';
+import { shotPath, WAIT } from './harness.js';
 import { useUiSession } from './ui-session.js';
-
-const WAIT = { timeout: 30_000, interval: 50 };
 
 describe('New run from a repository', () => {
   const s = useUiSession();

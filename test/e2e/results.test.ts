@@ -11,16 +11,15 @@
 import { AxeBuilder } from '@axe-core/playwright';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { MethodResult } from '../../core/service/contract.js';
 import { flipInterval } from '../../renderer/src/components/pairs.js';
 import { formatDiff, formatInterval, formatScore } from '../../core/common/score-format.js';
-import { tempDir } from '../helpers/temp.js';
-import { bridgeCall, launchChromium, shotPath, startInProcessUi, TOKEN, watchPage, type InProcessUi } from './harness.js';
+import { shotPath, WAIT } from './harness.js';
+import { useUiSession } from './ui-session.js';
 
 const WIDE = { width: 1280, height: 900 };
 const NARROW = { width: 900, height: 900 };
-const WAIT = { timeout: 30_000, interval: 50 };
 const VIGNETTES = 60;
 const EPOCHS = 3;
 const MODELS = ['mock-strong', 'mock-weak'];
@@ -43,88 +42,70 @@ function writeTargetManifest(dir: string): string {
 }
 
 describe('Results and Compare runs in a browser', () => {
-  let tmp: ReturnType<typeof tempDir>;
-  let ui: InProcessUi;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
-  let problems: string[];
+  // The scheduler starts only once the Results view is open, so the test sees it fill in.
+  const s = useUiSession({ startScheduler: false, context: { viewport: WIDE, colorScheme: 'light' } });
   let manifest: string;
   let runA: string;
   let runB: string;
 
-  const call = <M extends Parameters<typeof bridgeCall>[2]>(method: M, input: Parameters<typeof bridgeCall<M>>[3]) =>
-    bridgeCall(ui.origin, TOKEN, method, input);
-  const text = async (selector: string) => (await page.locator(selector).first().textContent()) ?? '';
-  const texts = (selector: string) => page.locator(selector).allTextContents();
+  const text = async (selector: string) => (await s.page.locator(selector).first().textContent()) ?? '';
+  const texts = (selector: string) => s.page.locator(selector).allTextContents();
   /** The page is no wider than the window: nothing needs scrolling sideways. */
   /** What axe-core finds wrong in the view (WCAG 2 A and AA), as rule: nodes. */
   const accessibilityProblems = async () =>
-    (await new AxeBuilder({ page }).include('main').withTags(['wcag2a', 'wcag2aa']).analyze()).violations.map(
+    (await new AxeBuilder({ page: s.page }).include('main').withTags(['wcag2a', 'wcag2aa']).analyze()).violations.map(
       (v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
     );
-  const fitsWidth = () => page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth');
+  const fitsWidth = () => s.page.evaluate<boolean>('document.documentElement.scrollWidth <= window.innerWidth');
 
   beforeAll(async () => {
-    tmp = tempDir();
-    manifest = writeTargetManifest(tmp.dir);
-    // The scheduler starts only once the Results view is open, so the test sees it fill in.
-    ui = await startInProcessUi(join(tmp.dir, 'data'), { startScheduler: false });
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: WIDE, colorScheme: 'light' });
-    page = await context.newPage();
-    problems = watchPage(page);
+    manifest = writeTargetManifest(s.dir);
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await ui?.close();
-    tmp?.cleanup();
-  });
 
   it('creates a scored run from New run with an example scoring file', async () => {
-    await page.goto(ui.appUrl);
-    await page.goto(`${ui.origin}/#/new`);
+    await s.page.goto(s.ui.appUrl);
+    await s.page.goto(`${s.ui.origin}/#/new`);
     // First launch fills in the example; wait for it, then choose this test's manifest and models.
     await expect.poll(() => text('[data-testid=vignette-count]'), WAIT).toBe('24');
-    await page.getByTestId('manifest-path').fill(manifest);
+    await s.page.getByTestId('manifest-path').fill(manifest);
     await expect.poll(() => text('[data-testid=vignette-count]'), WAIT).toBe(String(VIGNETTES));
-    const checked = page.locator('.model-option.checked input');
+    const checked = s.page.locator('.model-option.checked input');
     while ((await checked.count()) > 0) await checked.first().uncheck();
-    for (const model of MODELS) await page.locator(`[data-model="${model}"] input`).check();
-    await page.getByTestId('epochs').fill(String(EPOCHS));
+    for (const model of MODELS) await s.page.locator(`[data-model="${model}"] input`).check();
+    await s.page.getByTestId('epochs').fill(String(EPOCHS));
 
     // A scoring file the engine refuses is explained beside the Scoring field, naming the field.
-    await page.getByTestId('new-run-scoring-text').fill('{"scorers": [{"name": "exact", "type": "matches"}]}');
-    await page.getByTestId('create-run').click();
+    await s.page.getByTestId('new-run-scoring-text').fill('{"scorers": [{"name": "exact", "type": "matches"}]}');
+    await s.page.getByTestId('create-run').click();
     await expect.poll(() => text('[data-testid=error-scoring]'), WAIT).toMatch(/scorers/);
-    expect((await call('listRuns', {})).length).toBe(0);
-    await page.getByTestId('new-run-scoring-text').fill('{"scorers": ');
+    expect((await s.call('listRuns', {})).length).toBe(0);
+    await s.page.getByTestId('new-run-scoring-text').fill('{"scorers": ');
     await expect.poll(() => text('[data-testid=error-scoring]'), WAIT).toMatch(/not valid JSON/);
-    expect(await page.getByTestId('create-run').isDisabled()).toBe(true);
-    await page.getByTestId('new-run-scoring-text').fill('scorers:\n  - name: exact\n   type: match\n');
+    expect(await s.page.getByTestId('create-run').isDisabled()).toBe(true);
+    await s.page.getByTestId('new-run-scoring-text').fill('scorers:\n  - name: exact\n   type: match\n');
     await expect.poll(() => text('[data-testid=error-scoring]'), WAIT).toMatch(/^line 3: not valid YAML/);
     // YAML reads as well as JSON.
-    await page.getByTestId('new-run-scoring-text').fill('scorers:\n  - name: exact\n    type: match\n');
-    await expect.poll(() => page.getByTestId('error-scoring').count(), WAIT).toBe(0);
+    await s.page.getByTestId('new-run-scoring-text').fill('scorers:\n  - name: exact\n    type: match\n');
+    await expect.poll(() => s.page.getByTestId('error-scoring').count(), WAIT).toBe(0);
 
-    await page.getByTestId('new-run-scoring-example').selectOption('match');
-    expect(JSON.parse(await page.getByTestId('new-run-scoring-text').inputValue())).toEqual(SCORING);
-    await page.screenshot({ path: shotPath('results-01-new-run-scoring'), fullPage: true });
-    await expect.poll(() => page.getByTestId('create-run').textContent(), WAIT).toBe(`Create run · ${VIGNETTES * MODELS.length * EPOCHS} calls`);
-    await page.getByTestId('create-run').click();
-    await page.waitForURL(/#\/runs\/r[0-9a-z]+$/);
-    runA = decodeURIComponent(page.url().split('#/runs/')[1]!);
+    await s.page.getByTestId('new-run-scoring-example').selectOption('match');
+    expect(JSON.parse(await s.page.getByTestId('new-run-scoring-text').inputValue())).toEqual(SCORING);
+    await s.page.screenshot({ path: shotPath('results-01-new-run-scoring'), fullPage: true });
+    await expect.poll(() => s.page.getByTestId('create-run').textContent(), WAIT).toBe(`Create run · ${VIGNETTES * MODELS.length * EPOCHS} calls`);
+    await s.page.getByTestId('create-run').click();
+    await s.page.waitForURL(/#\/runs\/r[0-9a-z]+$/);
+    runA = decodeURIComponent(s.page.url().split('#/runs/')[1]!);
   });
 
   it('fills the Results view in live while the run is scored', async () => {
-    await page.getByTestId('open-results').click();
-    await page.waitForURL(new RegExp(`#/results/${runA}$`));
+    await s.page.getByTestId('open-results').click();
+    await s.page.waitForURL(new RegExp(`#/results/${runA}$`));
     await expect.poll(() => text('[data-testid=scoring-status] [data-scorer=exact] [data-col=done]'), WAIT).toBe('0');
-    expect(await page.getByTestId('leaderboard-table').count()).toBe(0);
+    expect(await s.page.getByTestId('leaderboard-table').count()).toBe(0);
 
     // Every value the "scored" cell shows from now on, and a mark that a reload would wipe.
-    await page.evaluate(`(() => {
+    await s.page.evaluate(`(() => {
       window.seen = [];
       window.sameDocument = true;
       const cell = () => document.querySelector('[data-testid=scoring-status] [data-scorer=exact] [data-col=done]');
@@ -133,21 +114,21 @@ describe('Results and Compare runs in a browser', () => {
         if (window.seen.at(-1) !== value) window.seen.push(value);
       }).observe(document.body, { subtree: true, childList: true, characterData: true });
     })()`);
-    ui.engine.scheduler.start();
-    ui.engine.scoring.start();
+    s.ui.engine.scheduler.start();
+    s.ui.engine.scoring.start();
 
     const total = VIGNETTES * MODELS.length * EPOCHS;
     await expect.poll(() => text('[data-testid=scoring-status] [data-scorer=exact] [data-col=done]'), WAIT).toBe(String(total));
-    await expect.poll(() => page.locator('[data-testid=leaderboard-table] tbody tr').count(), WAIT).toBe(2);
-    const seen = (await page.evaluate<string[]>('window.seen')).map((s) => Number(s.replace(/,/g, '')));
+    await expect.poll(() => s.page.locator('[data-testid=leaderboard-table] tbody tr').count(), WAIT).toBe(2);
+    const seen = (await s.page.evaluate<string[]>('window.seen')).map((v) => Number(v.replace(/,/g, '')));
     expect(seen.at(-1)).toBe(total);
     expect([...seen].sort((a, b) => a - b)).toEqual(seen); // it only ever grew
-    expect(await page.evaluate<boolean>('window.sameDocument === true')).toBe(true);
+    expect(await s.page.evaluate<boolean>('window.sameDocument === true')).toBe(true);
     expect(await text('[data-testid=scoring-status] [data-scorer=exact] [data-col=pending]')).toBe('0');
   });
 
   it('shows both models on the leaderboard with their intervals, best first, as the report says', async () => {
-    const report = await call('report', { runId: runA, scorer: 'exact' });
+    const report = await s.call('report', { runId: runA, scorer: 'exact' });
     expect(report.pending).toBe(0);
     const strong = report.models.find((m) => m.model === 'mock-strong')!;
     const weak = report.models.find((m) => m.model === 'mock-weak')!;
@@ -162,13 +143,13 @@ describe('Results and Compare runs in a browser', () => {
       expect(m.ci95![1]).toBeGreaterThan(m.mean);
     }
     // The chart: one bar and one error bar per model, labelled with the mean, best first.
-    await expect.poll(() => page.locator('[data-testid=leaderboard-chart] .recharts-bar-rectangle').count(), WAIT).toBe(2);
-    expect(await page.locator('[data-testid=leaderboard-chart] .recharts-errorBar').count()).toBe(2);
+    await expect.poll(() => s.page.locator('[data-testid=leaderboard-chart] .recharts-bar-rectangle').count(), WAIT).toBe(2);
+    expect(await s.page.locator('[data-testid=leaderboard-chart] .recharts-errorBar').count()).toBe(2);
     expect(await texts('[data-testid=leaderboard-chart] .recharts-label-list text')).toEqual([formatScore(strong.mean), formatScore(weak.mean)]);
   });
 
   it('shows the pair: the difference, its interval and whether it is distinguishable', async () => {
-    const report = await call('report', { runId: runA, scorer: 'exact' });
+    const report = await s.call('report', { runId: runA, scorer: 'exact' });
     expect(report.pairs).toHaveLength(1);
     const stored = report.pairs[0]!;
     // Row mock-strong, column mock-weak: strong − weak, whichever order the report holds.
@@ -178,28 +159,28 @@ describe('Results and Compare runs in a browser', () => {
     const cell = '[data-testid=pair-matrix] [data-pair="mock-strong|mock-weak"]';
     await expect.poll(() => text(`${cell} [data-col=diff]`), WAIT).toBe(formatDiff(diff));
     await expect.poll(() => text(`${cell} [data-col=ci95]`), WAIT).toBe(formatInterval(ci, true));
-    expect(await page.locator(cell).textContent()).toContain(stored.distinguishable ? '' : 'not distinguishable');
+    expect(await s.page.locator(cell).textContent()).toContain(stored.distinguishable ? '' : 'not distinguishable');
     // The mirror cell says the same from the other side.
     expect(await text('[data-testid=pair-matrix] [data-pair="mock-weak|mock-strong"] [data-col=diff]')).toBe(formatDiff(-diff));
   });
 
   it('opens a vignette side by side with every score from the matrix, and sorts by flip rate', async () => {
-    const page1 = await call('scoreMatrix', { runId: runA, scorer: 'exact', sort: 'vignette', limit: 50 });
+    const page1 = await s.call('scoreMatrix', { runId: runA, scorer: 'exact', sort: 'vignette', limit: 50 });
     await expect.poll(() => texts('[data-testid=matrix-table] tbody th .mono'), WAIT).toEqual(page1.rows.map((r) => r.vignetteId));
     const row = page1.rows[0]!;
     const cell = row.cells.find((c) => c.model === 'mock-weak')!;
-    const button = page.locator(`[data-testid=matrix-table] tr[data-vignette="${row.vignetteId}"] button[data-model=mock-weak]`);
+    const button = s.page.locator(`[data-testid=matrix-table] tr[data-vignette="${row.vignetteId}"] button[data-model=mock-weak]`);
     expect(await button.locator('[data-col=reduced]').textContent()).toBe(formatScore(cell.reduced));
     expect(await button.locator('.mark').count()).toBe(EPOCHS);
     expect(await button.locator('.mark-pass').count()).toBe(cell.epochs.filter((v) => v === 1).length);
 
     await button.focus();
-    await page.keyboard.press('Enter');
-    const dialog = page.getByTestId('score-detail');
+    await s.page.keyboard.press('Enter');
+    const dialog = s.page.getByTestId('score-detail');
     await dialog.waitFor();
     // Focus moved into what opened.
-    expect(await page.evaluate<string>('document.activeElement?.id')).toBe('score-detail-title');
-    const detail = await call('scoreDetail', { runId: runA, vignetteId: row.vignetteId });
+    expect(await s.page.evaluate<string>('document.activeElement?.id')).toBe('score-detail-title');
+    const detail = await s.call('scoreDetail', { runId: runA, vignetteId: row.vignetteId });
     await expect.poll(() => dialog.locator('.sbs-response').count(), WAIT).toBe(MODELS.length * EPOCHS);
     expect(await dialog.getByTestId('detail-target').textContent()).toBe(`target: ${detail.vignette.target}`);
     // Each answer's words that differ from the first model's first epoch are marked, as in Responses.
@@ -214,29 +195,29 @@ describe('Results and Compare runs in a browser', () => {
     for (const r of detail.responses) {
       const td = dialog.locator(`tr[data-model="${r.model}"] td[data-epoch="${r.epoch}"]`);
       expect(await td.locator('.sbs-text').textContent()).toBe(r.response);
-      const score = r.scores.find((s) => s.scorer === 'exact')!;
+      const score = r.scores.find((sc) => sc.scorer === 'exact')!;
       expect(await td.locator('[data-scorer=exact] [data-col=value]').textContent()).toBe(formatScore(score.value));
       expect(await td.locator('[data-scorer=exact]').textContent()).toContain(score.passed ? 'pass' : 'fail');
     }
-    await page.screenshot({ path: shotPath('results-02-side-by-side') });
+    await s.page.screenshot({ path: shotPath('results-02-side-by-side') });
     expect(await accessibilityProblems()).toEqual([]);
-    await page.keyboard.press('Escape');
+    await s.page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
     // Focus went back to the cell that opened it.
-    expect(await page.evaluate<string>('document.activeElement?.getAttribute("aria-label")')).toBe(await button.getAttribute('aria-label'));
+    expect(await s.page.evaluate<string>('document.activeElement?.getAttribute("aria-label")')).toBe(await button.getAttribute('aria-label'));
 
-    await page.getByTestId('matrix-sort').selectOption('flip_rate');
-    const byFlip = await call('scoreMatrix', { runId: runA, scorer: 'exact', sort: 'flip_rate', limit: 50 });
+    await s.page.getByTestId('matrix-sort').selectOption('flip_rate');
+    const byFlip = await s.call('scoreMatrix', { runId: runA, scorer: 'exact', sort: 'flip_rate', limit: 50 });
     await expect.poll(() => texts('[data-testid=matrix-table] tbody th .mono'), WAIT).toEqual(byFlip.rows.map((r) => r.vignetteId));
     expect(byFlip.rows.map((r) => r.vignetteId)).not.toEqual(page1.rows.map((r) => r.vignetteId));
   });
 
   it('slices the leaderboard by a metadata key', async () => {
-    expect(await page.getByTestId('slices').count()).toBe(0);
-    await page.getByTestId('results-by').selectOption('topic');
-    const report = await call('report', { runId: runA, scorer: 'exact', by: 'topic' });
-    expect(report.slices?.map((s) => s.value).sort()).toEqual([...TOPICS].sort());
-    await expect.poll(() => page.locator('[data-testid=slices] [data-slice]').count(), WAIT).toBe(TOPICS.length);
+    expect(await s.page.getByTestId('slices').count()).toBe(0);
+    await s.page.getByTestId('results-by').selectOption('topic');
+    const report = await s.call('report', { runId: runA, scorer: 'exact', by: 'topic' });
+    expect(report.slices?.map((slice) => slice.value).sort()).toEqual([...TOPICS].sort());
+    await expect.poll(() => s.page.locator('[data-testid=slices] [data-slice]').count(), WAIT).toBe(TOPICS.length);
     for (const slice of report.slices!) {
       for (const m of slice.models) {
         const row = `[data-testid="slice-table-${slice.value}"] tr[data-model="${m.model}"]`;
@@ -249,27 +230,27 @@ describe('Results and Compare runs in a browser', () => {
     await expect.poll(() => text('[data-testid=leaderboard-table] tr[data-model=mock-strong] [data-col=ci95]'), WAIT).toBe(formatInterval(clustered.ci95));
 
     for (const [name, viewport] of [['1280', WIDE], ['900', NARROW]] as const) {
-      await page.setViewportSize(viewport);
+      await s.page.setViewportSize(viewport);
       expect(await fitsWidth()).toBe(true);
-      await page.screenshot({ path: shotPath(`results-03-results-${name}`), fullPage: true });
+      await s.page.screenshot({ path: shotPath(`results-03-results-${name}`), fullPage: true });
     }
     expect(await accessibilityProblems()).toEqual([]);
-    await page.setViewportSize(WIDE);
+    await s.page.setViewportSize(WIDE);
   });
 
   it('compares two runs of the manifest, paired by vignette id', async () => {
-    const created = await call('createRun', { manifestPath: manifest, models: MODELS, epochs: 1, scorers: SCORING });
+    const created = await s.call('createRun', { manifestPath: manifest, models: MODELS, epochs: 1, scorers: SCORING });
     runB = created.id;
-    await expect.poll(async () => (await call('scoringStatus', { runId: runB })).scorers[0]?.done ?? 0, WAIT).toBe(VIGNETTES * MODELS.length);
+    await expect.poll(async () => (await s.call('scoringStatus', { runId: runB })).scorers[0]?.done ?? 0, WAIT).toBe(VIGNETTES * MODELS.length);
 
-    await page.getByTestId('compare-with').click();
-    await page.waitForURL(new RegExp(`#/compare/${runA}$`));
-    await page.getByTestId('compare-run-b').selectOption(runB);
-    await page.waitForURL(new RegExp(`#/compare/${runA}/${runB}$`));
+    await s.page.getByTestId('compare-with').click();
+    await s.page.waitForURL(new RegExp(`#/compare/${runA}$`));
+    await s.page.getByTestId('compare-run-b').selectOption(runB);
+    await s.page.waitForURL(new RegExp(`#/compare/${runA}/${runB}$`));
 
-    const comparison = await call('compareRuns', { runA, runB, scorer: 'exact' });
+    const comparison = await s.call('compareRuns', { runA, runB, scorer: 'exact' });
     expect(comparison.pairs).toHaveLength(MODELS.length);
-    await expect.poll(() => page.locator('[data-testid=compare-pairs] tbody tr').count(), WAIT).toBe(MODELS.length);
+    await expect.poll(() => s.page.locator('[data-testid=compare-pairs] tbody tr').count(), WAIT).toBe(MODELS.length);
     for (const pair of comparison.pairs) {
       const model = pair.b.slice(pair.b.indexOf(':') + 1);
       expect(pair.n).toBe(VIGNETTES);
@@ -280,37 +261,37 @@ describe('Results and Compare runs in a browser', () => {
         pair.distinguishable ? (pair.diff > 0 ? 'B scores higher' : 'B scores lower') : 'not distinguishable',
       );
     }
-    await expect.poll(() => page.locator('[data-testid=compare-chart] .recharts-errorBar').count(), WAIT).toBe(2 * MODELS.length);
+    await expect.poll(() => s.page.locator('[data-testid=compare-chart] .recharts-errorBar').count(), WAIT).toBe(2 * MODELS.length);
     for (const [name, viewport] of [['1280', WIDE], ['900', NARROW]] as const) {
-      await page.setViewportSize(viewport);
+      await s.page.setViewportSize(viewport);
       expect(await fitsWidth()).toBe(true);
-      await page.screenshot({ path: shotPath(`results-04-compare-${name}`), fullPage: true });
+      await s.page.screenshot({ path: shotPath(`results-04-compare-${name}`), fullPage: true });
     }
     expect(await accessibilityProblems()).toEqual([]);
-    await page.setViewportSize(WIDE);
+    await s.page.setViewportSize(WIDE);
   });
 
   it('scores a stored run again from the Results view, without calling a model', async () => {
-    const callsBefore = (await call('getRun', { runId: runB })).run.calls;
-    await page.goto(`${ui.origin}/#/results/${runB}`);
-    await page.getByTestId('open-score-form').click();
-    await page.getByTestId('score-run-scoring-text').fill(JSON.stringify({ scorers: [{ name: 'mentions', type: 'includes' }] }));
-    await page.getByTestId('score-run').click();
+    const callsBefore = (await s.call('getRun', { runId: runB })).run.calls;
+    await s.page.goto(`${s.ui.origin}/#/results/${runB}`);
+    await s.page.getByTestId('open-score-form').click();
+    await s.page.getByTestId('score-run-scoring-text').fill(JSON.stringify({ scorers: [{ name: 'mentions', type: 'includes' }] }));
+    await s.page.getByTestId('score-run').click();
     await expect.poll(() => text('[data-testid=scoring-status] [data-scorer=mentions] [data-col=done]'), WAIT).toBe(String(VIGNETTES * MODELS.length));
-    await page.getByTestId('results-scorer').selectOption('mentions');
-    await expect.poll(() => page.locator('[data-testid=leaderboard-table] tbody tr').count(), WAIT).toBe(2);
-    expect((await call('getRun', { runId: runB })).run.calls).toBe(callsBefore);
+    await s.page.getByTestId('results-scorer').selectOption('mentions');
+    await expect.poll(() => s.page.locator('[data-testid=leaderboard-table] tbody tr').count(), WAIT).toBe(2);
+    expect((await s.call('getRun', { runId: runB })).run.calls).toBe(callsBefore);
   });
 
   it('shows the retries of a hard fail under the answer they retried, with their verdicts', async () => {
-    await call('scoreRun', { runId: runB, scorers: { scorers: [{ name: 'exact-retry', type: 'match', retryOnHardFail: 2 }] } });
-    const status = async () => (await call('scoringStatus', { runId: runB })).scorers.find((s) => s.name === 'exact-retry');
+    await s.call('scoreRun', { runId: runB, scorers: { scorers: [{ name: 'exact-retry', type: 'match', retryOnHardFail: 2 }] } });
+    const status = async () => (await s.call('scoringStatus', { runId: runB })).scorers.find((sc) => sc.name === 'exact-retry');
     await expect.poll(async () => (await status())?.done, WAIT).toBe(VIGNETTES * MODELS.length);
     // mock-weak misses 40 % of its answers: some vignette on the matrix's first page has a retried answer.
-    const first = await call('scoreMatrix', { runId: runB, scorer: 'exact-retry', sort: 'vignette', limit: 50 });
-    let found: { vignetteId: string; detail: Awaited<ReturnType<typeof call<'scoreDetail'>>> } | undefined;
+    const first = await s.call('scoreMatrix', { runId: runB, scorer: 'exact-retry', sort: 'vignette', limit: 50 });
+    let found: { vignetteId: string; detail: MethodResult<'scoreDetail'> } | undefined;
     for (const row of first.rows) {
-      const detail = await call('scoreDetail', { runId: runB, vignetteId: row.vignetteId });
+      const detail = await s.call('scoreDetail', { runId: runB, vignetteId: row.vignetteId });
       if (detail.responses.some((r) => r.retries.length > 0)) {
         found = { vignetteId: row.vignetteId, detail };
         break;
@@ -319,10 +300,10 @@ describe('Results and Compare runs in a browser', () => {
     expect(found, 'no retried answer on the first page').toBeDefined();
     const retried = found!.detail.responses.filter((r) => r.retries.length > 0);
 
-    await page.goto(`${ui.origin}/#/results/${runB}`);
-    await page.getByTestId('results-scorer').selectOption('exact-retry');
-    await page.locator(`[data-testid=matrix-table] tr[data-vignette="${found!.vignetteId}"] button[data-model="${retried[0]!.model}"]`).click();
-    const dialog = page.getByTestId('score-detail');
+    await s.page.goto(`${s.ui.origin}/#/results/${runB}`);
+    await s.page.getByTestId('results-scorer').selectOption('exact-retry');
+    await s.page.locator(`[data-testid=matrix-table] tr[data-vignette="${found!.vignetteId}"] button[data-model="${retried[0]!.model}"]`).click();
+    const dialog = s.page.getByTestId('score-detail');
     await dialog.waitFor();
     for (const r of retried) {
       const cell = dialog.locator(`tr[data-model="${r.model}"] td[data-epoch="${r.epoch}"]`);
@@ -334,15 +315,15 @@ describe('Results and Compare runs in a browser', () => {
         expect(shown).toContain(retry.scores[0]!.passed ? 'pass' : 'fail');
       }
     }
-    await page.screenshot({ path: shotPath('results-03-retries') });
+    await s.page.screenshot({ path: shotPath('results-03-retries') });
     expect(await accessibilityProblems()).toEqual([]);
-    await page.keyboard.press('Escape');
+    await s.page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
   });
 
   it('saw no console error, CSP violation, exception or failed request but the refused scoring file', () => {
     // The one 400 is createRun refusing the scoring file with an unknown type, as the first test meant.
-    expect(problems.filter((p) => p.includes('status of 400'))).toHaveLength(1);
-    expect(problems.filter((p) => !p.includes('status of 400'))).toEqual([]);
+    expect(s.problems.filter((p) => p.includes('status of 400'))).toHaveLength(1);
+    expect(s.problems.filter((p) => !p.includes('status of 400'))).toEqual([]);
   });
 });

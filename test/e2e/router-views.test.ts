@@ -8,102 +8,93 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/temp.js';
 import { spawnWorker, stopWorkers, type WorkerProcess } from '../remote/harness.js';
-import { launchChromium, serveUi, shotPath, watchPage, type ServedUi } from './harness.js';
-
-const WAIT = { timeout: 30_000, interval: 50 };
+import { shotPath, WAIT } from './harness.js';
+import { useServedUiSession } from './ui-session.js';
 
 describe('the Models and Workers views', () => {
-  let tmp: ReturnType<typeof tempDir>;
   let catalogPath: string;
-  let ui: ServedUi;
-  let browser: Browser;
-  let page: Page;
-  let problems: string[];
+  const s = useServedUiSession({
+    args: (dir) => {
+      catalogPath = join(dir, 'panel.json');
+      const host = (model: string, options: Record<string, unknown> = {}) => ({ provider: model, model, contextWindow: 64000, options });
+      writeFileSync(
+        catalogPath,
+        JSON.stringify({
+          providers: { north: { kind: 'mock', trainsOnData: false }, south: { kind: 'mock', trainsOnData: false } },
+          models: {
+            north: { label: 'North star', frontier: true, frontierAsOf: '2026-11', hosts: [host('north', { latencyMs: 1 })] },
+            south: { frontier: true, frontierAsOf: '2026-10', hosts: [host('south', { errorRate: 1, errorKind: 'auth' })] },
+          },
+        }),
+      );
+      return ['--catalog', catalogPath];
+    },
+    context: { viewport: { width: 1400, height: 900 } },
+  });
   const workers: WorkerProcess[] = [];
 
   beforeAll(async () => {
-    tmp = tempDir();
-    catalogPath = join(tmp.dir, 'panel.json');
-    const host = (model: string, options: Record<string, unknown> = {}) => ({ provider: model, model, contextWindow: 64000, options });
-    writeFileSync(
-      catalogPath,
-      JSON.stringify({
-        providers: { north: { kind: 'mock', trainsOnData: false }, south: { kind: 'mock', trainsOnData: false } },
-        models: {
-          north: { label: 'North star', frontier: true, frontierAsOf: '2026-11', hosts: [host('north', { latencyMs: 1 })] },
-          south: { frontier: true, frontierAsOf: '2026-10', hosts: [host('south', { errorRate: 1, errorKind: 'auth' })] },
-        },
-      }),
-    );
-    ui = await serveUi(join(tmp.dir, 'data'), ['--catalog', catalogPath]);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    problems = watchPage(page);
-    await page.goto(ui.appUrl);
+    await s.page.goto(s.ui.appUrl);
   });
 
+  // Registered after the session's, so it runs before the session closes.
   afterAll(async () => {
     await stopWorkers(workers);
-    await browser?.close();
-    await ui?.stop();
-    tmp?.cleanup();
   });
 
-  const hostState = (model: string) => page.locator(`[data-model=${model}] [data-testid=host-state]`).first().textContent();
+  const hostState = (model: string) => s.page.locator(`[data-model=${model}] [data-testid=host-state]`).first().textContent();
 
   it('lists the roster, and a probe turns frontier OK false when a key is refused', async () => {
-    await page.getByRole('link', { name: 'Models' }).click();
-    await page.getByTestId('roster-table').waitFor();
-    await expect.poll(() => page.getByTestId('frontier-ok').getAttribute('data-ok'), WAIT).toBe('true');
-    expect(await page.locator('[data-model=north] [data-testid=frontier]').textContent()).toBe('frontier (2026-11)');
-    expect(await page.locator('[data-model=north]').textContent()).toContain('North star');
+    await s.page.getByRole('link', { name: 'Models' }).click();
+    await s.page.getByTestId('roster-table').waitFor();
+    await expect.poll(() => s.page.getByTestId('frontier-ok').getAttribute('data-ok'), WAIT).toBe('true');
+    expect(await s.page.locator('[data-model=north] [data-testid=frontier]').textContent()).toBe('frontier (2026-11)');
+    expect(await s.page.locator('[data-model=north]').textContent()).toContain('North star');
     expect(await hostState('north')).toBe('ready');
     // The hosted defaults are on the roster too, waiting for their keys.
-    expect(await page.locator('[data-model="gpt-5.4"] [data-testid=host-state]').first().textContent()).toBe('no key');
+    expect(await s.page.locator('[data-model="gpt-5.4"] [data-testid=host-state]').first().textContent()).toBe('no key');
 
-    await page.getByTestId('probe-all').click();
-    await expect.poll(() => page.getByTestId('probe-summary').textContent(), WAIT).toMatch(/answered/);
+    await s.page.getByTestId('probe-all').click();
+    await expect.poll(() => s.page.getByTestId('probe-summary').textContent(), WAIT).toMatch(/answered/);
     await expect.poll(() => hostState('south'), WAIT).toBe('blacklisted');
     expect(await hostState('north')).toBe('ready');
-    expect(await page.locator('[data-model=south] [data-testid=last-probe]').textContent()).toContain('auth');
-    expect(await page.getByTestId('frontier-ok').getAttribute('data-ok')).toBe('false');
-    expect(await page.getByTestId('frontier-ok').textContent()).toContain('Frontier models with a privacy-safe host ready: north.');
-    await page.screenshot({ path: shotPath('router-models'), fullPage: true });
+    expect(await s.page.locator('[data-model=south] [data-testid=last-probe]').textContent()).toContain('auth');
+    expect(await s.page.getByTestId('frontier-ok').getAttribute('data-ok')).toBe('false');
+    expect(await s.page.getByTestId('frontier-ok').textContent()).toContain('Frontier models with a privacy-safe host ready: north.');
+    await s.page.screenshot({ path: shotPath('router-models'), fullPage: true });
   });
 
   it('turns the listener on, shows the command, and a worker running it appears live', async () => {
-    await page.getByRole('link', { name: 'Workers' }).click();
-    await page.getByTestId('listener-card').waitFor();
-    expect(await page.getByTestId('listener-state').textContent()).toBe('not listening');
+    await s.page.getByRole('link', { name: 'Workers' }).click();
+    await s.page.getByTestId('listener-card').waitFor();
+    expect(await s.page.getByTestId('listener-state').textContent()).toBe('not listening');
 
-    await page.getByTestId('listener-port').fill('99999');
-    await page.getByTestId('listener-start').click();
-    await expect.poll(() => page.locator('#field-listener-port-note').textContent(), WAIT).toMatch(/port/);
-    expect(await page.getByTestId('listener-state').textContent()).toBe('not listening');
+    await s.page.getByTestId('listener-port').fill('99999');
+    await s.page.getByTestId('listener-start').click();
+    await expect.poll(() => s.page.locator('#field-listener-port-note').textContent(), WAIT).toMatch(/port/);
+    expect(await s.page.getByTestId('listener-state').textContent()).toBe('not listening');
 
-    await page.getByTestId('listener-port').fill('0');
-    await page.getByTestId('listener-start').click();
-    const command = page.getByTestId('worker-command');
+    await s.page.getByTestId('listener-port').fill('0');
+    await s.page.getByTestId('listener-start').click();
+    const command = s.page.getByTestId('worker-command');
     await command.waitFor(WAIT);
     const m = /^panoptes worker --connect 127\.0\.0\.1:(\d+) --token (\S+)$/.exec((await command.textContent()) ?? '');
     expect(m).not.toBeNull();
-    expect(await page.getByTestId('token-kept').textContent()).toContain('worker-token');
-    expect(await page.getByTestId('listener-state').textContent()).toBe(`listening on 127.0.0.1:${m![1]}`);
+    expect(await s.page.getByTestId('token-kept').textContent()).toContain('worker-token');
+    expect(await s.page.getByTestId('listener-state').textContent()).toBe(`listening on 127.0.0.1:${m![1]}`);
 
     workers.push(spawnWorker({ id: 'w-from-the-app', catalogPath, port: Number(m![1]), token: m![2]! }));
-    const row = page.locator('[data-testid=workers-table] tr', { hasText: 'w-from-the-app' });
+    const row = s.page.locator('[data-testid=workers-table] tr', { hasText: 'w-from-the-app' });
     await row.waitFor(WAIT);
     expect(await row.textContent()).toContain('alive');
-    await page.screenshot({ path: shotPath('router-workers'), fullPage: true });
+    await s.page.screenshot({ path: shotPath('router-workers'), fullPage: true });
 
-    await page.getByTestId('listener-stop').click();
-    await expect.poll(() => page.getByTestId('listener-state').textContent(), WAIT).toBe('not listening');
+    await s.page.getByTestId('listener-stop').click();
+    await expect.poll(() => s.page.getByTestId('listener-state').textContent(), WAIT).toBe('not listening');
     await expect.poll(() => row.count(), WAIT).toBe(0);
     // The one refusal provoked on purpose (the bad port) is the only thing the console saw.
-    expect(problems).toEqual(['console: Failed to load resource: the server responded with a status of 400 (Bad Request)']);
+    expect(s.problems).toEqual(['console: Failed to load resource: the server responded with a status of 400 (Bad Request)']);
   });
 });

@@ -9,17 +9,16 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { writeTargetManifest } from '../helpers/temp.js';
+import { WAIT } from './harness.js';
 import { useUiSession } from './ui-session.js';
 
-const WAIT = { timeout: 30_000, interval: 50 };
 const SCORERS = { scorers: [{ name: 'exact', type: 'match' as const }] };
 
 describe('Run again as a form', () => {
   const s = useUiSession({ context: { viewport: { width: 1280, height: 800 } } });
   beforeAll(async () => {
     s.ui.engine.scoring.start();
-    await s.page.goto(s.ui.appUrl);
-    await s.page.getByTestId('connection').waitFor(WAIT);
+    await s.openApp();
   });
 
   it('opens New run filled from the run, warns that the cache would answer it all, and creates a run that differs', async () => {

@@ -12,10 +12,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { x as extractTar } from 'tar';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { shotPath, watchPage } from './harness.js';
+import { shotPath, WAIT, watchPage } from './harness.js';
 import { useUiSession } from './ui-session.js';
 
-const WAIT = { timeout: 30_000, interval: 50 };
 const ITEMS = 15;
 const SCORING = { scorers: [{ name: 'exact', type: 'match' as const }] };
 

@@ -8,10 +8,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { formatUsd } from '../../core/common/money.js';
 import { writeTargetManifest } from '../helpers/temp.js';
-import { TOKEN } from './harness.js';
+import { TOKEN, WAIT } from './harness.js';
 import { useUiSession } from './ui-session.js';
-
-const WAIT = { timeout: 30_000, interval: 50 };
 
 describe('what scoring cost, beside the sweep', () => {
   const s = useUiSession();
@@ -21,8 +19,7 @@ describe('what scoring cost, beside the sweep', () => {
     const manifestPath = writeTargetManifest(s.dir, 12);
     const scorers = { scorers: [{ name: 'exact', type: 'match' as const }, { name: 'judged', type: 'judge' as const, judges: ['mock-judge'], rubric: 'Is the answer right?' }] };
     runId = (await s.scoredRun({ manifestPath, models: ['mock-strong', 'mock-weak'], epochs: 2, privacy: 'off', scorers })).id;
-    await s.page.goto(s.ui.appUrl);
-    await s.page.getByTestId('connection').waitFor(WAIT);
+    await s.openApp();
   }, 60_000);
 
   it("GET /runs/:id/stats gives the judges' calls apart and the total with them, as the contract does", async () => {

@@ -9,10 +9,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { formatInt } from '../../renderer/src/format.js';
 import { writeManifest } from '../helpers/temp.js';
 import { CHAIN, scriptedCatalog } from '../templates/scripted-chain.js';
-import { shotPath } from './harness.js';
+import { shotPath, WAIT } from './harness.js';
 import { useUiSession } from './ui-session.js';
-
-const WAIT = { timeout: 30_000, interval: 50 };
 
 describe('the stages panel of the side-by-side view', () => {
   const s = useUiSession({ engine: (dir) => ({ catalogPaths: [scriptedCatalog(dir)] }), startScheduler: false });

@@ -8,12 +8,9 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempDir } from '../helpers/temp.js';
-import { launchChromium, startInProcessUi, watchPage, type InProcessUi } from './harness.js';
-
-const WAIT = { timeout: 30_000, interval: 50 };
+import { beforeAll, describe, expect, it } from 'vitest';
+import { WAIT } from './harness.js';
+import { useUiSession } from './ui-session.js';
 
 /** Text nodes with right-to-left letters whose nearest `dir` is not `auto` (or is the page's own). Runs in the page. */
 const UNDIRECTED = `(() => {
@@ -34,33 +31,32 @@ const UNDIRECTED = `(() => {
 })()`;
 
 describe('text as people write it', () => {
-  let tmp: ReturnType<typeof tempDir>;
-  let browser: Browser;
-  let ui: InProcessUi;
-  let page: Page;
-  let problems: string[];
+  const s = useUiSession({
+    engine: (dir) => {
+      const catalogPath = join(dir, 'long.json');
+      writeFileSync(
+        catalogPath,
+        JSON.stringify({
+          providers: { wordy: { kind: 'mock', trainsOnData: false } },
+          models: { 'mock-long': { hosts: [{ provider: 'wordy', model: 'mock-long', contextWindow: 64000, options: { outputTokens: 5000 } }] } },
+        }),
+      );
+      return { catalogPaths: [catalogPath] };
+    },
+    context: { viewport: { width: 1280, height: 800 } },
+  });
   let runId: string;
 
   beforeAll(async () => {
-    tmp = tempDir();
-    const manifest = join(tmp.dir, 'rtl.jsonl');
+    const manifest = join(s.dir, 'rtl.jsonl');
     const lines = [
       { id: 'שאלה-1', prompt: 'מהי בירת צרפת?', target: 'פריז', metadata: { נושא: 'גאוגרפיה' } },
       { id: 'שאלה-2', prompt: 'כמה זה שתיים ועוד שתיים?', target: 'ארבע', metadata: { נושא: 'חשבון' } },
       { id: 'سؤال-3', prompt: 'ما هي عاصمة مصر؟', target: 'القاهرة', metadata: { نושא: 'جغرافيا' } },
     ];
     writeFileSync(manifest, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
-    const catalogPath = join(tmp.dir, 'long.json');
-    writeFileSync(
-      catalogPath,
-      JSON.stringify({
-        providers: { wordy: { kind: 'mock', trainsOnData: false } },
-        models: { 'mock-long': { hosts: [{ provider: 'wordy', model: 'mock-long', contextWindow: 64000, options: { outputTokens: 5000 } }] } },
-      }),
-    );
-    ui = await startInProcessUi(join(tmp.dir, 'data'), { engine: { catalogPaths: [catalogPath] } });
-    ui.engine.scoring.start();
-    const run = await ui.engine.service.createRun({
+    s.ui.engine.scoring.start();
+    const run = await s.ui.engine.service.createRun({
       manifestPath: manifest,
       models: ['mock-strong', 'mock-long'],
       epochs: 2,
@@ -68,27 +64,18 @@ describe('text as people write it', () => {
       scorers: { scorers: [{ name: 'exact', type: 'match' }] },
     });
     runId = run.id;
-    await ui.engine.service.createRun({ manifestPath: manifest, models: ['mock-strong', 'mock-long'], epochs: 2, name: 'ריצה שנייה', scorers: { scorers: [{ name: 'exact', type: 'match' }] } });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    problems = watchPage(page);
-    await page.goto(ui.appUrl);
-    await page.getByTestId('connection').waitFor(WAIT);
+    await s.ui.engine.service.createRun({ manifestPath: manifest, models: ['mock-strong', 'mock-long'], epochs: 2, name: 'ריצה שנייה', scorers: { scorers: [{ name: 'exact', type: 'match' }] } });
+    await s.openApp();
   }, 60_000);
-  afterAll(async () => {
-    await browser?.close();
-    await ui?.close();
-    tmp?.cleanup();
-  });
 
   it('gives every id, prompt, answer, name and metadata value in every view dir="auto"', async () => {
-    for (const run of await ui.engine.service.listRuns()) {
-      await expect.poll(async () => (await ui.engine.service.scoringStatus({ runId: run.id })).scorers[0]?.done ?? 0, WAIT).toBe(12);
+    for (const run of await s.ui.engine.service.listRuns()) {
+      await expect.poll(async () => (await s.ui.engine.service.scoringStatus({ runId: run.id })).scorers[0]?.done ?? 0, WAIT).toBe(12);
     }
-    const other = (await ui.engine.service.listRuns()).find((r) => r.id !== runId)!.id;
+    const other = (await s.ui.engine.service.listRuns()).find((r) => r.id !== runId)!.id;
     const found: string[] = [];
     const walk = async (name: string) => {
-      for (const p of await page.evaluate<string[]>(UNDIRECTED)) found.push(`${name}: ${p}`);
+      for (const p of await s.page.evaluate<string[]>(UNDIRECTED)) found.push(`${name}: ${p}`);
     };
     const views = [
       { name: 'Runs', hash: '#/runs', ready: '[data-testid=run-row]' },
@@ -101,43 +88,43 @@ describe('text as people write it', () => {
       { name: 'New run, again', hash: `#/new/again/${runId}`, ready: '[data-testid=manifest-preview]' },
     ];
     for (const view of views) {
-      await page.goto(`${ui.origin}/${view.hash}`);
-      await page.locator(view.ready).first().waitFor(WAIT);
+      await s.page.goto(`${s.ui.origin}/${view.hash}`);
+      await s.page.locator(view.ready).first().waitFor(WAIT);
       await walk(view.name);
     }
     // The vignette's answers side by side, from Results and from Responses.
-    await page.goto(`${ui.origin}/#/results/${runId}`);
-    await page.locator('.matrix-button').first().click();
-    await page.locator('.score-dialog [data-testid=answer-text]').first().waitFor(WAIT);
+    await s.page.goto(`${s.ui.origin}/#/results/${runId}`);
+    await s.page.locator('.matrix-button').first().click();
+    await s.page.locator('.score-dialog [data-testid=answer-text]').first().waitFor(WAIT);
     await walk('Results, one vignette');
-    await page.goto(`${ui.origin}/#/responses/${runId}`);
-    await page.locator('.record').first().click();
-    await page.locator('.side-by-side [data-testid=answer-text]').first().waitFor(WAIT);
+    await s.page.goto(`${s.ui.origin}/#/responses/${runId}`);
+    await s.page.locator('.record').first().click();
+    await s.page.locator('.side-by-side [data-testid=answer-text]').first().waitFor(WAIT);
     await walk('Responses, side by side');
     expect(found).toEqual([]);
   });
 
   it('collapses a 5,000-word answer to a few lines until "Show all"', async () => {
-    await page.goto(`${ui.origin}/#/responses/${runId}`);
-    await page.locator('.record').first().click();
-    await page.locator('.side-by-side [data-testid=answer-text][data-collapsed=true]').first().waitFor(WAIT);
+    await s.page.goto(`${s.ui.origin}/#/responses/${runId}`);
+    await s.page.locator('.record').first().click();
+    await s.page.locator('.side-by-side [data-testid=answer-text][data-collapsed=true]').first().waitFor(WAIT);
     // The first long answer's cell, by position (its attributes change when opened).
-    const cells = page.locator('.side-by-side .sbs-cell');
+    const cells = s.page.locator('.side-by-side .sbs-cell');
     const at = await cells.evaluateAll((els) => els.findIndex((e) => e.querySelector('[data-collapsed=true]') !== null));
     const cell = cells.nth(at);
     const answer = cell.getByTestId('answer-text');
     expect((await answer.boundingBox())!.height).toBeLessThan(200);
-    expect(await page.evaluate<number>('document.documentElement.scrollHeight')).toBeLessThan(2400);
+    expect(await s.page.evaluate<number>('document.documentElement.scrollHeight')).toBeLessThan(2400);
     await cell.getByTestId('show-all').click();
     expect(await answer.getAttribute('data-collapsed')).toBe('false');
     expect((await answer.boundingBox())!.height).toBeGreaterThan(1000);
     expect(await cell.getByTestId('show-all').textContent()).toBe('Show less');
     // Short answers (the target) show whole, with no button.
-    const short = page.locator('.side-by-side [data-testid=answer-text]', { hasText: /^(פריז|ארבע|القاهرة)$/ }).first();
+    const short = s.page.locator('.side-by-side [data-testid=answer-text]', { hasText: /^(פריז|ארבע|القاهرة)$/ }).first();
     expect(await short.getAttribute('data-collapsed')).toBe('false');
   });
 
   it('saw no console error, exception or failed request', () => {
-    expect(problems).toEqual([]);
+    expect(s.problems).toEqual([]);
   });
 });

@@ -12,14 +12,13 @@
  */
 import { AxeBuilder } from '@axe-core/playwright';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { formatInt } from '../../renderer/src/format.js';
 import { runCli } from '../helpers/cli.js';
-import { tempDir, writeManifest } from '../helpers/temp.js';
-import { bridgeCall, launchChromium, serveUi, shotPath, startInProcessUi, watchPage, type InProcessUi, type ServedUi } from './harness.js';
-
-const WAIT = { timeout: 30_000, interval: 50 };
+import { writeManifest } from '../helpers/temp.js';
+import { shotPath, WAIT } from './harness.js';
+import { useChromium, useServedUiSession } from './ui-session.js';
 const WIDTHS = [900, 1280] as const;
 
 /** Presses Tab until the focused element matches `selector` (at most `max` times). */
@@ -53,92 +52,72 @@ async function axeViolations(page: Page): Promise<string[]> {
 }
 
 describe('the app as people use it (panoptes serve --ui)', () => {
-  let tmp: ReturnType<typeof tempDir>;
-  let ui: ServedUi;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
-  let problems: string[];
+  const s = useServedUiSession({ context: { viewport: { width: 1280, height: 860 }, colorScheme: 'light' } });
   let firstRun: string;
   let rerun: string;
 
-  beforeAll(async () => {
-    tmp = tempDir();
-    ui = await serveUi(join(tmp.dir, 'data'));
-    browser = await launchChromium();
-    context = await browser.newContext({ viewport: { width: 1280, height: 860 }, colorScheme: 'light' });
-    page = await context.newPage();
-    problems = watchPage(page);
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await ui?.stop();
-    tmp?.cleanup();
-  });
-
   it('creates a run with the keyboard alone; every field has a name', async () => {
-    await page.goto(ui.appUrl);
-    await page.getByTestId('try-example').waitFor(WAIT);
-    await tabTo(page, '[data-testid=try-example]');
-    await page.keyboard.press('Enter');
-    await expect.poll(() => page.getByTestId('create-run').textContent(), WAIT).toBe('Create run · 144 calls');
+    await s.page.goto(s.ui.appUrl);
+    await s.page.getByTestId('try-example').waitFor(WAIT);
+    await tabTo(s.page, '[data-testid=try-example]');
+    await s.page.keyboard.press('Enter');
+    await expect.poll(() => s.page.getByTestId('create-run').textContent(), WAIT).toBe('Create run · 144 calls');
     // The fields are found by their accessible names.
     for (const name of ['Epochs', 'Concurrency', 'Privacy', 'Temperature', 'Max tokens', 'Seed']) {
-      expect(await page.getByLabel(name, { exact: true }).count(), name).toBe(1);
+      expect(await s.page.getByLabel(name, { exact: true }).count(), name).toBe(1);
     }
-    await page.getByRole('group', { name: 'Models' }).waitFor();
+    await s.page.getByRole('group', { name: 'Models' }).waitFor();
     // The price is known before Create.
-    expect(await page.getByTestId('estimate-cost').textContent()).toMatch(/^\$\d/);
+    expect(await s.page.getByTestId('estimate-cost').textContent()).toMatch(/^\$\d/);
 
-    await page.getByLabel('Epochs', { exact: true }).focus();
-    await page.keyboard.press('Control+A');
-    await page.keyboard.type('1');
-    await expect.poll(() => page.getByTestId('create-run').textContent(), WAIT).toBe('Create run · 48 calls');
-    await tabTo(page, '[data-testid=create-run]');
-    await page.keyboard.press('Enter');
-    await page.waitForURL(/#\/runs\/r[0-9a-z]+$/, WAIT);
-    firstRun = decodeURIComponent(page.url().split('#/runs/')[1]!);
-    await expect.poll(() => page.locator('.view-header [data-testid=status]').textContent(), WAIT).toBe('done');
-    expect(await page.getByTestId('metric-cached').textContent()).toContain('0 calls');
+    await s.page.getByLabel('Epochs', { exact: true }).focus();
+    await s.page.keyboard.press('Control+A');
+    await s.page.keyboard.type('1');
+    await expect.poll(() => s.page.getByTestId('create-run').textContent(), WAIT).toBe('Create run · 48 calls');
+    await tabTo(s.page, '[data-testid=create-run]');
+    await s.page.keyboard.press('Enter');
+    await s.page.waitForURL(/#\/runs\/r[0-9a-z]+$/, WAIT);
+    firstRun = decodeURIComponent(s.page.url().split('#/runs/')[1]!);
+    await expect.poll(() => s.page.locator('.view-header [data-testid=status]').textContent(), WAIT).toBe('done');
+    expect(await s.page.getByTestId('metric-cached').textContent()).toContain('0 calls');
   });
 
   it('a re-run answered from the cache shows its cached calls and the tokens the answers carry', async () => {
-    await page.goto(`${ui.origin}/#/new/example`);
-    await expect.poll(() => page.getByTestId('create-run').textContent(), WAIT).toBe('Create run · 144 calls');
-    await page.getByTestId('epochs').fill('1');
-    await page.getByTestId('create-run').click();
-    await page.waitForURL((url) => /#\/runs\/r[0-9a-z]+$/.test(url.hash) && !url.hash.endsWith(firstRun), WAIT);
-    rerun = decodeURIComponent(page.url().split('#/runs/')[1]!);
-    await expect.poll(() => page.locator('.view-header [data-testid=status]').textContent(), WAIT).toBe('done');
-    const stats = await bridgeCall(ui.origin, ui.token, 'stats', { runId: rerun });
+    await s.page.goto(`${s.ui.origin}/#/new/example`);
+    await expect.poll(() => s.page.getByTestId('create-run').textContent(), WAIT).toBe('Create run · 144 calls');
+    await s.page.getByTestId('epochs').fill('1');
+    await s.page.getByTestId('create-run').click();
+    await s.page.waitForURL((url) => /#\/runs\/r[0-9a-z]+$/.test(url.hash) && !url.hash.endsWith(firstRun), WAIT);
+    rerun = decodeURIComponent(s.page.url().split('#/runs/')[1]!);
+    await expect.poll(() => s.page.locator('.view-header [data-testid=status]').textContent(), WAIT).toBe('done');
+    const stats = await s.call('stats', { runId: rerun });
     expect(stats.totalCachedCalls).toBe(48);
     expect(stats.totalInputTokens).toBe(0);
-    expect(await page.getByTestId('metric-cached').textContent()).toContain(
+    expect(await s.page.getByTestId('metric-cached').textContent()).toContain(
       `48 calls${formatInt(stats.totalCachedInputTokens)} / ${formatInt(stats.totalCachedOutputTokens)} tokens`,
     );
-    expect(await page.locator('[data-testid=run-usage] tr[data-model=mock-fast] [data-col=cached-calls]').textContent()).toBe('24');
-    await page.screenshot({ path: shotPath('usability-rerun-from-cache') });
+    expect(await s.page.locator('[data-testid=run-usage] tr[data-model=mock-fast] [data-col=cached-calls]').textContent()).toBe('24');
+    await s.page.screenshot({ path: shotPath('usability-rerun-from-cache') });
 
-    await page.goto(`${ui.origin}/#/stats/${rerun}`);
-    await page.getByTestId('chart-inputTokens-cached').waitFor(WAIT);
+    await s.page.goto(`${s.ui.origin}/#/stats/${rerun}`);
+    await s.page.getByTestId('chart-inputTokens-cached').waitFor(WAIT);
     // The cached tokens are charted, not an empty chart.
-    expect(await page.locator('[data-testid=chart-inputTokens] .recharts-label-list text').allTextContents()).toEqual(
+    expect(await s.page.locator('[data-testid=chart-inputTokens] .recharts-label-list text').allTextContents()).toEqual(
       stats.models.map((m) => formatInt(m.cachedInputTokens)),
     );
   });
 
   it('opens a vignette side by side from the keyboard, in view and focused', async () => {
-    await page.goto(`${ui.origin}/#/responses/${firstRun}`);
-    await expect.poll(() => page.getByTestId('records-status').textContent(), WAIT).toBe('48 loaded of 48 records');
-    await page.getByTestId('filter-text').focus();
-    await tabTo(page, '[data-testid=record-row]');
-    const focused = () => page.evaluate<string | null>(`document.activeElement?.getAttribute('data-testid') ?? null`);
-    const vignette = await page.locator('[data-testid=record-row][aria-rowindex="2"] span').first().textContent();
+    await s.page.goto(`${s.ui.origin}/#/responses/${firstRun}`);
+    await expect.poll(() => s.page.getByTestId('records-status').textContent(), WAIT).toBe('48 loaded of 48 records');
+    await s.page.getByTestId('filter-text').focus();
+    await tabTo(s.page, '[data-testid=record-row]');
+    const focused = () => s.page.evaluate<string | null>(`document.activeElement?.getAttribute('data-testid') ?? null`);
+    const vignette = await s.page.locator('[data-testid=record-row][aria-rowindex="2"] span').first().textContent();
     // Down, then Enter at once, as a quick hand types them: the panel opens on the second row's vignette.
-    await page.keyboard.press('ArrowDown');
-    await page.keyboard.press('Enter');
-    const panel = page.getByTestId('side-by-side');
+    await s.page.keyboard.press('ArrowDown');
+    await s.page.keyboard.press('Enter');
+    const panel = s.page.getByTestId('side-by-side');
     await panel.waitFor(WAIT);
     await expect.poll(focused, WAIT).toBe('side-by-side');
     // Once its records have come (two models, one epoch), the panel still holds the focus: nothing took it back meanwhile.
@@ -148,37 +127,37 @@ describe('the app as people use it (panoptes serve --ui)', () => {
     expect(box.y).toBeGreaterThanOrEqual(0);
     expect(box.y).toBeLessThan(860);
     expect(await panel.locator('h2 .mono').textContent()).toBe(vignette);
-    await page.keyboard.press('Escape');
+    await s.page.keyboard.press('Escape');
     await expect.poll(() => panel.count(), WAIT).toBe(0);
     // Closing gives the focus back to the row the panel was opened from.
     await expect.poll(focused, WAIT).toBe('record-row');
-    expect(await page.evaluate<string | null>(`document.activeElement?.getAttribute('aria-rowindex') ?? null`)).toBe('2');
+    expect(await s.page.evaluate<string | null>(`document.activeElement?.getAttribute('aria-rowindex') ?? null`)).toBe('2');
   });
 
   it("shows a job's details from the keyboard", async () => {
-    await page.goto(`${ui.origin}/#/runs/${firstRun}`);
-    await page.getByTestId('job-grid').waitFor(WAIT);
-    await page.getByRole('group', { name: /^Jobs, one cell per model and epoch/ }).focus();
-    await page.keyboard.press('ArrowRight');
-    await page.getByTestId('job-details').waitFor(WAIT);
-    expect(await page.getByTestId('job-details').locator('h2').textContent()).toBe('mock-fast · epoch 1');
-    await page.keyboard.press('ArrowDown');
-    await expect.poll(() => page.getByTestId('job-details').locator('h2').textContent(), WAIT).toBe('mock-slow · epoch 1');
-    await page.keyboard.press('Escape');
-    await expect.poll(() => page.getByTestId('job-details').count(), WAIT).toBe(0);
+    await s.page.goto(`${s.ui.origin}/#/runs/${firstRun}`);
+    await s.page.getByTestId('job-grid').waitFor(WAIT);
+    await s.page.getByRole('group', { name: /^Jobs, one cell per model and epoch/ }).focus();
+    await s.page.keyboard.press('ArrowRight');
+    await s.page.getByTestId('job-details').waitFor(WAIT);
+    expect(await s.page.getByTestId('job-details').locator('h2').textContent()).toBe('mock-fast · epoch 1');
+    await s.page.keyboard.press('ArrowDown');
+    await expect.poll(() => s.page.getByTestId('job-details').locator('h2').textContent(), WAIT).toBe('mock-slow · epoch 1');
+    await s.page.keyboard.press('Escape');
+    await expect.poll(() => s.page.getByTestId('job-details').count(), WAIT).toBe(0);
   });
 
   it('reaches every column of Runs and Responses at 900 px', async () => {
-    await page.setViewportSize({ width: 900, height: 800 });
-    await page.goto(`${ui.origin}/#/runs`);
-    await page.getByTestId('runs-table').waitFor(WAIT);
-    expect(await unreachable(page, '[data-testid=runs-table] thead th')).toEqual([]);
-    await page.goto(`${ui.origin}/#/responses/${firstRun}`);
-    await expect.poll(() => page.getByTestId('records-status').textContent(), WAIT).toBe('48 loaded of 48 records');
-    expect(await unreachable(page, '.records-head [role=columnheader]')).toEqual([]);
-    await page.goto(`${ui.origin}/#/stats/${firstRun}`);
-    await page.getByTestId('stats-table').waitFor(WAIT);
-    expect(await unreachable(page, '[data-testid=stats-table] thead th')).toEqual([]);
+    await s.page.setViewportSize({ width: 900, height: 800 });
+    await s.page.goto(`${s.ui.origin}/#/runs`);
+    await s.page.getByTestId('runs-table').waitFor(WAIT);
+    expect(await unreachable(s.page, '[data-testid=runs-table] thead th')).toEqual([]);
+    await s.page.goto(`${s.ui.origin}/#/responses/${firstRun}`);
+    await expect.poll(() => s.page.getByTestId('records-status').textContent(), WAIT).toBe('48 loaded of 48 records');
+    expect(await unreachable(s.page, '.records-head [role=columnheader]')).toEqual([]);
+    await s.page.goto(`${s.ui.origin}/#/stats/${firstRun}`);
+    await s.page.getByTestId('stats-table').waitFor(WAIT);
+    expect(await unreachable(s.page, '[data-testid=stats-table] thead th')).toEqual([]);
   });
 
   it('has no axe-core violation on any view, light or dark, and is photographed at 900 and 1280 px', async () => {
@@ -193,14 +172,14 @@ describe('the app as people use it (panoptes serve --ui)', () => {
     ];
     const violations: string[] = [];
     for (const scheme of ['light', 'dark'] as const) {
-      await page.emulateMedia({ colorScheme: scheme });
+      await s.page.emulateMedia({ colorScheme: scheme });
       for (const width of WIDTHS) {
-        await page.setViewportSize({ width, height: 860 });
+        await s.page.setViewportSize({ width, height: 860 });
         for (const [name, hash, ready] of views) {
-          await page.goto(`${ui.origin}/${hash}`);
-          await page.locator(ready).first().waitFor(WAIT);
-          if (width === 1280) violations.push(...(await axeViolations(page)).map((v) => `${name} (${scheme}): ${v}`));
-          await page.screenshot({ path: shotPath(`view-${name}-${width}-${scheme}`), fullPage: true });
+          await s.page.goto(`${s.ui.origin}/${hash}`);
+          await s.page.locator(ready).first().waitFor(WAIT);
+          if (width === 1280) violations.push(...(await axeViolations(s.page)).map((v) => `${name} (${scheme}): ${v}`));
+          await s.page.screenshot({ path: shotPath(`view-${name}-${width}-${scheme}`), fullPage: true });
         }
       }
     }
@@ -208,33 +187,22 @@ describe('the app as people use it (panoptes serve --ui)', () => {
   }, 300_000);
 
   it('saw no console error, exception or failed request', () => {
-    expect(problems).toEqual([]);
+    expect(s.problems).toEqual([]);
   });
 });
 
 describe('the app across processes and restarts', () => {
-  let tmp: ReturnType<typeof tempDir>;
-  let browser: Browser;
-  let ui: InProcessUi | undefined;
-
-  beforeAll(async () => {
-    tmp = tempDir();
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await ui?.close();
-    await browser?.close();
-    tmp?.cleanup();
-  });
+  // Each test starts, stops and restarts its own server over the same data folder.
+  const s = useChromium();
 
   it('shows a run that a `panoptes run` process writes, live, to its end', async () => {
-    const dataDir = join(tmp.dir, 'data');
+    const dataDir = join(s.dir, 'data');
     // This server runs nothing itself: whatever moves is written by the other process.
-    ui = await startInProcessUi(dataDir, { startScheduler: false });
-    const page = await browser.newPage();
-    await page.goto(ui.appUrl);
+    await s.startUi({ startScheduler: false });
+    const page = await s.browser.newPage();
+    await page.goto(s.ui.appUrl);
     await page.getByTestId('try-example').waitFor(WAIT);
-    const res = await runCli(['run', '--manifest', writeManifest(tmp.dir, 6), '--models', 'mock-fast', '--epochs', '2', '--json', '--data-dir', dataDir]);
+    const res = await runCli(['run', '--manifest', writeManifest(s.dir, 6), '--models', 'mock-fast', '--epochs', '2', '--json', '--data-dir', dataDir]);
     expect(res.code).toBe(0);
     const runId = (JSON.parse(res.stdout) as { run_id: string }).run_id;
     const row = page.locator(`[data-testid=run-row][data-run-id="${runId}"]`);
@@ -244,16 +212,14 @@ describe('the app across processes and restarts', () => {
   });
 
   it('retries a cancelled run\'s jobs from the app: the same run ends done, each call once', async () => {
-    const dataDir = join(tmp.dir, 'data');
-    await ui?.close();
-    ui = await startInProcessUi(dataDir);
-    const service = ui.engine.service;
-    const run = await service.createRun({ manifestPath: writeManifest(tmp.dir, 30, 'retry.jsonl'), models: ['mock-slow'], epochs: 3, concurrency: 1 });
+    await s.startUi();
+    const service = s.ui.engine.service;
+    const run = await service.createRun({ manifestPath: writeManifest(s.dir, 30, 'retry.jsonl'), models: ['mock-slow'], epochs: 3, concurrency: 1 });
     await expect.poll(async () => (await service.getRun({ runId: run.id })).run.calls, WAIT).toBeGreaterThan(0);
     await service.cancelRun({ runId: run.id });
-    const page = await browser.newPage();
-    await page.goto(ui.appUrl);
-    await page.goto(`${ui.origin}/#/runs/${run.id}`);
+    const page = await s.browser.newPage();
+    await page.goto(s.ui.appUrl);
+    await page.goto(`${s.ui.origin}/#/runs/${run.id}`);
     await expect.poll(() => page.locator('.view-header [data-testid=status]').textContent(), WAIT).toBe('cancelled');
     const before = (await service.getRun({ runId: run.id })).run.calls;
     expect(before).toBeLessThan(90);
@@ -276,17 +242,15 @@ describe('the app across processes and restarts', () => {
   });
 
   it('a restarted server: a new token is explained, the same token recovers, and a run opens in a new tab', async () => {
-    const dataDir = join(tmp.dir, 'data');
-    await ui?.close();
-    ui = await startInProcessUi(dataDir, { startScheduler: false, token: 'first-token-0123456789abcdef' });
-    const port = ui.port;
-    const context = await browser.newContext();
+    await s.startUi({ startScheduler: false, token: 'first-token-0123456789abcdef' });
+    const port = s.ui.port;
+    const context = await s.browser.newContext();
     const page = await context.newPage();
-    await page.goto(ui.appUrl);
+    await page.goto(s.ui.appUrl);
     await expect.poll(() => page.getByTestId('connection').textContent(), WAIT).toBe('live');
 
     // A run's address opens that run in a new tab of the same browser session.
-    const runId = (await ui.engine.service.listRuns({ limit: 1 }))[0]!.id;
+    const runId = (await s.ui.engine.service.listRuns({ limit: 1 }))[0]!.id;
     const link = page.locator(`[data-testid=run-row][data-run-id="${runId}"] a`);
     await link.waitFor(WAIT);
     const [tab] = await Promise.all([context.waitForEvent('page'), link.click({ modifiers: ['Control'] })]);
@@ -295,20 +259,18 @@ describe('the app across processes and restarts', () => {
     await tab.close();
 
     // Restarted with a new token: the tab says what to do instead of reconnecting for ever.
-    await ui.close();
-    ui = await startInProcessUi(dataDir, { startScheduler: false, port, token: 'second-token-0123456789abcdef' });
+    await s.startUi({ startScheduler: false, port, token: 'second-token-0123456789abcdef' });
     await page.getByTestId('token-refused').waitFor(WAIT);
     expect(await page.getByTestId('token-refused').textContent()).toMatch(/open the address it printed/i);
     expect(await page.getByTestId('connection').textContent()).toBe('token refused');
     await page.screenshot({ path: shotPath('usability-token-refused') });
     // The new address works in the same tab.
-    await page.goto(ui.appUrl);
+    await page.goto(s.ui.appUrl);
     await page.reload();
     await expect.poll(() => page.getByTestId('connection').textContent(), WAIT).toBe('live');
 
     // Restarted with the same token (as npm start does): the tab recovers by itself.
-    await ui.close();
-    ui = await startInProcessUi(dataDir, { startScheduler: false, port, token: 'second-token-0123456789abcdef' });
+    await s.startUi({ startScheduler: false, port, token: 'second-token-0123456789abcdef' });
     await expect.poll(() => page.getByTestId('connection').textContent(), WAIT).toBe('live');
     expect(await page.getByTestId('token-refused').count()).toBe(0);
     await context.close();

@@ -8,9 +8,8 @@
 import { expect, it } from 'vitest';
 import { formatScore } from '../../core/common/score-format.js';
 import { writeTargetManifest } from '../helpers/temp.js';
+import { WAIT } from './harness.js';
 import { useUiSession } from './ui-session.js';
-
-const WAIT = { timeout: 30_000, interval: 50 };
 
 const s = useUiSession();
 
