@@ -3,7 +3,9 @@
  * registers (token, capacity, the models it serves), runs each assigned job with its own model
  * clients (its own catalog and keys: keys never travel), streams records back in frame-sized
  * batches as they are produced, says at once which vignettes it gave up on and which down host a
- * job waits for, reports per-job progress with every heartbeat, and answers each
+ * job waits for, reports per-job progress with every heartbeat, makes each billed call (a sweep
+ * call to a provider that bills, a template judge loop's call) only once the coordinator has
+ * counted it (WireCallCounter), and answers each
  * assignment with exactly one `result`. When the connection drops it abandons its jobs (the
  * coordinator has already failed them over) and reconnects with backoff, for as long as it runs.
  * Runs on: Node (core).
@@ -24,6 +26,9 @@ import {
   type Usage,
 } from '../domain.js';
 import type { ModelClient } from '../models/model-client.js';
+import { billedClient } from '../scoring/billed-client.js';
+import type { CallBilling } from '../scoring/scorer-registry.js';
+import { TEMPLATE_JUDGE_SCORER_ID } from '../store/billed-calls.js';
 import { formatZodIssues } from '../validation.js';
 import { LocalWorker } from '../workers/local-worker.js';
 import type { StageJudge } from '../workers/staged-eval.js';
@@ -46,6 +51,7 @@ import {
   type WireVignette,
 } from './messages.js';
 import { connectToCoordinator, type CoordinatorAddress } from './transport.js';
+import { WireCallCounter, type CountingChannel } from './wire-call-counter.js';
 import { backoffDelay, pause, type BackoffPolicy } from '../concurrency/backoff.js';
 
 export interface WorkerAgentOptions {
@@ -55,13 +61,22 @@ export interface WorkerAgentOptions {
   /** Jobs run at once. */
   capacity: number;
   models: string[] | 'all';
+  /** This machine's model client; the agent counts its billed calls with the coordinator. */
   client: ModelClient;
+  /**
+   * Whether a sweep call to the model is billed, by this worker's own catalog (its hosts' kinds):
+   * calls to local kinds skip the round trip to the coordinator, as they skip the ledger locally.
+   */
+  bills: (model: string) => boolean;
   /** Model calls in flight at once across all jobs. */
   callConcurrency: number;
   version: string;
   logger: Logger;
-  /** Scores a staged template's final answer for its judge loop (this machine's own scorers and judges). */
-  stageJudge?: StageJudge | undefined;
+  /**
+   * Scores a staged template's final answer for its judge loop (this machine's own scorers and
+   * judges), its judge calls billed by the `bill` given: every one counted, as locally.
+   */
+  stageJudge?: ((bill: CallBilling) => StageJudge) | undefined;
 }
 
 /** Pauses between connection attempts: from 100 ms doubling to 5 s, with jitter. */
@@ -89,6 +104,7 @@ export class WorkerAgent {
   private readonly opts: WorkerAgentOptions;
   private readonly executor: LocalWorker;
   private readonly register: RegisterMessage;
+  private readonly counter = new WireCallCounter();
 
   constructor(opts: WorkerAgentOptions) {
     this.opts = opts;
@@ -113,12 +129,13 @@ export class WorkerAgent {
         { where: '--models' },
       );
     }
+    const counter = this.counter;
     this.executor = new LocalWorker({
       id: opts.workerId,
-      client: opts.client,
+      client: billedClient(opts.client, { counter, scorerId: 0, kind: 'sweep', bills: opts.bills }),
       callConcurrency: opts.callConcurrency,
       capacity: opts.capacity,
-      stageJudge: opts.stageJudge,
+      stageJudge: opts.stageJudge?.((client) => billedClient(client, { counter, scorerId: TEMPLATE_JUDGE_SCORER_ID, kind: 'judge' })),
     });
   }
 
@@ -135,7 +152,7 @@ export class WorkerAgent {
       let end: SessionEnd | undefined;
       try {
         const socket = await connectToCoordinator(this.opts.coordinator, REGISTER_ANSWER_MS);
-        end = await new Session(this.opts, this.executor, this.register, socket, signal).done;
+        end = await new Session(this.opts, this.executor, this.counter, this.register, socket, signal).done;
       } catch (err) {
         logger.warn({ coordinator: where, err: toPanoptesError(err).message, retry_in_ms: backoffDelay(RECONNECT, failures + 1, undefined, () => 0.5) }, 'cannot reach coordinator');
       }
@@ -154,6 +171,7 @@ export class WorkerAgent {
 
 interface RunningJob {
   jobId: number;
+  runId: string;
   attempt: number;
   controller: AbortController;
   vignettesDone: number;
@@ -177,10 +195,12 @@ class Session {
   private registered = false;
   private refusal: PanoptesError | undefined;
   private readonly logger: Logger;
+  private readonly counting: CountingChannel;
 
   constructor(
     private readonly opts: WorkerAgentOptions,
     private readonly executor: LocalWorker,
+    private readonly counter: WireCallCounter,
     register: RegisterMessage,
     socket: Socket,
     signal: AbortSignal,
@@ -188,6 +208,13 @@ class Session {
     this.logger = opts.logger;
     let settle!: (end: SessionEnd) => void;
     this.done = new Promise((resolve) => (settle = resolve));
+    this.counting = {
+      send: (m) => this.stream.send(m),
+      jobOf: (runId) => {
+        for (const job of this.running.values()) if (job.runId === runId) return { jobId: job.jobId, attempt: job.attempt };
+        return null;
+      },
+    };
     const onStop = () => this.stream.close('worker stopping');
     const registerTimer = setTimeout(() => this.stream.close(`no answer to register within ${REGISTER_ANSWER_MS} ms`), REGISTER_ANSWER_MS);
     this.stream = new MessageStream<CoordinatorMessage>(socket, {
@@ -198,6 +225,7 @@ class Session {
         clearTimeout(registerTimer);
         signal.removeEventListener('abort', onStop);
         this.heartbeat?.stop();
+        this.counter.detach(this.counting, reason);
         const lost = new PanoptesError('worker_lost', `connection to the coordinator closed: ${reason}`, { retryable: true });
         for (const job of this.running.values()) job.controller.abort(lost);
         this.running.clear();
@@ -225,6 +253,7 @@ class Session {
           onDead: (silentMs) => this.stream.close(`no heartbeat from the coordinator for ${silentMs} ms`),
         });
         this.heartbeat.start();
+        this.counter.attach(this.counting);
         this.logger.info({ worker: this.opts.workerId, capacity: this.opts.capacity }, 'registered with coordinator');
         return;
       }
@@ -233,6 +262,11 @@ class Session {
         this.stream.close(`refused: ${message.message}`);
         return;
       case 'heartbeat':
+        return;
+      case 'call_counted':
+      case 'call_refused':
+        // A refusal no call waits for answers a `call_ended` the coordinator did not take.
+        if (!this.counter.answer(message) && message.type === 'call_refused') this.logger.warn({ call: message.call_id, reason: message.error.message }, 'coordinator refused a call end');
         return;
       case 'assign': {
         if (!this.registered) throw new Error('assign before registered');
@@ -288,7 +322,7 @@ class Session {
       vignetteCount: vignettes.length,
       options: jobOptionsOf(first.job.options),
     };
-    const state: RunningJob = { jobId, attempt, controller: new AbortController(), vignettesDone: 0, usage: emptyUsage() };
+    const state: RunningJob = { jobId, runId: job.runId, attempt, controller: new AbortController(), vignettesDone: 0, usage: emptyUsage() };
     this.running.set(keyOf(jobId, attempt), state);
     const envelope = { type: 'records', job_id: jobId, attempt, records: [] };
     const batcher = new FrameBatcher<WireRecord>(

@@ -219,6 +219,7 @@ export function openEngine(opts: EngineOptions): Engine {
   });
   const listener = new WorkerListenerControl({
     pool,
+    store,
     keeper: opts.workerTokenKeeper ?? new FileTokenKeeper(join(opts.dataDir, 'worker-token')),
     logger,
     ...(opts.workerListener ? { listener: opts.workerListener } : {}),

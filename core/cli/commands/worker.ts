@@ -1,7 +1,8 @@
 /**
  * `panoptes worker`: runs jobs for a coordinator (`panoptes run --listen`, `panoptes serve
  * --worker-port`, the desktop app) with this machine's own model clients — its own catalog and its
- * own keys, which never travel. Reconnects with backoff whenever the coordinator goes away; stops
+ * own keys, which never travel; each call to a provider that bills is counted by the coordinator
+ * before it is made. Reconnects with backoff whenever the coordinator goes away; stops
  * on Ctrl-C or SIGTERM (its jobs then go to other workers).
  * Runs on: Node (core).
  */
@@ -46,12 +47,13 @@ export function registerWorkerCommand(program: Command): void {
 }
 
 async function workerCommand(opts: WorkerCliOptions): Promise<number> {
-  const [{ initTelemetry }, { loadCatalog }, { Router }, { WorkerAgent }, { workerStageJudge }] = await Promise.all([
+  const [{ initTelemetry }, { loadCatalog }, { Router }, { WorkerAgent }, { workerStageJudge }, { billsByCatalog }] = await Promise.all([
     import('../../telemetry.js'),
     import('../../service/load-catalog.js'),
     import('../../models/router/router.js'),
     import('../../remote/worker-agent.js'),
     import('../../service/stage-judge.js'),
+    import('../../service/sweep-billing.js'),
   ]);
   // A worker is a long-running service: say what it does unless told to be quiet.
   const logger = initTelemetry({ defaultLevel: 'info' });
@@ -81,10 +83,11 @@ async function workerCommand(opts: WorkerCliOptions): Promise<number> {
       capacity: opts.capacity,
       models,
       client,
+      bills: billsByCatalog(catalog),
       callConcurrency: opts.callConcurrency,
       version: packageVersion(),
       logger,
-      stageJudge: workerStageJudge(client, catalog),
+      stageJudge: (bill) => workerStageJudge(client, catalog, bill),
     });
     logger.info({ coordinator: opts.connect, models, capacity: opts.capacity, tls: Boolean(tls) }, 'worker starting');
     await agent.run(stop.signal);
