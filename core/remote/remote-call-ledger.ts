@@ -19,6 +19,7 @@ import { toPanoptesError, type ErrorCode, type EvalJob } from '../domain.js';
 import { BilledCalls, TEMPLATE_JUDGE_SCORER_ID, writePerTurnOrRefuse, type BilledCall } from '../store/billed-calls.js';
 import type { Store } from '../store/store.js';
 import type { CallAskedMessage, CallCountedMessage, CallEndedMessage, CallRefusedMessage } from './messages.js';
+import { billsJudgeCalls } from './wire-call-counter.js';
 
 /** Calls one connection may have counted and not ended: far above any worker's call concurrency. */
 export const MAX_OUTSTANDING_CALLS = 4096;
@@ -35,6 +36,8 @@ export function coordinatorLedger(store: Store): CoordinatorLedger {
 
 export class RemoteCallLedger {
   private readonly outstanding = new Map<number, BilledCall>();
+  /** The last ledger write queued: the per-turn commit writes in order, so once it settles, every earlier one has. */
+  private lastWrite: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly ledger: CoordinatorLedger,
@@ -47,13 +50,22 @@ export class RemoteCallLedger {
     return this.outstanding.size;
   }
 
+  /** Settles once every ledger write queued so far is committed (or failed): a job's result waits for its calls' ends. */
+  written(): Promise<void> {
+    return this.lastWrite.then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
   /** `job`: the job this connection holds at the frame's job id and attempt, or null. */
   asked(m: CallAskedMessage, job: EvalJob | null): void {
     const why = this.refusal(m, job);
     if (why !== null) return this.refuse(m.call_id, 'bad_request', why);
     const call: BilledCall = { runId: job!.runId, scorerId: m.kind === 'judge' ? TEMPLATE_JUDGE_SCORER_ID : 0, kind: m.kind, model: m.model };
     this.outstanding.set(m.call_id, call);
-    this.ledger.write(() => this.ledger.calls.asked(call)).then(
+    this.lastWrite = this.ledger.write(() => this.ledger.calls.asked(call));
+    this.lastWrite.then(
       () => this.send({ type: 'call_counted', call_id: m.call_id }),
       (err: unknown) => {
         this.outstanding.delete(m.call_id);
@@ -67,7 +79,8 @@ export class RemoteCallLedger {
     const call = this.outstanding.get(m.call_id);
     if (call === undefined) return this.refuse(m.call_id, 'bad_request', `call ${m.call_id} is not outstanding on this connection`);
     this.outstanding.delete(m.call_id);
-    this.ledger.write(() => this.ledger.calls.ended(call, m.end)).catch((err: unknown) => {
+    this.lastWrite = this.ledger.write(() => this.ledger.calls.ended(call, m.end));
+    this.lastWrite.catch((err: unknown) => {
       this.logger.warn({ run_id: call.runId, model: call.model, err: toPanoptesError(err).message }, "a remote worker's call end was not written");
     });
   }
@@ -77,7 +90,7 @@ export class RemoteCallLedger {
     if (this.outstanding.has(m.call_id)) return `${what} was asked already`;
     if (job === null) return `${what} names job ${m.job_id} attempt ${m.attempt}, which this worker does not hold`;
     if (m.kind === 'sweep' && m.model !== job.model) return `${what} is a sweep call to ${m.model} for job ${m.job_id}, which poses ${job.model}`;
-    if (m.kind === 'judge' && !job.options.template?.stages.some((s) => s.judge !== undefined)) {
+    if (m.kind === 'judge' && !billsJudgeCalls(job.options)) {
       return `${what} is a judge call for job ${m.job_id}, whose template has no judge loop`;
     }
     if (this.outstanding.size >= MAX_OUTSTANDING_CALLS) return `${what} would be over ${MAX_OUTSTANDING_CALLS} calls counted and not ended on this connection`;

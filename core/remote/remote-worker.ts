@@ -366,6 +366,11 @@ export class RemoteWorker implements WorkerHandle {
     }
     this.inFlight.delete(key);
     entry.detach();
+    // The ends of the job's calls came before its result: the job ends once they are in the ledger.
+    void this.calls.written().then(() => this.settle(entry, message));
+  }
+
+  private settle(entry: InFlight, message: ResultMessage): void {
     if (message.outcome) {
       entry.resolve({
         jobId: message.job_id,

@@ -10,7 +10,7 @@
  * at once. A connection lost leaves its calls counted: their requests may have left.
  * Runs on: Node (core).
  */
-import { PanoptesError } from '../domain.js';
+import { PanoptesError, type JobOptions } from '../domain.js';
 import type { CallCounter } from '../scoring/billed-client.js';
 import type { BilledCall, CallEnd } from '../store/billed-calls.js';
 import { MAX_BILLED_TRIES, MAX_CALL_TOKENS, type CallAskedMessage, type CallCountedMessage, type CallEndedMessage, type CallRefusedMessage } from './messages.js';
@@ -18,8 +18,11 @@ import { MAX_BILLED_TRIES, MAX_CALL_TOKENS, type CallAskedMessage, type CallCoun
 /** What the counter needs of the connection it counts over. */
 export interface CountingChannel {
   send(message: CallAskedMessage | CallEndedMessage): void;
-  /** A job this connection holds for `runId` (any one, when it holds several), or null. */
-  jobOf(runId: string): { jobId: number; attempt: number } | null;
+  /**
+   * A job this connection holds that the call serves (any one, when several do): of the call's run,
+   * posing its model (a sweep call) or with a judge loop (a judge call); null when none does.
+   */
+  jobOf(call: BilledCall): { jobId: number; attempt: number } | null;
 }
 
 interface Asking {
@@ -29,6 +32,11 @@ interface Asking {
   abandoned: boolean;
   settle(counted: boolean): void;
   fail(err: PanoptesError): void;
+}
+
+/** Whether a job's calls include a judge loop's (its template has one): only then does it bill judge calls. */
+export function billsJudgeCalls(options: JobOptions): boolean {
+  return options.template?.stages.some((s) => s.judge !== undefined) ?? false;
 }
 
 const clip = (n: number, max: number) => Math.min(Math.max(0, Math.round(n)), max);
@@ -80,7 +88,7 @@ export class WireCallCounter implements CallCounter {
       return Promise.reject(new PanoptesError('worker_lost', `the ${call.kind} call to ${call.model} was not made: no coordinator to count it`, { retryable: true }));
     }
     if (signal?.aborted) return Promise.resolve(false);
-    const job = channel.jobOf(call.runId);
+    const job = channel.jobOf(call);
     if (job === null || call.kind === 'retry') {
       return Promise.reject(new PanoptesError('internal', `a ${call.kind} call to ${call.model} for run ${call.runId}, which no job on this worker poses`));
     }

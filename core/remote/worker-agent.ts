@@ -51,7 +51,7 @@ import {
   type WireVignette,
 } from './messages.js';
 import { connectToCoordinator, type CoordinatorAddress } from './transport.js';
-import { WireCallCounter, type CountingChannel } from './wire-call-counter.js';
+import { WireCallCounter, billsJudgeCalls, type CountingChannel } from './wire-call-counter.js';
 import { backoffDelay, pause, type BackoffPolicy } from '../concurrency/backoff.js';
 
 export interface WorkerAgentOptions {
@@ -172,6 +172,9 @@ export class WorkerAgent {
 interface RunningJob {
   jobId: number;
   runId: string;
+  model: string;
+  /** Whether its template has a judge loop (whose calls are billed to it). */
+  judged: boolean;
   attempt: number;
   controller: AbortController;
   vignettesDone: number;
@@ -210,8 +213,10 @@ class Session {
     this.done = new Promise((resolve) => (settle = resolve));
     this.counting = {
       send: (m) => this.stream.send(m),
-      jobOf: (runId) => {
-        for (const job of this.running.values()) if (job.runId === runId) return { jobId: job.jobId, attempt: job.attempt };
+      jobOf: (call) => {
+        for (const job of this.running.values()) {
+          if (job.runId === call.runId && (call.kind === 'sweep' ? job.model === call.model : job.judged)) return { jobId: job.jobId, attempt: job.attempt };
+        }
         return null;
       },
     };
@@ -322,7 +327,7 @@ class Session {
       vignetteCount: vignettes.length,
       options: jobOptionsOf(first.job.options),
     };
-    const state: RunningJob = { jobId, runId: job.runId, attempt, controller: new AbortController(), vignettesDone: 0, usage: emptyUsage() };
+    const state: RunningJob = { jobId, runId: job.runId, model: job.model, judged: billsJudgeCalls(job.options), attempt, controller: new AbortController(), vignettesDone: 0, usage: emptyUsage() };
     this.running.set(keyOf(jobId, attempt), state);
     const envelope = { type: 'records', job_id: jobId, attempt, records: [] };
     const batcher = new FrameBatcher<WireRecord>(

@@ -72,21 +72,24 @@ const sweepCalls = (coord: Coordinator, runId: string) => Object.fromEntries(swe
 describe("remote workers' billed calls", () => {
   it("counts every sweep call a worker made, an error no provider billed taken back out; a mock model's calls are not counted", async () => {
     fake.always('paid-model', { kind: 'ok', text: 'paid answer', inputTokens: 7, outputTokens: 3 });
+    fake.always('referee-model', { kind: 'ok', text: 'another answer', inputTokens: 7, outputTokens: 3 });
     // Two refusals no provider bills.
     fake.next('paid-model', { kind: 'status', status: 400, body: { error: { message: 'bad request' } } }, { kind: 'status', status: 400, body: { error: { message: 'bad request' } } });
     const coord = await coordinator();
     worker(coord, 'payer');
     await waitFor(() => coord.engine.pool.list().length === 1, 15_000, 'the worker to register');
-    const before = fake.count('paid-model');
-    const run = await coord.engine.service.createRun({ manifestPath: coord.manifest(40), models: ['paid', 'free'], epochs: 2, skipPromptCache: true });
+    const before = { paid: fake.count('paid-model'), referee: fake.count('referee-model') };
+    // Two billed models of one run at once on the one worker (capacity 2): each call counted for its own job.
+    const run = await coord.engine.service.createRun({ manifestPath: coord.manifest(40), models: ['paid', 'referee', 'free'], epochs: 2, skipPromptCache: true });
     await coord.engine.scheduler.runToCompletion(run.id);
-    const asked = fake.count('paid-model') - before;
+    const asked = { paid: fake.count('paid-model') - before.paid, referee: fake.count('referee-model') - before.referee };
     const stats = await coord.engine.service.stats({ runId: run.id });
-    expect(stats.models.find((m) => m.model === 'paid')?.calls).toBe(asked - 2);
-    expect(stats.models.find((m) => m.model === 'free')?.calls).toBe(80);
+    const records = (model: string) => stats.models.find((m) => m.model === model)?.calls;
+    expect([records('paid'), records('referee'), records('free')]).toEqual([asked.paid - 2, 80, 80]);
+    expect(asked.referee).toBe(80);
     // The two refused calls were taken back out: what stays counted is what the provider billed.
-    expect(sweepCalls(coord, run.id)).toEqual({ paid: asked - 2 });
-    expect(stats.sweepCalls).toEqual([{ model: 'paid', asked: asked - 2, unrecorded: 0 }]);
+    expect(sweepCalls(coord, run.id)).toEqual({ paid: asked.paid - 2, referee: 80 });
+    expect(stats.sweepCalls).toEqual([{ model: 'paid', asked: asked.paid - 2, unrecorded: 0 }, { model: 'referee', asked: 80, unrecorded: 0 }]);
   }, 60_000);
 
   it("counts a template judge loop's judge calls on the worker in the run's judge usage", async () => {
