@@ -135,6 +135,7 @@ socket.destroy();
 
 await listener.close();
 await coord.close();
+for (const c of children) c.kill('SIGKILL');
 rmSync(dir, { recursive: true, force: true });
 
 const sorted = [...roundTrips].sort((a, b) => a - b);
