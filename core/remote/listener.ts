@@ -14,7 +14,6 @@ import { GuestSockets, connectionCaps } from '../concurrency/guest-sockets.js';
 import { PanoptesError, type ErrorCode } from '../domain.js';
 import { componentLogger, logger as rootLogger } from '../telemetry.js';
 import { maxResponseBytes } from '../workers/answer-bounds.js';
-import type { Store } from '../store/store.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
 import { tokenCheck } from '../token-check.js';
 import { DEFAULT_HEARTBEAT_MS, DEFAULT_MISSED_HEARTBEATS } from './heartbeat.js';
@@ -28,7 +27,7 @@ import {
   type RegisterMessage,
   type WorkerMessage,
 } from './messages.js';
-import { coordinatorLedger } from './remote-call-ledger.js';
+import type { ConnectionCallsFactory } from './call-counting.js';
 import { RemoteWorker } from './remote-worker.js';
 import { createTransportServer, type ServerTls } from './transport.js';
 
@@ -69,13 +68,12 @@ export interface WorkerListener {
   close(): Promise<void>;
 }
 
-/** Starts accepting workers into `engine.pool`, counting their billed calls in `engine.store`; resolves once listening. */
-export async function startWorkerListener(engine: { pool: WorkerPool; store: Store }, opts: WorkerListenerOptions): Promise<WorkerListener> {
+/** Starts accepting workers into `engine.pool`, counting their billed calls with `engine.remoteCalls`; resolves once listening. */
+export async function startWorkerListener(engine: { pool: WorkerPool; remoteCalls: ConnectionCallsFactory }, opts: WorkerListenerOptions): Promise<WorkerListener> {
   if (!opts.token) {
     throw new PanoptesError('invalid_input', 'a worker token is required to accept remote workers', { where: 'token' });
   }
   const pool = engine.pool;
-  const ledger = coordinatorLedger(engine.store);
   const logger = componentLogger(opts.logger ?? rootLogger(), 'worker-listener');
   const tokenMatches = tokenCheck(opts.token);
   const heartbeatMs = opts.heartbeatMs ?? DEFAULT_HEARTBEAT_MS;
@@ -129,7 +127,7 @@ export async function startWorkerListener(engine: { pool: WorkerPool; store: Sto
         missedHeartbeats,
         maxResponseBytes: responseLimit,
         logger,
-        ledger,
+        calls: engine.remoteCalls,
         onGone: (w) => {
           if (pool.handles().includes(w)) pool.remove(w.id);
         },

@@ -5,7 +5,7 @@
  * they arrive, passes on the vignettes it gave up on and the down host it waits for (`gave_up`,
  * `waiting`), stores each call of a staged template's chain as the worker reports it (`stage`), and
  * settles on the matching `result` — matched by job id AND attempt. The calls its jobs bill are
- * counted in the run's ledger before the worker makes them (`call_asked`, see RemoteCallLedger). Never more
+ * counted in the run's ledger before the worker makes them (`call_asked`, see ConnectionCalls). Never more
  * than the declared capacity is assigned (a cancelled job holds its slot until the worker says it
  * stopped). A closed socket, a protocol error or a silent peer fails every job in flight with a
  * retryable `worker_lost`, and the scheduler redelivers each elsewhere.
@@ -28,7 +28,7 @@ import type { JobSink, WorkerHandle, WorkerInfo, WorkerJobProgress } from '../wo
 import { FrameBatcher, budgetFor, jsonBytes } from './frame-batcher.js';
 import { Heartbeat } from './heartbeat.js';
 import type { FrameChannel } from './message-stream.js';
-import { RemoteCallLedger, type CoordinatorLedger } from './remote-call-ledger.js';
+import type { ConnectionCalls, ConnectionCallsFactory } from './call-counting.js';
 import type {
   AssignMessage,
   GaveUpMessage,
@@ -52,8 +52,8 @@ export interface RemoteWorkerOptions {
   /** Response text a record may carry, in bytes (PANOPTES_MAX_RESPONSE_BYTES). */
   maxResponseBytes: number;
   logger: Logger;
-  /** The run store's ledger, where the calls this worker's jobs bill are counted before they are made. */
-  ledger: CoordinatorLedger;
+  /** Counts the calls this worker's jobs bill in the run's ledger before they are made. */
+  calls: ConnectionCallsFactory;
   /** Called once when the connection is gone (the listener takes the worker out of the pool). */
   onGone(worker: RemoteWorker, reason: string): void;
   /** Called when the worker reports new progress (the pool tells the UI). */
@@ -94,7 +94,7 @@ export class RemoteWorker implements WorkerHandle {
   private readonly heartbeat: Heartbeat;
   private readonly logger: Logger;
   private readonly opts: RemoteWorkerOptions;
-  private readonly calls: RemoteCallLedger;
+  private readonly calls: ConnectionCalls;
   private lostReason: string | null = null;
 
   constructor(opts: RemoteWorkerOptions) {
@@ -109,7 +109,7 @@ export class RemoteWorker implements WorkerHandle {
     this.slots = new Semaphore(reg.capacity);
     this.logger = opts.logger.child({ worker: this.id, address: this.address });
     this.opts = opts;
-    this.calls = new RemoteCallLedger(opts.ledger, (m) => this.stream.send(m), this.logger);
+    this.calls = opts.calls((m) => this.stream.send(m), this.logger);
     this.heartbeat = new Heartbeat({
       intervalMs: opts.heartbeatMs,
       missed: opts.missedHeartbeats,

@@ -26,9 +26,6 @@ import {
   type Usage,
 } from '../domain.js';
 import type { ModelClient } from '../models/model-client.js';
-import { billedClient } from '../scoring/billed-client.js';
-import type { CallBilling } from '../scoring/scorer-registry.js';
-import { TEMPLATE_JUDGE_SCORER_ID } from '../store/billed-calls.js';
 import { formatZodIssues } from '../validation.js';
 import { LocalWorker } from '../workers/local-worker.js';
 import type { StageJudge } from '../workers/staged-eval.js';
@@ -51,7 +48,7 @@ import {
   type WireVignette,
 } from './messages.js';
 import { connectToCoordinator, type CoordinatorAddress } from './transport.js';
-import { WireCallCounter, billsJudgeCalls, type CountingChannel } from './wire-call-counter.js';
+import { billsJudgeCalls, type CountingChannel, type WorkerCallCounting } from './call-counting.js';
 import { backoffDelay, pause, type BackoffPolicy } from '../concurrency/backoff.js';
 
 export interface WorkerAgentOptions {
@@ -61,22 +58,16 @@ export interface WorkerAgentOptions {
   /** Jobs run at once. */
   capacity: number;
   models: string[] | 'all';
-  /** This machine's model client; the agent counts its billed calls with the coordinator. */
+  /** This machine's model client, its billed calls counted through `counting` (core/service/wire-call-counter.ts). */
   client: ModelClient;
-  /**
-   * Whether a sweep call to the model is billed, by this worker's own catalog (its hosts' kinds):
-   * calls to local kinds skip the round trip to the coordinator, as they skip the ledger locally.
-   */
-  bills: (model: string) => boolean;
+  /** The counter the client and the judge loop count their billed calls with: each session lends it its connection. */
+  counting: WorkerCallCounting;
   /** Model calls in flight at once across all jobs. */
   callConcurrency: number;
   version: string;
   logger: Logger;
-  /**
-   * Scores a staged template's final answer for its judge loop (this machine's own scorers and
-   * judges), its judge calls billed by the `bill` given: every one counted, as locally.
-   */
-  stageJudge?: ((bill: CallBilling) => StageJudge) | undefined;
+  /** Scores a staged template's final answer for its judge loop (this machine's own scorers and judges, billed through `counting`). */
+  stageJudge?: StageJudge | undefined;
 }
 
 /** Pauses between connection attempts: from 100 ms doubling to 5 s, with jitter. */
@@ -104,7 +95,6 @@ export class WorkerAgent {
   private readonly opts: WorkerAgentOptions;
   private readonly executor: LocalWorker;
   private readonly register: RegisterMessage;
-  private readonly counter = new WireCallCounter();
 
   constructor(opts: WorkerAgentOptions) {
     this.opts = opts;
@@ -129,13 +119,12 @@ export class WorkerAgent {
         { where: '--models' },
       );
     }
-    const counter = this.counter;
     this.executor = new LocalWorker({
       id: opts.workerId,
-      client: billedClient(opts.client, { counter, scorerId: 0, kind: 'sweep', bills: opts.bills }),
+      client: opts.client,
       callConcurrency: opts.callConcurrency,
       capacity: opts.capacity,
-      stageJudge: opts.stageJudge?.((client) => billedClient(client, { counter, scorerId: TEMPLATE_JUDGE_SCORER_ID, kind: 'judge' })),
+      stageJudge: opts.stageJudge,
     });
   }
 
@@ -152,7 +141,7 @@ export class WorkerAgent {
       let end: SessionEnd | undefined;
       try {
         const socket = await connectToCoordinator(this.opts.coordinator, REGISTER_ANSWER_MS);
-        end = await new Session(this.opts, this.executor, this.counter, this.register, socket, signal).done;
+        end = await new Session(this.opts, this.executor, this.opts.counting, this.register, socket, signal).done;
       } catch (err) {
         logger.warn({ coordinator: where, err: toPanoptesError(err).message, retry_in_ms: backoffDelay(RECONNECT, failures + 1, undefined, () => 0.5) }, 'cannot reach coordinator');
       }
@@ -203,7 +192,7 @@ class Session {
   constructor(
     private readonly opts: WorkerAgentOptions,
     private readonly executor: LocalWorker,
-    private readonly counter: WireCallCounter,
+    private readonly counter: WorkerCallCounting,
     register: RegisterMessage,
     socket: Socket,
     signal: AbortSignal,

@@ -8,7 +8,7 @@
  * scoring usage hold every call a provider was asked, even those whose scores or records a kill -9
  * lost. A call aborted half-way stays counted: its request may have reached the provider. A
  * `panoptes worker` counts its calls in the coordinator's ledger the same way, over the wire
- * (core/remote/wire-call-counter.ts): the counting is a CallCounter, the client the same.
+ * (core/service/wire-call-counter.ts): the counting is a CallCounter, the client the same.
  * Runs on: Node (core).
  */
 import { PanoptesError } from '../domain.js';

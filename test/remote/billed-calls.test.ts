@@ -211,7 +211,7 @@ describe('call frames from a hand-driven peer', () => {
     const done = coord.engine.scheduler.runToCompletion(run.id);
     await waitFor(() => p.types().includes('assign'), 10_000, 'the assignment');
     const { job_id, attempt } = p.frames.find((f) => f.type === 'assign') as unknown as { job_id: number; attempt: number };
-    const { MAX_OUTSTANDING_CALLS } = await import('../../core/remote/remote-call-ledger.js');
+    const { MAX_OUTSTANDING_CALLS } = await import('../../core/service/remote-call-ledger.js');
     for (let id = 1; id <= MAX_OUTSTANDING_CALLS + 10; id++) p.send({ type: 'call_asked', call_id: id, job_id, attempt, kind: 'sweep', model: 'held' });
     const answered = () => p.frames.filter((f) => f.type === 'call_counted' || f.type === 'call_refused');
     await waitFor(() => answered().length === MAX_OUTSTANDING_CALLS + 10, 20_000, 'every call answered');

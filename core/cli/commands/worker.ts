@@ -47,13 +47,13 @@ export function registerWorkerCommand(program: Command): void {
 }
 
 async function workerCommand(opts: WorkerCliOptions): Promise<number> {
-  const [{ initTelemetry }, { loadCatalog }, { Router }, { WorkerAgent }, { workerStageJudge }, { billsByCatalog }] = await Promise.all([
+  const [{ initTelemetry }, { loadCatalog }, { Router }, { WorkerAgent }, { workerStageJudge }, { workerBilling }] = await Promise.all([
     import('../../telemetry.js'),
     import('../../service/load-catalog.js'),
     import('../../models/router/router.js'),
     import('../../remote/worker-agent.js'),
     import('../../service/stage-judge.js'),
-    import('../../service/sweep-billing.js'),
+    import('../../service/wire-call-counter.js'),
   ]);
   // A worker is a long-running service: say what it does unless told to be quiet.
   const logger = initTelemetry({ defaultLevel: 'info' });
@@ -75,19 +75,20 @@ async function workerCommand(opts: WorkerCliOptions): Promise<number> {
             fingerprint: opts.fingerprint,
           }
         : undefined;
-    const client = new Router({ catalog, ...(opts.hostPatience === undefined ? {} : { hostPatienceMs: opts.hostPatience * 1000 }) });
+    const router = new Router({ catalog, ...(opts.hostPatience === undefined ? {} : { hostPatienceMs: opts.hostPatience * 1000 }) });
+    const billing = workerBilling(catalog);
     agent = new WorkerAgent({
       coordinator: { host, port, ...(tls ? { tls } : {}) },
       token,
       workerId: opts.id ?? `${hostname()}-${process.pid}`,
       capacity: opts.capacity,
       models,
-      client,
-      bills: billsByCatalog(catalog),
+      client: billing.sweep(router),
+      counting: billing.counter,
       callConcurrency: opts.callConcurrency,
       version: packageVersion(),
       logger,
-      stageJudge: (bill) => workerStageJudge(client, catalog, bill),
+      stageJudge: workerStageJudge(router, catalog, billing.judge),
     });
     logger.info({ coordinator: opts.connect, models, capacity: opts.capacity, tls: Boolean(tls) }, 'worker starting');
     await agent.run(stop.signal);

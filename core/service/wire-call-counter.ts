@@ -10,20 +10,15 @@
  * at once. A connection lost leaves its calls counted: their requests may have left.
  * Runs on: Node (core).
  */
-import { PanoptesError, type JobOptions } from '../domain.js';
-import type { CallCounter } from '../scoring/billed-client.js';
-import type { BilledCall, CallEnd } from '../store/billed-calls.js';
-import { MAX_BILLED_TRIES, MAX_CALL_TOKENS, type CallAskedMessage, type CallCountedMessage, type CallEndedMessage, type CallRefusedMessage } from './messages.js';
-
-/** What the counter needs of the connection it counts over. */
-export interface CountingChannel {
-  send(message: CallAskedMessage | CallEndedMessage): void;
-  /**
-   * A job this connection holds that the call serves (any one, when several do): of the call's run,
-   * posing its model (a sweep call) or with a judge loop (a judge call); null when none does.
-   */
-  jobOf(call: BilledCall): { jobId: number; attempt: number } | null;
-}
+import { PanoptesError } from '../domain.js';
+import type { Catalog } from '../models/catalog.js';
+import type { ModelClient } from '../models/model-client.js';
+import type { CountingChannel, WorkerCallCounting } from '../remote/call-counting.js';
+import { MAX_BILLED_TRIES, MAX_CALL_TOKENS, type CallCountedMessage, type CallEndedMessage, type CallRefusedMessage } from '../remote/messages.js';
+import { billedClient, type CallCounter } from '../scoring/billed-client.js';
+import type { CallBilling } from '../scoring/scorer-registry.js';
+import { TEMPLATE_JUDGE_SCORER_ID, type BilledCall, type CallEnd } from '../store/billed-calls.js';
+import { billsByCatalog } from './sweep-billing.js';
 
 interface Asking {
   call: BilledCall;
@@ -32,11 +27,6 @@ interface Asking {
   abandoned: boolean;
   settle(counted: boolean): void;
   fail(err: PanoptesError): void;
-}
-
-/** Whether a job's calls include a judge loop's (its template has one): only then does it bill judge calls. */
-export function billsJudgeCalls(options: JobOptions): boolean {
-  return options.template?.stages.some((s) => s.judge !== undefined) ?? false;
 }
 
 const clip = (n: number, max: number) => Math.min(Math.max(0, Math.round(n)), max);
@@ -60,7 +50,7 @@ function wireEnd(end: CallEnd): CallEndedMessage['end'] {
   }
 }
 
-export class WireCallCounter implements CallCounter {
+export class WireCallCounter implements CallCounter, WorkerCallCounting {
   private channel: CountingChannel | null = null;
   private nextId = 1;
   private readonly asking = new Map<number, Asking>();
@@ -140,4 +130,18 @@ export class WireCallCounter implements CallCounter {
     entry.settle(!entry.abandoned);
     return true;
   }
+}
+
+/**
+ * A `panoptes worker`'s billing, by its own catalog: its sweep calls to models a provider bills
+ * (`billsByCatalog`: calls to local kinds skip the round trip) and every call of a template's judge
+ * loop (as locally), each counted by the coordinator through `counter` before it is made.
+ */
+export function workerBilling(catalog: Catalog): { counter: WireCallCounter; sweep: (client: ModelClient) => ModelClient; judge: CallBilling } {
+  const counter = new WireCallCounter();
+  return {
+    counter,
+    sweep: (client) => billedClient(client, { counter, scorerId: 0, kind: 'sweep', bills: billsByCatalog(catalog) }),
+    judge: (client) => billedClient(client, { counter, scorerId: TEMPLATE_JUDGE_SCORER_ID, kind: 'judge' }),
+  };
 }

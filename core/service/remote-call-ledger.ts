@@ -18,23 +18,25 @@ import type { Logger } from 'pino';
 import { toPanoptesError, type ErrorCode, type EvalJob } from '../domain.js';
 import { BilledCalls, TEMPLATE_JUDGE_SCORER_ID, writePerTurnOrRefuse, type BilledCall } from '../store/billed-calls.js';
 import type { Store } from '../store/store.js';
-import type { CallAskedMessage, CallCountedMessage, CallEndedMessage, CallRefusedMessage } from './messages.js';
-import { billsJudgeCalls } from './wire-call-counter.js';
+import { billsJudgeCalls, type ConnectionCalls, type ConnectionCallsFactory } from '../remote/call-counting.js';
+import type { CallAskedMessage, CallCountedMessage, CallEndedMessage, CallRefusedMessage } from '../remote/messages.js';
 
 /** Calls one connection may have counted and not ended: far above any worker's call concurrency. */
 export const MAX_OUTSTANDING_CALLS = 4096;
 
 /** The run store's ledger as every connection of a listener writes it: one commit per turn for all. */
-export interface CoordinatorLedger {
+interface CoordinatorLedger {
   calls: BilledCalls;
   write: (commit: () => void) => Promise<boolean>;
 }
 
-export function coordinatorLedger(store: Store): CoordinatorLedger {
-  return { calls: new BilledCalls(store), write: writePerTurnOrRefuse(store, "counting a remote worker's call") };
+/** The listener's ConnectionCalls factory over `store`: every connection's writes share one per-turn commit. */
+export function remoteCallLedgers(store: Store): ConnectionCallsFactory {
+  const ledger: CoordinatorLedger = { calls: new BilledCalls(store), write: writePerTurnOrRefuse(store, "counting a remote worker's call") };
+  return (send, logger) => new RemoteCallLedger(ledger, send, logger);
 }
 
-export class RemoteCallLedger {
+export class RemoteCallLedger implements ConnectionCalls {
   private readonly outstanding = new Map<number, BilledCall>();
   /** The last ledger write queued: the per-turn commit writes in order, so once it settles, every earlier one has. */
   private lastWrite: Promise<unknown> = Promise.resolve();
@@ -50,7 +52,6 @@ export class RemoteCallLedger {
     return this.outstanding.size;
   }
 
-  /** Settles once every ledger write queued so far is committed (or failed): a job's result waits for its calls' ends. */
   written(): Promise<void> {
     return this.lastWrite.then(
       () => undefined,
