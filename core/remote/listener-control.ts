@@ -15,6 +15,7 @@ import type { Logger } from 'pino';
 import { writeFileAtomicSync } from '../atomic-write.js';
 import { PanoptesError, toPanoptesError } from '../domain.js';
 import type { WorkerPool } from '../workers/worker-pool.js';
+import type { ConnectionCallsFactory } from './call-counting.js';
 import { startWorkerListener, type WorkerListener, type WorkerListenerOptions } from './listener.js';
 
 /** The variable a token in the environment is read from (it wins over a kept one). */
@@ -48,6 +49,8 @@ export interface WorkerListenerStatus {
 
 export interface WorkerListenerControlOptions {
   pool: WorkerPool;
+  /** How the workers' billed calls are counted in the run's ledger. */
+  remoteCalls: ConnectionCallsFactory;
   keeper: WorkerTokenKeeper;
   logger?: Logger;
   /** Where a token set in the environment is read (default process.env). */
@@ -107,7 +110,7 @@ export class WorkerListenerControl {
       await this.closeListener();
       try {
         this.listener = await startWorkerListener(
-          { pool: this.opts.pool },
+          { pool: this.opts.pool, remoteCalls: this.opts.remoteCalls },
           { ...this.opts.listener, host, port, token: this.token(), ...(this.opts.logger ? { logger: this.opts.logger } : {}) },
         );
         this.lastError = null;

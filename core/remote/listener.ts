@@ -27,6 +27,7 @@ import {
   type RegisterMessage,
   type WorkerMessage,
 } from './messages.js';
+import type { ConnectionCallsFactory } from './call-counting.js';
 import { RemoteWorker } from './remote-worker.js';
 import { createTransportServer, type ServerTls } from './transport.js';
 
@@ -67,8 +68,8 @@ export interface WorkerListener {
   close(): Promise<void>;
 }
 
-/** Starts accepting workers into `engine.pool`; resolves once listening. */
-export async function startWorkerListener(engine: { pool: WorkerPool }, opts: WorkerListenerOptions): Promise<WorkerListener> {
+/** Starts accepting workers into `engine.pool`, counting their billed calls with `engine.remoteCalls`; resolves once listening. */
+export async function startWorkerListener(engine: { pool: WorkerPool; remoteCalls: ConnectionCallsFactory }, opts: WorkerListenerOptions): Promise<WorkerListener> {
   if (!opts.token) {
     throw new PanoptesError('invalid_input', 'a worker token is required to accept remote workers', { where: 'token' });
   }
@@ -126,6 +127,7 @@ export async function startWorkerListener(engine: { pool: WorkerPool }, opts: Wo
         missedHeartbeats,
         maxResponseBytes: responseLimit,
         logger,
+        calls: engine.remoteCalls,
         onGone: (w) => {
           if (pool.handles().includes(w)) pool.remove(w.id);
         },

@@ -17,8 +17,10 @@ import { LatencySchema, RecordUsageSchema } from '../workers/answer-bounds.js';
  * options' cache flag named `skipPromptCache`. 3: a vignette's chat `messages`, and a record's
  * `finishReason`. 4: staged templates: the job options' `template`, a vignette's `target`,
  * `metadata` and `finishedStages`, a record's `stages`, and the `stage` frame.
+ * 5: billed calls counted by the coordinator before they are made: `call_asked`, `call_ended`,
+ * `call_counted` and `call_refused`.
  */
-export const PROTOCOL_VERSION = 4;
+export const PROTOCOL_VERSION = 5;
 /** Largest frame either end accepts once registered (configurable on the listener). */
 export const DEFAULT_MAX_FRAME_BYTES = 8 * 1024 * 1024;
 /** Largest frame a connection may send before it has registered. */
@@ -199,12 +201,62 @@ export const StageSchema = z
   })
   .strict();
 
+/** A billed call's id, the worker's own (unique for as long as the worker process lives). */
+const CallIdSchema = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+/** Tokens one call may report, and tries one call may have been billed for: generous, bounded (a worker clips to them). */
+export const MAX_CALL_TOKENS = 100_000_000;
+const CallTokens = z.number().int().nonnegative().max(MAX_CALL_TOKENS);
+export const MAX_BILLED_TRIES = 1000;
+const BilledTriesSchema = z.object({ calls: z.number().int().nonnegative().max(MAX_BILLED_TRIES), inputTokens: CallTokens, outputTokens: CallTokens }).strict();
+
+/**
+ * A call the worker is about to make to a provider that bills, for a job it holds: a sweep call
+ * to the job's model, or a judge call of the job's template judge loop. The worker makes it only
+ * once the coordinator answers `call_counted`.
+ */
+export const CallAskedSchema = z
+  .object({
+    type: z.literal('call_asked'),
+    call_id: CallIdSchema,
+    job_id: JobIdSchema,
+    attempt: AttemptSchema,
+    kind: z.enum(['sweep', 'judge']),
+    model: z.string().min(1).max(200),
+  })
+  .strict();
+
+/** How a counted call ended, as billed-calls.ts's CallEnd has it (the answer's tokens only). */
+const CallEndSchema = z.discriminatedUnion('outcome', [
+  z
+    .object({
+      outcome: z.literal('answered'),
+      answer: z.object({ usage: z.object({ inputTokens: CallTokens, outputTokens: CallTokens }).strict(), cached: z.boolean() }).strict(),
+      billedBefore: BilledTriesSchema.optional(),
+    })
+    .strict(),
+  z.object({ outcome: z.literal('failed') }).strict(),
+  z.object({ outcome: z.literal('billed'), tries: BilledTriesSchema }).strict(),
+  z.object({ outcome: z.literal('aborted') }).strict(),
+]);
+
+/** A counted call's end: an error no provider billed is taken back out, tries billed empty added. */
+export const CallEndedSchema = z.object({ type: z.literal('call_ended'), call_id: CallIdSchema, end: CallEndSchema }).strict();
+
 export const WorkerHeartbeatSchema = z
   .object({ type: z.literal('heartbeat'), jobs: z.array(JobProgressSchema).max(1024).optional() })
   .strict();
 
 /** Everything a registered worker may send. */
-export const WorkerMessageSchema = z.discriminatedUnion('type', [RecordsSchema, ResultSchema, GaveUpSchema, WaitingSchema, StageSchema, WorkerHeartbeatSchema]);
+export const WorkerMessageSchema = z.discriminatedUnion('type', [
+  RecordsSchema,
+  ResultSchema,
+  GaveUpSchema,
+  WaitingSchema,
+  StageSchema,
+  CallAskedSchema,
+  CallEndedSchema,
+  WorkerHeartbeatSchema,
+]);
 
 // ---- Coordinator -> worker ----------------------------------------------------------------------
 
@@ -258,6 +310,12 @@ export const AssignMoreSchema = z
 
 export const CancelSchema = z.object({ type: z.literal('cancel'), job_id: JobIdSchema, attempt: AttemptSchema }).strict();
 
+/** The call is in the run's ledger: the worker may make it. */
+export const CallCountedSchema = z.object({ type: z.literal('call_counted'), call_id: CallIdSchema }).strict();
+
+/** The call is not counted, and must not be made (a full disk, a job this worker does not hold), or a `call_ended` was not taken. */
+export const CallRefusedSchema = z.object({ type: z.literal('call_refused'), call_id: CallIdSchema, error: WireErrorSchema }).strict();
+
 export const CoordinatorHeartbeatSchema = z.object({ type: z.literal('heartbeat') }).strict();
 
 /** Everything a coordinator may send. */
@@ -267,6 +325,8 @@ export const CoordinatorMessageSchema = z.discriminatedUnion('type', [
   AssignSchema,
   AssignMoreSchema,
   CancelSchema,
+  CallCountedSchema,
+  CallRefusedSchema,
   CoordinatorHeartbeatSchema,
 ]);
 
@@ -281,6 +341,10 @@ export type ResultMessage = z.infer<typeof ResultSchema>;
 export type GaveUpMessage = z.infer<typeof GaveUpSchema>;
 export type WaitingMessage = z.infer<typeof WaitingSchema>;
 export type StageMessage = z.infer<typeof StageSchema>;
+export type CallAskedMessage = z.infer<typeof CallAskedSchema>;
+export type CallEndedMessage = z.infer<typeof CallEndedSchema>;
+export type CallCountedMessage = z.infer<typeof CallCountedSchema>;
+export type CallRefusedMessage = z.infer<typeof CallRefusedSchema>;
 export type WorkerMessage = z.infer<typeof WorkerMessageSchema>;
 export type CoordinatorMessage = z.infer<typeof CoordinatorMessageSchema>;
 /** Any frame, for the sending side (validation happens on the receiving side). */

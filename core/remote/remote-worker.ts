@@ -4,7 +4,8 @@
  * `assign` (split over frames when large), streams the worker's `records` into the job's sink as
  * they arrive, passes on the vignettes it gave up on and the down host it waits for (`gave_up`,
  * `waiting`), stores each call of a staged template's chain as the worker reports it (`stage`), and
- * settles on the matching `result` — matched by job id AND attempt. Never more
+ * settles on the matching `result` — matched by job id AND attempt. The calls its jobs bill are
+ * counted in the run's ledger before the worker makes them (`call_asked`, see ConnectionCalls). Never more
  * than the declared capacity is assigned (a cancelled job holds its slot until the worker says it
  * stopped). A closed socket, a protocol error or a silent peer fails every job in flight with a
  * retryable `worker_lost`, and the scheduler redelivers each elsewhere.
@@ -27,6 +28,7 @@ import type { JobSink, WorkerHandle, WorkerInfo, WorkerJobProgress } from '../wo
 import { FrameBatcher, budgetFor, jsonBytes } from './frame-batcher.js';
 import { Heartbeat } from './heartbeat.js';
 import type { FrameChannel } from './message-stream.js';
+import type { ConnectionCalls, ConnectionCallsFactory } from './call-counting.js';
 import type {
   AssignMessage,
   GaveUpMessage,
@@ -50,6 +52,8 @@ export interface RemoteWorkerOptions {
   /** Response text a record may carry, in bytes (PANOPTES_MAX_RESPONSE_BYTES). */
   maxResponseBytes: number;
   logger: Logger;
+  /** Counts the calls this worker's jobs bill in the run's ledger before they are made. */
+  calls: ConnectionCallsFactory;
   /** Called once when the connection is gone (the listener takes the worker out of the pool). */
   onGone(worker: RemoteWorker, reason: string): void;
   /** Called when the worker reports new progress (the pool tells the UI). */
@@ -90,6 +94,7 @@ export class RemoteWorker implements WorkerHandle {
   private readonly heartbeat: Heartbeat;
   private readonly logger: Logger;
   private readonly opts: RemoteWorkerOptions;
+  private readonly calls: ConnectionCalls;
   private lostReason: string | null = null;
 
   constructor(opts: RemoteWorkerOptions) {
@@ -104,6 +109,7 @@ export class RemoteWorker implements WorkerHandle {
     this.slots = new Semaphore(reg.capacity);
     this.logger = opts.logger.child({ worker: this.id, address: this.address });
     this.opts = opts;
+    this.calls = opts.calls((m) => this.stream.send(m), this.logger);
     this.heartbeat = new Heartbeat({
       intervalMs: opts.heartbeatMs,
       missed: opts.missedHeartbeats,
@@ -208,6 +214,10 @@ export class RemoteWorker implements WorkerHandle {
         return this.onWaiting(message);
       case 'stage':
         return this.onStage(message);
+      case 'call_asked':
+        return this.calls.asked(message, this.inFlight.get(keyOf(message.job_id, message.attempt))?.job ?? null);
+      case 'call_ended':
+        return this.calls.ended(message);
       case 'heartbeat': {
         let changed = false;
         for (const p of message.jobs ?? []) {
@@ -356,6 +366,11 @@ export class RemoteWorker implements WorkerHandle {
     }
     this.inFlight.delete(key);
     entry.detach();
+    // The ends of the job's calls came before its result: the job ends once they are in the ledger.
+    void this.calls.written().then(() => this.settle(entry, message));
+  }
+
+  private settle(entry: InFlight, message: ResultMessage): void {
     if (message.outcome) {
       entry.resolve({
         jobId: message.job_id,

@@ -3,7 +3,9 @@
  * registers (token, capacity, the models it serves), runs each assigned job with its own model
  * clients (its own catalog and keys: keys never travel), streams records back in frame-sized
  * batches as they are produced, says at once which vignettes it gave up on and which down host a
- * job waits for, reports per-job progress with every heartbeat, and answers each
+ * job waits for, reports per-job progress with every heartbeat, makes each billed call (a sweep
+ * call to a provider that bills, a template judge loop's call) only once the coordinator has
+ * counted it (WireCallCounter), and answers each
  * assignment with exactly one `result`. When the connection drops it abandons its jobs (the
  * coordinator has already failed them over) and reconnects with backoff, for as long as it runs.
  * Runs on: Node (core).
@@ -46,6 +48,7 @@ import {
   type WireVignette,
 } from './messages.js';
 import { connectToCoordinator, type CoordinatorAddress } from './transport.js';
+import { billsJudgeCalls, type CountingChannel, type WorkerCallCounting } from './call-counting.js';
 import { backoffDelay, pause, type BackoffPolicy } from '../concurrency/backoff.js';
 
 export interface WorkerAgentOptions {
@@ -55,12 +58,15 @@ export interface WorkerAgentOptions {
   /** Jobs run at once. */
   capacity: number;
   models: string[] | 'all';
+  /** This machine's model client, its billed calls counted through `counting` (core/service/wire-call-counter.ts). */
   client: ModelClient;
+  /** The counter the client and the judge loop count their billed calls with: each session lends it its connection. */
+  counting: WorkerCallCounting;
   /** Model calls in flight at once across all jobs. */
   callConcurrency: number;
   version: string;
   logger: Logger;
-  /** Scores a staged template's final answer for its judge loop (this machine's own scorers and judges). */
+  /** Scores a staged template's final answer for its judge loop (this machine's own scorers and judges, billed through `counting`). */
   stageJudge?: StageJudge | undefined;
 }
 
@@ -135,7 +141,7 @@ export class WorkerAgent {
       let end: SessionEnd | undefined;
       try {
         const socket = await connectToCoordinator(this.opts.coordinator, REGISTER_ANSWER_MS);
-        end = await new Session(this.opts, this.executor, this.register, socket, signal).done;
+        end = await new Session(this.opts, this.executor, this.opts.counting, this.register, socket, signal).done;
       } catch (err) {
         logger.warn({ coordinator: where, err: toPanoptesError(err).message, retry_in_ms: backoffDelay(RECONNECT, failures + 1, undefined, () => 0.5) }, 'cannot reach coordinator');
       }
@@ -154,6 +160,10 @@ export class WorkerAgent {
 
 interface RunningJob {
   jobId: number;
+  runId: string;
+  model: string;
+  /** Whether its template has a judge loop (whose calls are billed to it). */
+  judged: boolean;
   attempt: number;
   controller: AbortController;
   vignettesDone: number;
@@ -177,10 +187,12 @@ class Session {
   private registered = false;
   private refusal: PanoptesError | undefined;
   private readonly logger: Logger;
+  private readonly counting: CountingChannel;
 
   constructor(
     private readonly opts: WorkerAgentOptions,
     private readonly executor: LocalWorker,
+    private readonly counter: WorkerCallCounting,
     register: RegisterMessage,
     socket: Socket,
     signal: AbortSignal,
@@ -188,6 +200,15 @@ class Session {
     this.logger = opts.logger;
     let settle!: (end: SessionEnd) => void;
     this.done = new Promise((resolve) => (settle = resolve));
+    this.counting = {
+      send: (m) => this.stream.send(m),
+      jobOf: (call) => {
+        for (const job of this.running.values()) {
+          if (job.runId === call.runId && (call.kind === 'sweep' ? job.model === call.model : job.judged)) return { jobId: job.jobId, attempt: job.attempt };
+        }
+        return null;
+      },
+    };
     const onStop = () => this.stream.close('worker stopping');
     const registerTimer = setTimeout(() => this.stream.close(`no answer to register within ${REGISTER_ANSWER_MS} ms`), REGISTER_ANSWER_MS);
     this.stream = new MessageStream<CoordinatorMessage>(socket, {
@@ -198,6 +219,7 @@ class Session {
         clearTimeout(registerTimer);
         signal.removeEventListener('abort', onStop);
         this.heartbeat?.stop();
+        this.counter.detach(this.counting, reason);
         const lost = new PanoptesError('worker_lost', `connection to the coordinator closed: ${reason}`, { retryable: true });
         for (const job of this.running.values()) job.controller.abort(lost);
         this.running.clear();
@@ -225,6 +247,7 @@ class Session {
           onDead: (silentMs) => this.stream.close(`no heartbeat from the coordinator for ${silentMs} ms`),
         });
         this.heartbeat.start();
+        this.counter.attach(this.counting);
         this.logger.info({ worker: this.opts.workerId, capacity: this.opts.capacity }, 'registered with coordinator');
         return;
       }
@@ -233,6 +256,11 @@ class Session {
         this.stream.close(`refused: ${message.message}`);
         return;
       case 'heartbeat':
+        return;
+      case 'call_counted':
+      case 'call_refused':
+        // A refusal no call waits for answers a `call_ended` the coordinator did not take.
+        if (!this.counter.answer(message) && message.type === 'call_refused') this.logger.warn({ call: message.call_id, reason: message.error.message }, 'coordinator refused a call end');
         return;
       case 'assign': {
         if (!this.registered) throw new Error('assign before registered');
@@ -288,7 +316,7 @@ class Session {
       vignetteCount: vignettes.length,
       options: jobOptionsOf(first.job.options),
     };
-    const state: RunningJob = { jobId, attempt, controller: new AbortController(), vignettesDone: 0, usage: emptyUsage() };
+    const state: RunningJob = { jobId, runId: job.runId, model: job.model, judged: billsJudgeCalls(job.options), attempt, controller: new AbortController(), vignettesDone: 0, usage: emptyUsage() };
     this.running.set(keyOf(jobId, attempt), state);
     const envelope = { type: 'records', job_id: jobId, attempt, records: [] };
     const batcher = new FrameBatcher<WireRecord>(

@@ -52,7 +52,7 @@ export class ScorerAdmission {
   private readonly stored = new Map<string, StoredAdmission>();
   private readonly staged = new Map<string, readonly BuiltScorer[]>();
 
-  /** `stageBilling` wraps the clients of a template's judge loop (its calls billed to the run); none on a remote worker. */
+  /** `stageBilling` wraps the clients of a template's judge loop (its calls billed to the run: in this store, or on a remote worker in the coordinator's ledger). */
   constructor(
     private readonly registry: ScorerRegistry,
     private readonly stageBilling?: CallBilling,

@@ -38,6 +38,8 @@ import { ForeignWriteWatcher } from './foreign-writes.js';
 import { estCostUsd } from '../common/cost.js';
 import { loadCatalog } from './load-catalog.js';
 import { stageJudgeOf, templateJudgeBilling } from './stage-judge.js';
+import type { ConnectionCallsFactory } from '../remote/call-counting.js';
+import { remoteCallLedgers } from './remote-call-ledger.js';
 import { sweepBilling } from './sweep-billing.js';
 import { modelCosts, priceUsage, retryCosts, summarizeRun } from './summaries.js';
 import { ResponseScores } from '../store/response-scores.js';
@@ -107,6 +109,8 @@ export interface Engine {
   scheduler: Scheduler;
   store: Store;
   pool: WorkerPool;
+  /** Counts each remote worker connection's billed calls in the run's ledger (what a worker listener is given). */
+  remoteCalls: ConnectionCallsFactory;
   catalog: Catalog;
   modelClient: ModelClient;
   router: Router;
@@ -218,11 +222,14 @@ export function openEngine(opts: EngineOptions): Engine {
     workers: () => pool.list(),
     scoring: (id) => scoringStatus(store, scoring, id),
   });
+  // Counts remote workers' billed calls: the app's listener and `--listen`'s share it.
+  const remoteCalls = remoteCallLedgers(store);
   // The app's worker listener and the exports are built on first use: a one-shot `panoptes run` uses neither.
   let listenerControl: WorkerListenerControl | undefined;
   const listener = (): WorkerListenerControl =>
     (listenerControl ??= new WorkerListenerControl({
       pool,
+      remoteCalls,
       keeper: opts.workerTokenKeeper ?? new FileTokenKeeper(join(opts.dataDir, 'worker-token')),
       logger,
       ...(opts.workerListener ? { listener: opts.workerListener } : {}),
@@ -289,6 +296,7 @@ export function openEngine(opts: EngineOptions): Engine {
     scheduler,
     store,
     pool,
+    remoteCalls,
     catalog,
     modelClient,
     router,

@@ -8,7 +8,8 @@
  * answers, taken back on an error, so `stats` holds the judge loop's calls even when a kill -9
  * loses the vignette's record (a resumed vignette asks its judges again, and pays again).
  * A `panoptes worker` builds its own registry and admission (`workerStageJudge`): the judges it asks are this
- * machine's, through its own catalog and keys, and code plugins get no network.
+ * machine's, through its own catalog and keys, and code plugins get no network; each judge call is
+ * counted in the coordinator's ledger before it is made (the `bill` its WorkerAgent gives).
  * Runs on: Node (core).
  */
 import type { Catalog } from '../models/catalog.js';
@@ -57,11 +58,11 @@ export function stageJudgeOf(admission: ScorerAdmission): StageJudge {
   };
 }
 
-/** A remote worker's judge loop: the built-in scorers, LLM judges through this worker's own client and catalog, code plugins without network. */
-export function workerStageJudge(client: ModelClient, catalog: Catalog): StageJudge {
+/** A remote worker's judge loop: the built-in scorers, LLM judges through this worker's own client and catalog (each call billed by `bill`), code plugins without network. */
+export function workerStageJudge(client: ModelClient, catalog: Catalog, bill: CallBilling): StageJudge {
   const registry = new ScorerRegistry();
   registry.register('judge', judgeScorerBuilder({ client, catalog }));
   const grants = { network: false };
   registry.register('code', codeScorerBuilder(grants), checkCodeDefinition(grants));
-  return stageJudgeOf(new ScorerAdmission(registry));
+  return stageJudgeOf(new ScorerAdmission(registry, bill));
 }

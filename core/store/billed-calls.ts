@@ -36,6 +36,18 @@ export interface BilledAnswer {
 }
 
 /**
+ * How a counted call ended: answered (its tokens, and tries billed empty before the answer); failed
+ * with an error no provider billed (taken back out); failed after tries billed without an answer
+ * (the counted call stands for one of them); or cut off half-way (it stays counted: its request
+ * may have reached the provider).
+ */
+export type CallEnd =
+  | { outcome: 'answered'; answer: BilledAnswer; billedBefore?: BilledTries | undefined }
+  | { outcome: 'failed' }
+  | { outcome: 'billed'; tries: BilledTries }
+  | { outcome: 'aborted' };
+
+/**
  * The scorer id a staged template's judge loop bills its calls under: the loop is no scorer version
  * of the run (its scorers live in the template), and no scorer version has id 0 (ids start at 1),
  * so its rows sit beside the scorers' in judge_usage and count in the same judge totals.
@@ -124,6 +136,24 @@ export class BilledCalls {
     const row = { runId: call.runId, scorerId: call.scorerId, model: call.model, calls: tries.calls, input: tries.inputTokens, output: tries.outputTokens };
     const stmt = call.kind === 'judge' ? this.stmt.judgeBilled : call.kind === 'retry' ? this.stmt.retryBilled : this.stmt.sweepBilled;
     this.store.withoutSync(() => (call.kind === 'sweep' ? stmt.run({ runId: row.runId, model: row.model, calls: row.calls }) : stmt.run(row)));
+  }
+
+  /** Writes how a call counted when it was asked ended (see CallEnd). */
+  ended(call: BilledCall, end: CallEnd): void {
+    switch (end.outcome) {
+      case 'answered':
+        this.answered(call, end.answer);
+        if (end.billedBefore) this.billedTries(call, end.billedBefore);
+        return;
+      case 'billed':
+        this.billedTries(call, { ...end.tries, calls: end.tries.calls - 1 });
+        return;
+      case 'failed':
+        this.failed(call);
+        return;
+      case 'aborted':
+        return;
+    }
   }
 
   /** Takes back a call counted when it was asked that ended in an error: nothing was billed. */

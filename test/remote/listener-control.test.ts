@@ -116,7 +116,7 @@ describe('the worker listener, started from the app', () => {
     expect((err as Error).message).toBe('the worker token could not be kept in the OS keychain: no keyring is running');
     expect(await e.service.workerListener()).toMatchObject({ listening: false, tokenKeptIn: 'the OS keychain' });
 
-    const fromEnv = new WorkerListenerControl({ pool: new WorkerPool(), keeper: failing, env: { PANOPTES_WORKER_TOKEN: 'token-from-env' } });
+    const fromEnv = new WorkerListenerControl({ pool: new WorkerPool(), remoteCalls: e.remoteCalls, keeper: failing, env: { PANOPTES_WORKER_TOKEN: 'token-from-env' } });
     try {
       const status = await fromEnv.start({ port: 0 });
       expect(status.command).toBe(`panoptes worker --connect 127.0.0.1:${status.port} --token token-from-env`);

@@ -1,7 +1,8 @@
 /**
  * `panoptes worker`: runs jobs for a coordinator (`panoptes run --listen`, `panoptes serve
  * --worker-port`, the desktop app) with this machine's own model clients — its own catalog and its
- * own keys, which never travel. Reconnects with backoff whenever the coordinator goes away; stops
+ * own keys, which never travel; each call to a provider that bills is counted by the coordinator
+ * before it is made. Reconnects with backoff whenever the coordinator goes away; stops
  * on Ctrl-C or SIGTERM (its jobs then go to other workers).
  * Runs on: Node (core).
  */
@@ -46,12 +47,13 @@ export function registerWorkerCommand(program: Command): void {
 }
 
 async function workerCommand(opts: WorkerCliOptions): Promise<number> {
-  const [{ initTelemetry }, { loadCatalog }, { Router }, { WorkerAgent }, { workerStageJudge }] = await Promise.all([
+  const [{ initTelemetry }, { loadCatalog }, { Router }, { WorkerAgent }, { workerStageJudge }, { workerBilling }] = await Promise.all([
     import('../../telemetry.js'),
     import('../../service/load-catalog.js'),
     import('../../models/router/router.js'),
     import('../../remote/worker-agent.js'),
     import('../../service/stage-judge.js'),
+    import('../../service/wire-call-counter.js'),
   ]);
   // A worker is a long-running service: say what it does unless told to be quiet.
   const logger = initTelemetry({ defaultLevel: 'info' });
@@ -73,18 +75,20 @@ async function workerCommand(opts: WorkerCliOptions): Promise<number> {
             fingerprint: opts.fingerprint,
           }
         : undefined;
-    const client = new Router({ catalog, ...(opts.hostPatience === undefined ? {} : { hostPatienceMs: opts.hostPatience * 1000 }) });
+    const router = new Router({ catalog, ...(opts.hostPatience === undefined ? {} : { hostPatienceMs: opts.hostPatience * 1000 }) });
+    const billing = workerBilling(catalog);
     agent = new WorkerAgent({
       coordinator: { host, port, ...(tls ? { tls } : {}) },
       token,
       workerId: opts.id ?? `${hostname()}-${process.pid}`,
       capacity: opts.capacity,
       models,
-      client,
+      client: billing.sweep(router),
+      counting: billing.counter,
       callConcurrency: opts.callConcurrency,
       version: packageVersion(),
       logger,
-      stageJudge: workerStageJudge(client, catalog),
+      stageJudge: workerStageJudge(router, catalog, billing.judge),
     });
     logger.info({ coordinator: opts.connect, models, capacity: opts.capacity, tls: Boolean(tls) }, 'worker starting');
     await agent.run(stop.signal);
