@@ -14,6 +14,7 @@
 import type { Logger } from 'pino';
 import {
   PanoptesError,
+  toPanoptesError,
   type EvalJob,
   type IndexedVignette,
   type JobVignette,
@@ -71,7 +72,7 @@ interface InFlight {
   /** Whether the worker said the job waits for a down host (and has not said it stopped). */
   waiting: boolean;
   resolve(outcome: JobOutcome): void;
-  reject(err: PanoptesError): void;
+  reject(err: Error): void;
   detach(): void;
 }
 
@@ -320,7 +321,9 @@ export class RemoteWorker implements WorkerHandle {
       if (r.stages) record.stages = r.stages.map((st, j) => this.checkedStage(st, `"records" frame for job ${message.job_id}: records.${i}.stages.${j}`));
       return record;
     });
-    for (const record of records) entry.sink.record(record);
+    this.intoSink(entry, () => {
+      for (const record of records) entry.sink.record(record);
+    });
   }
 
   private onGaveUp(message: GaveUpMessage): void {
@@ -329,7 +332,7 @@ export class RemoteWorker implements WorkerHandle {
     if (!entry.vignettes.has(message.vignette_index)) {
       throw new Error(`gave_up for vignette index ${message.vignette_index}, which job ${message.job_id} does not contain`);
     }
-    entry.sink.gaveUp?.({ vignetteIndex: message.vignette_index, attempts: message.attempts, code: message.code, message: message.message });
+    this.intoSink(entry, () => entry.sink.gaveUp?.({ vignetteIndex: message.vignette_index, attempts: message.attempts, code: message.code, message: message.message }));
   }
 
   /** A staged call's answer is held to the records' response bound before it is stored. */
@@ -346,14 +349,14 @@ export class RemoteWorker implements WorkerHandle {
       throw new Error(`stage for vignette index ${message.vignette_index}, which job ${message.job_id} does not contain`);
     }
     const answer = this.checkedStage(message.answer, `"stage" frame for job ${message.job_id}: answer`);
-    entry.sink.stage?.(message.vignette_index, message.call_idx, answer);
+    this.intoSink(entry, () => entry.sink.stage?.(message.vignette_index, message.call_idx, answer));
   }
 
   private onWaiting(message: WaitingMessage): void {
     const entry = this.entryFor(message.job_id, message.attempt, 'waiting');
     if (!entry) return;
     entry.waiting = message.wait !== null;
-    entry.sink.waiting?.(message.wait);
+    this.intoSink(entry, () => entry.sink.waiting?.(message.wait));
   }
 
   private onResult(message: ResultMessage): void {
@@ -393,12 +396,33 @@ export class RemoteWorker implements WorkerHandle {
 
   private cancel(key: string): void {
     const entry = this.inFlight.get(key);
-    if (!entry) return;
+    if (entry) this.stop(entry, new PanoptesError('cancelled', `job ${entry.job.jobId} was cancelled`));
+  }
+
+  /**
+   * Hands what a frame carries to the job's sink. The sink is this coordinator's own (the store
+   * under it): its failure (a full disk) is no fault of the worker's, so it ends that job with the
+   * error and leaves the connection, and the worker's other jobs, as they are.
+   */
+  private intoSink(entry: InFlight, give: () => void): void {
+    try {
+      give();
+    } catch (err) {
+      this.logger.warn({ run_id: entry.job.runId, job_id: entry.job.jobId, attempt: entry.attempt, err: toPanoptesError(err).message }, "a worker's frame could not be stored; its job stops");
+      // As thrown: the scheduler tells a run taken over (RunLostError) from any other failure by its class.
+      this.stop(entry, err instanceof Error ? err : toPanoptesError(err));
+    }
+  }
+
+  /** Ends a job on this worker: the worker is told to stop it, and its frames from now on are dropped. */
+  private stop(entry: InFlight, err: Error): void {
+    const key = keyOf(entry.job.jobId, entry.attempt);
+    if (this.inFlight.get(key) !== entry) return;
     this.inFlight.delete(key);
     this.cancelled.add(key);
     entry.detach();
     this.stream.send({ type: 'cancel', job_id: entry.job.jobId, attempt: entry.attempt });
-    entry.reject(new PanoptesError('cancelled', `job ${entry.job.jobId} was cancelled`));
+    entry.reject(err);
   }
 }
 

@@ -67,6 +67,8 @@ export interface CoordinatorOptions {
   catalog?: CatalogData;
   maxAttempts?: number;
   waitForWorkerMs?: number;
+  /** The runs' lease (a run left `running` by a stopped coordinator is taken up again once it lapses). */
+  leaseMs?: number;
   listener?: Partial<WorkerListenerOptions>;
   logger?: Logger;
   /** Reuse a directory (a restarted coordinator). */
@@ -87,6 +89,7 @@ export async function startCoordinator(opts: CoordinatorOptions): Promise<Coordi
     maxAttempts: opts.maxAttempts ?? 3,
     waitForWorkerMs: opts.waitForWorkerMs ?? 20_000,
     tickMs: 50,
+    ...(opts.leaseMs === undefined ? {} : { leaseMs: opts.leaseMs }),
     logger,
   });
   const listener = await startWorkerListener(engine, { port: 0, token: TOKEN, logger, ...opts.listener });
