@@ -18,6 +18,7 @@ import type { CatalogData } from '../../core/models/catalog.js';
 import { PROTOCOL_VERSION } from '../../core/remote/messages.js';
 import { sweepUsage, TEMPLATE_JUDGE_SCORER_ID } from '../../core/store/billed-calls.js';
 import { FakeProvider } from '../models/fake-provider.js';
+import { refereedTemplate } from '../templates/refereed-template.js';
 import {
   RawPeer,
   assertBuilt,
@@ -99,15 +100,7 @@ describe("remote workers' billed calls", () => {
     worker(coord, 'judging');
     await waitFor(() => coord.engine.pool.list().length === 1, 15_000, 'the worker to register');
     const before = fake.count('referee-model');
-    const template = `name: refereed
-stages:
-  - name: answer
-    prompt: "ANSWER {{vignette.prompt}}"
-    judge:
-      maxRounds: 2
-      scorers:
-        - { name: referee-says, type: judge, judges: [referee], rubric: "Is it right?" }
-`;
+    const template = refereedTemplate('referee');
     const run = await coord.engine.service.createRun({ manifestPath: coord.manifest(5), models: ['paid'], epochs: 1, template, skipPromptCache: true });
     expect((await coord.engine.scheduler.runToCompletion(run.id)).status).toBe('done');
     const asked = fake.count('referee-model') - before;
